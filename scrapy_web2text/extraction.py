@@ -1,0 +1,153 @@
+"""The one-call API: HTML in, labelled blocks and main text out."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .decoding import viterbi
+from .features import block_features, edge_features
+from .model import Web2TextModel, load_model
+from .parsing import CDOMNode, Page, parse_page
+
+CONTENT, BOILERPLATE = "content", "boilerplate"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One DOM-leaf block: its text, label and where it came from.
+
+    ``start``/``end`` are best-effort character offsets into the decoded
+    source; ``node`` is the block's Collapsed-DOM node.
+    """
+
+    text: str
+    label: str
+    probability: float
+    tag_path: str
+    start: int
+    end: int
+    node: CDOMNode = field(repr=False, compare=False)
+
+    @property
+    def is_content(self) -> bool:
+        return self.label == CONTENT
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "label": self.label, "probability": round(self.probability, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The result of :func:`extract`.
+
+    ``main_text`` joins the content blocks: blocks separated by a line break
+    in the unstyled page (or by dropped boilerplate) start a new line,
+    inline neighbours are joined with a space.  ``timings`` holds
+    milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
+    """
+
+    main_text: str
+    blocks: tuple[Block, ...]
+    url: str | None = None
+    method: str = "web2text"
+    model: str | None = None
+    truncated: bool = False
+    timings: dict[str, float] = field(default_factory=dict, compare=False)
+
+    @property
+    def content_blocks(self) -> list[Block]:
+        return [block for block in self.blocks if block.is_content]
+
+    def to_dict(self, include_blocks: bool = True) -> dict[str, Any]:
+        out: dict[str, Any] = {"url": self.url, "method": self.method, "model": self.model, "main_text": self.main_text}
+        if include_blocks:
+            out["blocks"] = [block.to_dict() for block in self.blocks]
+        return out
+
+
+def join_main_text(page: Page, keep: np.ndarray) -> str:
+    """Content blocks as text, one paragraph per line."""
+    lines: list[str] = []
+    previous = -2
+    for index in np.flatnonzero(keep):
+        text = page.texts[index]
+        if lines and index == previous + 1 and not page.break_before[index]:
+            lines[-1] += " " + text
+        else:
+            lines.append(text)
+        previous = index
+    return "\n".join(lines)
+
+
+def resolve_model(model: Web2TextModel | str | Path | None) -> Web2TextModel:
+    return model if isinstance(model, Web2TextModel) else load_model(model)
+
+
+def web2text_labels(
+    page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True
+) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """Labels (1 = content), p(content) and stage timings for a parsed page."""
+    threshold = model.config.get("threshold", 0.5) if threshold is None else threshold
+    clock = time.perf_counter()
+    block_x = block_features(page)
+    edge_x = edge_features(page)
+    features_done = time.perf_counter()
+    unary, pair = model.potentials(block_x, edge_x)
+    network_done = time.perf_counter()
+    labels = viterbi(unary, pair if pairwise else np.zeros_like(pair), model.lam if pairwise else 0.0, threshold)
+    decode_done = time.perf_counter()
+    timings = {
+        "features": 1000 * (features_done - clock),
+        "network": 1000 * (network_done - features_done),
+        "decode": 1000 * (decode_done - network_done),
+    }
+    return labels.astype(bool), np.exp(unary[:, 1]), timings
+
+
+def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
+    blocks = tuple(
+        Block(text, CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node])
+        for text, kept, p, path, start, end, node in zip(
+            page.texts, keep, probabilities, page.tag_paths, page.starts, page.ends, page.block_nodes
+        )
+    )
+    return Extraction(main_text=join_main_text(page, keep), blocks=blocks, truncated=page.truncated, **details)
+
+
+def extract(
+    html: str | bytes,
+    url: str | None = None,
+    *,
+    threshold: float | None = None,
+    model: Web2TextModel | str | Path | None = None,
+    method: str = "web2text",
+    encoding: str | None = None,
+) -> Extraction:
+    """Label every block of ``html`` as content or boilerplate.
+
+    ``html`` is ``str`` or ``bytes`` (bytes are decoded by BOM, ``encoding``,
+    ``<meta charset>``, UTF-8, then Windows-1252; never raising).  Any other
+    type raises ``TypeError``.  ``threshold`` is the probability a block
+    needs to be kept (default: the model's, 0.5); ``model`` a loaded
+    :class:`~scrapy_web2text.model.Web2TextModel`, a packaged model's name or
+    a path (default: the shipped model, loaded once per process).
+    ``method`` picks the labeller (see :mod:`scrapy_web2text.methods`).
+    """
+    from .methods import get_method
+
+    if not isinstance(html, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+    labeller = get_method(method)
+    clock = time.perf_counter()
+    page = parse_page(html, encoding=encoding)
+    parse_ms = 1000 * (time.perf_counter() - clock)
+    result = labeller(page, model=model, threshold=threshold)
+    timings = {"parse": parse_ms, **result.timings}
+    return build_extraction(
+        page, result.keep, result.probabilities, url=url, method=method, model=result.model_name, timings=timings
+    )

@@ -1,0 +1,311 @@
+"""Block and edge features (Vogels et al. 2018, §3.3), vectorised per page.
+
+The paper collects 128 features per block — statistics of the block's CDOM
+node, its parent, its grandparent and the whole page — and 25 per pair of
+neighbouring blocks, but names only some of them.  The full lists below are
+a reconstruction around the named ones; ``docs/features.rst`` describes
+every column.
+
+Text statistics are counted once per block with regular expressions over
+the page's joined text, then summed up the CDOM with prefix sums over leaf
+ranges (a node's leaves are contiguous), so parents and grandparents cost
+no re-tokenising.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .parsing import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, Page
+
+# --- per-block raw counts ---------------------------------------------------
+
+_COUNT_PATTERNS = {
+    "words": re.compile(r"\w+"),
+    "sentences": re.compile(r"[.!?]+(?=\s|$)"),
+    "punctuation": re.compile(r"[,.?;:!]"),
+    "dashes": re.compile(r"[-_/\\]"),
+    "periods": re.compile(r"\."),
+    "digits": re.compile(r"\d"),
+    "separators": re.compile(r"[|•·»«›‹>]"),
+    "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+"),
+    "url": re.compile(r"https?://|www\.\w"),
+    "year": re.compile(r"\b(?:19|20)\d\d\b"),
+    "copyright": re.compile(r"©|\(c\)|copyright|all rights reserved", re.I),
+}
+_ENDS_WITH_PUNCTUATION = re.compile(r"[.!?:;,\"'”’)]$")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because
+    been before being below between both but by can could did do does doing down
+    during each few for from further had has have having he her here hers herself
+    him himself his how i if in into is it its itself just me more most my myself
+    no nor not now of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then
+    there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours
+    yourself yourselves""".split()
+)
+
+# --- the 128 block features -------------------------------------------------
+
+#: Statistics computed for the block's node, its parent and its grandparent.
+NODE_STATISTICS = (
+    "log_chars", "r_words_of_page", "log_sentences", "r_punctuation", "r_dashes",
+    "r_periods", "r_chars_in_link", "ends_with_punctuation", "ends_with_question_mark",
+    "r_words_with_capital", "r_stopwords", "avg_word_length", "start_rel", "end_rel",
+    "contains_email", "contains_url", "contains_year", "contains_copyright",
+    "log_children", "log_blocks", "r_digits", "r_separators", "log_depth", "log_words",
+)
+#: Tags of the block's own (collapsed) node: one binary column per group.
+NODE_TAGS = (
+    "p", "a", "li", "td|th", "div", "span", "h1", "h2", "h3|h4|h5|h6", "b|strong",
+    "em|i", "option|select", "label|button", "blockquote|q", "pre|code", "dt|dd",
+    "time", "figcaption|caption",
+)
+#: Tags of the parent node.
+PARENT_TAGS = ("p", "ul|ol", "table|tbody|tr", "div", "body", "form", "nav", "span")
+PAGE_STATISTICS = ("page_log_chars", "page_log_blocks", "page_r_stopwords", "page_r_chars_in_link", "block_position_rel")
+
+BINARY_STATISTICS = frozenset(
+    {"ends_with_punctuation", "ends_with_question_mark", "contains_email", "contains_url", "contains_year", "contains_copyright"}
+)
+
+
+def _block_feature_names() -> list[str]:
+    names = [f"{level}_{stat}" for level in ("node", "parent", "grandparent") for stat in NODE_STATISTICS]
+    names += [f"node_is_{group.replace('|', '_')}" for group in NODE_TAGS]
+    names += [f"parent_is_{group.replace('|', '_')}" for group in PARENT_TAGS]
+    names += [f"inside_{group.split('|')[0]}" for group in ANCESTOR_TAGS[:10]]
+    names += [f"ancestor_class_{name}" for name, _ in ANCESTOR_KEYWORDS]
+    names += list(PAGE_STATISTICS)
+    return names
+
+
+BLOCK_FEATURES: tuple[str, ...] = tuple(_block_feature_names())
+BLOCK_FEATURE_BINARY = np.array(
+    [
+        name.split("_", 1)[1] in BINARY_STATISTICS
+        or name.startswith(("node_is_", "parent_is_", "inside_", "ancestor_class_"))
+        for name in BLOCK_FEATURES
+    ]
+)
+
+EDGE_FEATURES: tuple[str, ...] = (
+    "tree_distance_2", "tree_distance_3", "tree_distance_4", "tree_distance_over_4",
+    "line_break_between", "same_parent", "same_grandparent", "same_great_grandparent",
+    "same_tag", "same_class", "same_tag_path", "both_in_link", "one_in_link",
+    "left_ends_with_punctuation", "right_starts_with_capital", "log_source_gap",
+    "log_depth_difference", "same_ancestor_classes", "same_ancestor_tags",
+    "log_length_ratio", "both_long", "left_is_heading", "right_is_heading",
+    "log_tree_distance", "same_node_length_bucket",
+)
+_NUMERIC_EDGES = {"log_source_gap", "log_depth_difference", "log_length_ratio", "log_tree_distance"}
+EDGE_FEATURE_BINARY = np.array([name not in _NUMERIC_EDGES for name in EDGE_FEATURES])
+
+assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
+assert len(EDGE_FEATURES) == 25, len(EDGE_FEATURES)
+
+
+def _tag_masks(nodes, groups) -> np.ndarray:
+    """(n_nodes, n_groups) booleans: does the node's merged tag list hit the group."""
+    index = {tag: column for column, group in enumerate(groups) for tag in group.split("|")}
+    out = np.zeros((len(nodes), len(groups)), bool)
+    for row, node in enumerate(nodes):
+        for tag in node.tags:
+            column = index.get(tag)
+            if column is not None:
+                out[row, column] = True
+    return out
+
+
+def _per_block_counts(page: Page) -> dict[str, np.ndarray]:
+    texts = page.texts
+    n = len(texts)
+    lengths = np.fromiter(map(len, texts), np.int64, n)
+    # One string for the page: a match's block is found by binary search on
+    # the block start offsets, so counting is a few regex scans per page.
+    joined = "\n".join(texts)
+    starts = np.zeros(n, np.int64)
+    np.cumsum(lengths[:-1] + 1, out=starts[1:])
+    counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
+    for name, pattern in _COUNT_PATTERNS.items():
+        if name == "words":
+            matches = list(pattern.finditer(joined))
+            words = [m.group() for m in matches]
+            positions = [m.start() for m in matches]
+        else:
+            positions = [m.start() for m in pattern.finditer(joined)]
+        owners = np.searchsorted(starts, np.asarray(positions, np.int64), side="right") - 1
+        counts[name] = np.bincount(owners, minlength=n).astype(float)
+        if name == "words":
+            word_owner = owners
+    if words:
+        word_lengths = np.fromiter(map(len, words), float, len(words))
+        capital = np.fromiter((w[0].isupper() for w in words), float, len(words))
+        stop = np.fromiter((w.lower() in STOPWORDS for w in words), float, len(words))
+    else:
+        word_lengths = capital = stop = np.zeros(0)
+    counts["word_length"] = np.bincount(word_owner, word_lengths, minlength=n)
+    counts["capital_words"] = np.bincount(word_owner, capital, minlength=n)
+    counts["stopwords"] = np.bincount(word_owner, stop, minlength=n)
+    counts["link_chars"] = np.where(page.in_link, lengths, 0).astype(float)
+    counts["ends_punct"] = np.fromiter((bool(_ENDS_WITH_PUNCTUATION.search(t)) for t in texts), float, n)
+    counts["ends_question"] = np.fromiter((t.endswith("?") for t in texts), float, n)
+    return counts
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    return numerator / np.maximum(denominator, 1.0)
+
+
+def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
+    """(n_nodes, len(NODE_STATISTICS)) for every CDOM node."""
+    nodes = page.nodes
+    first = np.fromiter((node.first_block for node in nodes), np.int64, len(nodes))
+    end = np.fromiter((node.end_block for node in nodes), np.int64, len(nodes))
+    last = np.maximum(end - 1, 0)
+
+    def total(name: str) -> np.ndarray:
+        prefix = np.concatenate(([0.0], np.cumsum(counts[name])))
+        return prefix[end] - prefix[first]
+
+    chars, words = total("chars"), total("words")
+    source_length = max(len(page.source), 1)
+    page_words = max(counts["words"].sum(), 1.0)
+    n_children = np.fromiter((node.n_children for node in nodes), float, len(nodes))
+    depth = np.fromiter((node.depth for node in nodes), float, len(nodes))
+    columns = [
+        np.log1p(chars),
+        words / page_words,
+        np.log1p(total("sentences")),
+        _ratio(total("punctuation"), chars),
+        _ratio(total("dashes"), chars),
+        _ratio(total("periods"), chars),
+        _ratio(total("link_chars"), chars),
+        counts["ends_punct"][last],
+        counts["ends_question"][last],
+        _ratio(total("capital_words"), words),
+        _ratio(total("stopwords"), words),
+        _ratio(total("word_length"), words),
+        page.starts[first] / source_length,
+        page.ends[last] / source_length,
+        total("email") > 0,
+        total("url") > 0,
+        total("year") > 0,
+        total("copyright") > 0,
+        np.log1p(n_children),
+        np.log1p(end - first),
+        _ratio(total("digits"), chars),
+        _ratio(total("separators"), chars),
+        np.log1p(depth),
+        np.log1p(words),
+    ]
+    return np.column_stack(columns).astype(float)
+
+
+def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
+    """(len(start), levels + 1) ancestor indices; -1 above the root."""
+    out = np.empty((len(start), levels + 1), np.int64)
+    out[:, 0] = start
+    for level in range(1, levels + 1):
+        previous = out[:, level - 1]
+        out[:, level] = np.where(previous >= 0, parents[np.maximum(previous, 0)], -1)
+    return out
+
+
+def block_features(page: Page) -> np.ndarray:
+    """The (n_blocks, 128) raw block feature matrix of a page."""
+    n = len(page)
+    if n == 0:
+        return np.zeros((0, len(BLOCK_FEATURES)))
+    counts = _per_block_counts(page)
+    stats = _node_statistics(page, counts)
+    parents = np.fromiter((node.parent for node in page.nodes), np.int64, len(page.nodes))
+    chain = _ancestors(parents, page.block_nodes, 2)
+    # The root stands in for a missing parent or grandparent.
+    chain = np.where(chain >= 0, chain, 0)
+    node_tags = _tag_masks(page.nodes, NODE_TAGS)
+    parent_tags = _tag_masks(page.nodes, PARENT_TAGS)
+    ancestor_tags = (page.ancestor_tags[:, None] >> np.arange(10)) & 1
+    ancestor_keywords = (page.ancestor_keywords[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
+    total_chars = counts["chars"].sum()
+    total_words = max(counts["words"].sum(), 1.0)
+    page_columns = np.column_stack(
+        [
+            np.full(n, np.log1p(total_chars)),
+            np.full(n, np.log1p(n)),
+            np.full(n, counts["stopwords"].sum() / total_words),
+            np.full(n, counts["link_chars"].sum() / max(total_chars, 1.0)),
+            np.arange(n) / max(n - 1, 1),
+        ]
+    )
+    return np.hstack(
+        [
+            stats[chain[:, 0]],
+            stats[chain[:, 1]],
+            stats[chain[:, 2]],
+            node_tags[page.block_nodes],
+            parent_tags[chain[:, 1]],
+            ancestor_tags,
+            ancestor_keywords,
+            page_columns,
+        ]
+    ).astype(np.float32)
+
+
+def edge_features(page: Page) -> np.ndarray:
+    """The (n_blocks - 1, 25) raw features of each pair of neighbouring blocks."""
+    n = len(page)
+    if n < 2:
+        return np.zeros((0, len(EDGE_FEATURES)), np.float32)
+    nodes = page.nodes
+    parents = np.fromiter((node.parent for node in nodes), np.int64, len(nodes))
+    depth = np.fromiter((node.depth for node in nodes), np.int64, len(nodes))
+    levels = 5
+    chain = _ancestors(parents, page.block_nodes, levels)
+    left, right = chain[:-1], chain[1:]
+    # Tree distance: the fewest levels climbed from both blocks to a common
+    # ancestor, searched up to 5 levels each (farther counts as "over 4").
+    steps = np.arange(levels + 1)
+    meet = (left[:, :, None] == right[:, None, :]) & (left[:, :, None] >= 0)
+    cost = np.where(meet, steps[:, None] + steps[None, :], 99).reshape(n - 1, -1).min(axis=1)
+    distance = np.where(cost == 99, 2 * levels + 2, cost)
+
+    texts = page.texts
+    lengths = np.fromiter(map(len, texts), float, n)
+    words = np.fromiter((t.count(" ") + 1 for t in texts), float, n)
+    ends_punct = np.fromiter((bool(_ENDS_WITH_PUNCTUATION.search(t)) for t in texts), bool, n)
+    starts_capital = np.fromiter((t[:1].isupper() for t in texts), bool, n)
+    leaf_tags = [nodes[i].tags for i in page.block_nodes]
+    leaf_attributes = [nodes[i].attributes for i in page.block_nodes]
+    heading = np.fromiter((any(tag in ("h1", "h2", "h3", "h4", "h5", "h6") for tag in tags) for tags in leaf_tags), bool, n)
+    same_tag = np.fromiter((leaf_tags[i] == leaf_tags[i + 1] for i in range(n - 1)), bool, n - 1)
+    same_class = np.fromiter((leaf_attributes[i] == leaf_attributes[i + 1] for i in range(n - 1)), bool, n - 1)
+    bucket = np.floor(np.log2(lengths + 1))
+    leaf_depth = depth[page.block_nodes]
+    gap = np.maximum(page.starts[1:] - page.ends[:-1], 0)
+    columns = [
+        distance == 2, distance == 3, distance == 4, distance > 4,
+        page.break_before[1:],
+        left[:, 1] == right[:, 1],
+        (left[:, 2] == right[:, 2]) & (left[:, 2] >= 0),
+        (left[:, 3] == right[:, 3]) & (left[:, 3] >= 0),
+        same_tag, same_class,
+        page.path_ids[:-1] == page.path_ids[1:],
+        page.in_link[:-1] & page.in_link[1:],
+        page.in_link[:-1] ^ page.in_link[1:],
+        ends_punct[:-1], starts_capital[1:],
+        np.log1p(gap),
+        np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:])),
+        page.ancestor_keywords[:-1] == page.ancestor_keywords[1:],
+        page.ancestor_tags[:-1] == page.ancestor_tags[1:],
+        np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1))),
+        (words[:-1] > 10) & (words[1:] > 10),
+        heading[:-1], heading[1:],
+        np.log1p(distance),
+        bucket[:-1] == bucket[1:],
+    ]
+    return np.column_stack(columns).astype(np.float32)

@@ -1,0 +1,291 @@
+"""The Web2Text networks for inference, in numpy: no torch at run time.
+
+Two stacks of 1-D convolutions over the block sequence (Vogels et al. 2018,
+§3.4): the unary network maps block features to p(boilerplate),
+p(content) per block; the pairwise network maps edge features to the four
+transition probabilities of each pair of neighbours.  Zero padding keeps
+the sequence length; ReLU between layers; softmax at the end.
+
+A model is two files side by side: ``NAME.npz`` (plain arrays, loaded with
+``allow_pickle=False``) and ``NAME.json`` (configuration, feature names,
+training record).  ``scrapy_web2text.training`` writes them from torch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .features import BLOCK_FEATURE_BINARY, BLOCK_FEATURES, EDGE_FEATURE_BINARY, EDGE_FEATURES
+
+MODEL_FORMAT = "scrapy-web2text-model"
+MODEL_FORMAT_VERSION = 1
+PACKAGED_MODELS = Path(__file__).parent / "models"
+DEFAULT_MODEL_NAME = "default"
+
+#: The paper's architecture (Russian translation, §3.4 and "Model sizes").
+PAPER_CONFIG = {
+    "name": "paper",
+    "unary_filters": [50, 50, 50, 10, 2],
+    "unary_kernels": [1, 1, 3, 3, 3],
+    "pairwise_filters": [50, 50, 50, 10, 4],
+    "pairwise_kernels": [1, 1, 3, 3, 3],
+    "pairwise_inputs": "edges",
+    "dropout": 0.2,
+    "weight_decay": 1e-4,
+    "learning_rate": 1e-3,
+    "iterations": 5000,
+    "batch_size": 128,
+    "fragment_length": 9,
+    "lambda": 0.1,
+}
+
+
+class ModelError(ValueError):
+    """A model file is missing, corrupt or of another format."""
+
+
+Layers = list[tuple[np.ndarray, np.ndarray]]
+
+
+def conv_stack(x: np.ndarray, layers: Layers) -> np.ndarray:
+    """Run (n, channels) through same-padded conv layers, ReLU between them.
+
+    Each layer is (weight of shape (out, in, kernel), bias of shape (out,)),
+    torch's ``Conv1d`` layout.  Returns the last layer's (n, out) logits.
+    """
+    n = x.shape[0]
+    for position, (weight, bias) in enumerate(layers):
+        out_channels, in_channels, kernel = weight.shape
+        if kernel == 1:
+            x = x @ weight[:, :, 0].T
+        else:
+            pad = kernel // 2
+            padded = np.zeros((n + 2 * pad, in_channels), x.dtype)
+            padded[pad : pad + n] = x
+            # im2col: column block k holds the input shifted by k - pad.
+            windows = np.concatenate([padded[k : k + n] for k in range(kernel)], axis=1)
+            x = windows @ weight.transpose(2, 1, 0).reshape(kernel * in_channels, out_channels)
+        x = x + bias
+        if position < len(layers) - 1:
+            np.maximum(x, 0, out=x)
+    return x
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
+@dataclass
+class Web2TextModel:
+    """Weights, feature statistics and configuration of a trained model."""
+
+    config: dict
+    unary: Layers
+    pairwise: Layers
+    block_mean: np.ndarray
+    block_std: np.ndarray
+    edge_mean: np.ndarray
+    edge_std: np.ndarray
+    metadata: dict = field(default_factory=dict)
+    path: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.metadata.get("name") or self.config.get("name", "unnamed")
+
+    @property
+    def lam(self) -> float:
+        return float(self.config.get("lambda", 0.1))
+
+    def standardise(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        block = (block_x - self.block_mean) / self.block_std
+        edge = (edge_x - self.edge_mean) / self.edge_std
+        return block.astype(np.float32), edge.astype(np.float32)
+
+    def pairwise_inputs(self, block: np.ndarray, edge: np.ndarray) -> np.ndarray:
+        """The pairwise network's input; ``edges+blocks`` adds both neighbours' features."""
+        if self.config.get("pairwise_inputs", "edges") == "edges+blocks":
+            return np.hstack([edge, block[:-1], block[1:]])
+        return edge
+
+    def potentials(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Log potentials from raw features.
+
+        Returns unary (n, 2) log p(label) with label 0 = boilerplate,
+        1 = content, and pairwise (n - 1, 2, 2) log p(previous → next).
+        """
+        block, edge = self.standardise(block_x, edge_x)
+        unary = log_softmax(conv_stack(block, self.unary))
+        if len(block) < 2:
+            return unary, np.zeros((0, 2, 2), np.float32)
+        pairwise = log_softmax(conv_stack(self.pairwise_inputs(block, edge), self.pairwise))
+        return unary, pairwise.reshape(-1, 2, 2)
+
+    # --- persistence -----------------------------------------------------
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        out = {
+            "block_mean": self.block_mean, "block_std": self.block_std,
+            "edge_mean": self.edge_mean, "edge_std": self.edge_std,
+        }
+        for prefix, layers in (("unary", self.unary), ("pairwise", self.pairwise)):
+            for index, (weight, bias) in enumerate(layers):
+                out[f"{prefix}.{index}.weight"] = weight
+                out[f"{prefix}.{index}.bias"] = bias
+        return out
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``path.npz`` and ``path.json``; returns the ``.npz`` path."""
+        stem = _stem(Path(path))
+        stem.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(stem.with_suffix(".npz"), **{k: np.asarray(v, np.float32) for k, v in self.arrays().items()})
+        document = {
+            "format": MODEL_FORMAT,
+            "format_version": MODEL_FORMAT_VERSION,
+            "config": self.config,
+            "block_features": list(BLOCK_FEATURES),
+            "edge_features": list(EDGE_FEATURES),
+            **{k: v for k, v in self.metadata.items() if k not in ("format", "format_version", "config")},
+        }
+        stem.with_suffix(".json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        return stem.with_suffix(".npz")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Web2TextModel:
+        """Load ``path.npz`` + ``path.json``; raises :class:`ModelError` on anything off."""
+        stem = _stem(Path(path))
+        npz, meta = stem.with_suffix(".npz"), stem.with_suffix(".json")
+        for file in (npz, meta):
+            if not file.is_file():
+                raise ModelError(f"model file not found: {file} (a model is NAME.npz plus NAME.json)")
+        try:
+            metadata = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ModelError(f"{meta}: not a readable JSON model description ({error})") from error
+        if not isinstance(metadata, dict) or metadata.get("format") != MODEL_FORMAT:
+            raise ModelError(f"{meta}: not a {MODEL_FORMAT} file")
+        if metadata.get("format_version") != MODEL_FORMAT_VERSION:
+            raise ModelError(f"{meta}: format version {metadata.get('format_version')!r}, expected {MODEL_FORMAT_VERSION}")
+        if metadata.get("block_features") != list(BLOCK_FEATURES) or metadata.get("edge_features") != list(EDGE_FEATURES):
+            raise ModelError(f"{meta}: trained on another feature set than this version of scrapy-web2text computes")
+        try:
+            with np.load(npz, allow_pickle=False) as archive:
+                arrays = {key: archive[key].astype(np.float32) for key in archive.files}
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+            raise ModelError(f"{npz}: not a readable .npz archive ({error})") from error
+        config = metadata["config"]
+        try:
+            model = cls(
+                config=config,
+                unary=_layers(arrays, "unary", len(config["unary_filters"])),
+                pairwise=_layers(arrays, "pairwise", len(config["pairwise_filters"])),
+                block_mean=arrays["block_mean"], block_std=arrays["block_std"],
+                edge_mean=arrays["edge_mean"], edge_std=arrays["edge_std"],
+                metadata=metadata, path=str(npz),
+            )
+        except KeyError as error:
+            raise ModelError(f"{npz}: missing array {error}") from error
+        model.check()
+        return model
+
+    def check(self) -> None:
+        """Raise :class:`ModelError` unless the arrays fit together."""
+        n_block, n_edge = len(BLOCK_FEATURES), len(EDGE_FEATURES)
+        if self.block_mean.shape != (n_block,) or self.edge_mean.shape != (n_edge,):
+            raise ModelError("feature statistics do not match the feature set")
+        if not (np.all(self.block_std > 0) and np.all(self.edge_std > 0)):
+            raise ModelError("feature standard deviations must be positive")
+        n_pair_in = n_edge + (2 * n_block if self.config.get("pairwise_inputs") == "edges+blocks" else 0)
+        for layers, n_in, n_out in ((self.unary, n_block, 2), (self.pairwise, n_pair_in, 4)):
+            for weight, bias in layers:
+                if weight.ndim != 3 or weight.shape[1] != n_in or bias.shape != (weight.shape[0],):
+                    raise ModelError(f"layer of shape {weight.shape} does not take {n_in} inputs")
+                if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
+                    raise ModelError("weights hold NaN or infinity")
+                n_in = weight.shape[0]
+            if n_in != n_out:
+                raise ModelError(f"network ends in {n_in} outputs, expected {n_out}")
+
+    @classmethod
+    def initialised(cls, config: dict | None = None, seed: int = 0) -> Web2TextModel:
+        """An untrained model with random weights (tests, training start)."""
+        config = dict(config or PAPER_CONFIG)
+        rng = np.random.default_rng(seed)
+        n_block, n_edge = len(BLOCK_FEATURES), len(EDGE_FEATURES)
+        n_pair_in = n_edge + (2 * n_block if config.get("pairwise_inputs") == "edges+blocks" else 0)
+
+        def stack(n_in, filters, kernels):
+            layers = []
+            for out, kernel in zip(filters, kernels):
+                bound = 1 / math.sqrt(n_in * kernel)
+                layers.append(
+                    (rng.uniform(-bound, bound, (out, n_in, kernel)).astype(np.float32),
+                     rng.uniform(-bound, bound, out).astype(np.float32))
+                )
+                n_in = out
+            return layers
+
+        return cls(
+            config=config,
+            unary=stack(n_block, config["unary_filters"], config["unary_kernels"]),
+            pairwise=stack(n_pair_in, config["pairwise_filters"], config["pairwise_kernels"]),
+            block_mean=np.zeros(n_block, np.float32), block_std=np.ones(n_block, np.float32),
+            edge_mean=np.zeros(n_edge, np.float32), edge_std=np.ones(n_edge, np.float32),
+            metadata={"name": f"untrained-{config.get('name', 'model')}"},
+        )
+
+
+def feature_statistics(block_rows: np.ndarray, edge_rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Training-set means and standard deviations; binary columns stay as they are."""
+    out = {}
+    for prefix, rows, binary in (("block", block_rows, BLOCK_FEATURE_BINARY), ("edge", edge_rows, EDGE_FEATURE_BINARY)):
+        mean = rows.mean(axis=0) if len(rows) else np.zeros(rows.shape[1])
+        std = rows.std(axis=0) if len(rows) else np.ones(rows.shape[1])
+        std = np.where(std > 1e-6, std, 1.0)
+        out[f"{prefix}_mean"] = np.where(binary, 0.0, mean).astype(np.float32)
+        out[f"{prefix}_std"] = np.where(binary, 1.0, std).astype(np.float32)
+    return out
+
+
+def _stem(path: Path) -> Path:
+    return path.with_suffix("") if path.suffix in (".npz", ".json") else path
+
+
+def _layers(arrays: dict, prefix: str, count: int) -> Layers:
+    return [(arrays[f"{prefix}.{i}.weight"], arrays[f"{prefix}.{i}.bias"]) for i in range(count)]
+
+
+_cache: dict[str, Web2TextModel] = {}
+_cache_lock = threading.Lock()
+
+
+def resolve_model_path(name_or_path: str | Path | None) -> Path:
+    """A packaged model's name (``"default"``) or a path, as the ``.npz`` path."""
+    if name_or_path is None or str(name_or_path) == "":
+        name_or_path = DEFAULT_MODEL_NAME
+    candidate = Path(name_or_path)
+    if candidate.suffix not in (".npz", ".json") and candidate.parent == Path(".") and not candidate.with_suffix(".npz").exists():
+        packaged = PACKAGED_MODELS / f"{candidate.name}.npz"
+        if packaged.exists():
+            return packaged
+    return _stem(candidate.expanduser()).with_suffix(".npz")
+
+
+def load_model(name_or_path: str | Path | None = None) -> Web2TextModel:
+    """Load a model once per process (thread-safe) and return the shared copy."""
+    key = str(resolve_model_path(name_or_path).resolve())
+    model = _cache.get(key)
+    if model is None:
+        with _cache_lock:
+            model = _cache.get(key)
+            if model is None:
+                model = _cache[key] = Web2TextModel.load(key)
+    return model

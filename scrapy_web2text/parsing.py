@@ -1,0 +1,425 @@
+"""HTML → Collapsed DOM → blocks: the first stage of the Web2Text chain.
+
+The page is parsed with lxml's HTML parser (no network, no entity
+expansion), preprocessed as in Vogels et al. (2018, §3.1) and collapsed:
+every node with exactly one child is merged with that child, so that
+"parent" and "grandparent" mean the semantic parent (two links in sibling
+``<li><a>`` share the ``<ul>``).  The leaves of the Collapsed DOM are the
+blocks, in document order.
+
+Everything here is iterative: a page nested 100,000 elements deep cannot
+raise ``RecursionError``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from lxml import etree
+
+#: Elements with nothing to extract (the paper's list plus the obvious).
+SKIPPED_TAGS = frozenset(
+    """script style noscript template head title meta link base br hr img
+    input iframe frame checkbox svg math canvas object embed video audio
+    source track map area param picture textarea""".split()
+)
+
+#: Elements that start a new line in an unstyled rendering.
+BLOCK_LEVEL_TAGS = frozenset(
+    """address article aside blockquote body caption center dd details dialog
+    dir div dl dt fieldset figcaption figure footer form frameset h1 h2 h3 h4
+    h5 h6 header hgroup hr br html legend li main menu nav ol option p pre
+    section summary table tbody td tfoot th thead tr ul""".split()
+)
+
+#: Blocks past this number are dropped; ``Page.truncated`` says so.
+MAX_BLOCKS = 50_000
+
+#: A tag path keeps at most this many trailing segments (an id of the full
+#: path is kept too), so 100,000-deep pages do not make quadratic strings.
+TAG_PATH_SEGMENTS = 24
+
+_WHITESPACE = re.compile(r"\s+")
+_ANCHOR_WORD = re.compile(r"\w{3,24}|\w+")
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I)
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+def _codec_name(label: str | bytes | None) -> str | None:
+    if not label:
+        return None
+    if isinstance(label, bytes):
+        label = label.decode("ascii", "ignore")
+    try:
+        return codecs.lookup(label.strip().lower()).name
+    except LookupError:
+        return None
+
+
+def decode_html(data: bytes, encoding: str | None = None) -> str:
+    """Decode page bytes to text; never raises.
+
+    Order: byte-order mark, then ``encoding`` (an HTTP header's charset, say),
+    then a ``<meta charset>`` in the first 4 KiB, then UTF-8, then
+    Windows-1252, which accepts every byte sequence after replacement.
+    A declared codec that fails strict decoding yields to UTF-8 if UTF-8
+    fits; otherwise it is used with replacement characters.
+    """
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(name, "replace")
+    declared = _codec_name(encoding)
+    if declared is None:
+        match = _META_CHARSET.search(data[:4096])
+        declared = _codec_name(match.group(1)) if match else None
+    for name in (declared, "utf-8"):
+        if name is None:
+            continue
+        try:
+            return data.decode(name)
+        except (UnicodeDecodeError, LookupError):
+            continue
+    return data.decode(declared or "cp1252", "replace")
+
+
+@dataclass(eq=False)
+class CDOMNode:
+    """A node of the Collapsed DOM.
+
+    ``tags`` lists the merged elements, outermost first; a leaf ends with
+    ``"#text"``.  ``attributes`` holds their ``class`` and ``id`` values,
+    lower-cased.  ``first_block``/``end_block`` delimit the leaves below the
+    node (a half-open range: they are contiguous in document order).
+    """
+
+    index: int
+    tags: tuple[str, ...]
+    attributes: str
+    parent: int
+    depth: int
+    first_block: int = 0
+    end_block: int = 0
+    n_children: int = 0
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.tags[-1] == "#text"
+
+
+@dataclass
+class Page:
+    """A parsed page: its CDOM nodes and, per block, parallel arrays."""
+
+    source: str
+    nodes: list[CDOMNode] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    tag_paths: list[str] = field(default_factory=list)
+    #: Per block: CDOM node index, source offsets, flags (numpy arrays).
+    block_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    ends: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    path_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    in_link: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    break_before: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: Per block: bit masks of ancestor tags / class-id keywords (features.py).
+    ancestor_tags: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    ancestor_keywords: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    truncated: bool = False
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+# Ancestor markers, as bit positions: semantic containers (HTML5 sectioning
+# and friends) and class/id keywords.  features.py turns them into columns.
+ANCESTOR_TAGS = ("nav", "header", "footer", "aside", "article", "main", "form", "table", "ul|ol", "h1|h2|h3|h4|h5|h6", "a", "p")
+ANCESTOR_KEYWORDS = (
+    ("nav", r"nav|menu"),
+    ("footer", r"foot"),
+    ("header", r"head|masthead|banner"),
+    ("sidebar", r"side|rail"),
+    ("comment", r"comment|repl|discuss"),
+    ("social", r"share|social|follow"),
+    ("ad", r"\bads?\b|advert|sponsor|promo"),
+    ("content", r"content|article|post|entry|story|body|text|main"),
+    ("related", r"related|recommend|popular|trending"),
+    ("pagination", r"breadcrumb|pager|pagination"),
+    ("cookie", r"cookie|consent|gdpr|newsletter|subscribe|signup"),
+    ("widget", r"widget|module|teaser"),
+    ("byline", r"meta|byline|author|date|time"),
+    ("caption", r"caption|credit|figure"),
+    ("hidden", r"hidden|skip|sr-only|visually"),
+)
+_ANCESTOR_TAG_BITS = {
+    tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")
+}
+_KEYWORD_PATTERNS = [re.compile(pattern) for _, pattern in ANCESTOR_KEYWORDS]
+
+
+def _keyword_mask(attributes: str, cache: dict[str, int]) -> int:
+    mask = cache.get(attributes)
+    if mask is None:
+        mask = 0
+        for bit, pattern in enumerate(_KEYWORD_PATTERNS):
+            if pattern.search(attributes):
+                mask |= 1 << bit
+        cache[attributes] = mask
+    return mask
+
+
+class _Subtree:
+    """A finished CDOM subtree while the page is being walked.
+
+    ``tags_inner_first`` grows at the end as ancestors collapse into it:
+    prepending would cost O(depth) per merge.
+    """
+
+    __slots__ = ("tags_inner_first", "attributes", "children", "leaf")
+
+    def __init__(self, tag: str, attributes: str, leaf: int = -1):
+        self.tags_inner_first = [tag]
+        self.attributes = [attributes] if attributes else []
+        self.children: list[_Subtree] = []
+        self.leaf = leaf
+
+
+class _Open:
+    __slots__ = ("tag", "attributes", "children", "path_id", "tag_mask", "keyword_mask", "in_link")
+
+    def __init__(self, tag, attributes, path_id, tag_mask, keyword_mask, in_link):
+        self.tag = tag
+        self.attributes = attributes
+        self.children: list[_Subtree] = []
+        self.path_id = path_id
+        self.tag_mask = tag_mask
+        self.keyword_mask = keyword_mask
+        self.in_link = in_link
+
+
+_PARSER_OPTIONS = dict(
+    remove_comments=True,
+    remove_pis=True,
+    no_network=True,
+    recover=True,
+    huge_tree=True,
+    default_doctype=False,
+    encoding="utf-8",
+)
+
+
+def _to_utf8(html: str) -> tuple[str, bytes]:
+    # lxml refuses str with an XML encoding declaration, NUL bytes truncate
+    # libxml2's input and lone surrogates cannot be encoded: normalise all
+    # three and hand lxml UTF-8 bytes with the encoding fixed.
+    html = _XML_DECLARATION.sub("", html, count=1).replace("\x00", "\ufffd")
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:
+        data = html.encode("utf-8", "replace")
+        html = data.decode("utf-8")
+    return html, data
+
+
+def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int = MAX_BLOCKS) -> Page:
+    """Parse HTML into a :class:`Page` of CDOM nodes and blocks.
+
+    ``html`` may be ``str`` or ``bytes`` (decoded with :func:`decode_html`,
+    ``encoding`` being a declared charset).  Offsets in ``Page.starts`` and
+    ``Page.ends`` index ``Page.source``, the decoded text.
+    """
+    if isinstance(html, (bytes, bytearray, memoryview)):
+        html = decode_html(bytes(html), encoding)
+    elif not isinstance(html, str):
+        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+    source, data = _to_utf8(html)
+    page = Page(source=source)
+    if not data.strip():
+        return page
+    try:
+        root = etree.fromstring(data, etree.HTMLParser(**_PARSER_OPTIONS))
+    except etree.LxmlError:
+        root = None
+    if root is None:
+        return page
+    _Walker(page, max_blocks).walk(root)
+    return page
+
+
+class _Walker:
+    """One pass over the lxml tree: preprocess, collapse, collect blocks."""
+
+    def __init__(self, page: Page, max_blocks: int):
+        self.page = page
+        self.max_blocks = max_blocks
+        self.stack: list[_Open] = []
+        self.paths: dict[tuple[int, str], int] = {}
+        self.segments: list[str] = []
+        self.keyword_cache: dict[str, int] = {}
+        self.pending_break = False
+        self.cursor = 0
+        self.block_rows: list[tuple] = []
+
+    def walk(self, root) -> None:
+        top = _Open("#root", "", 0, 0, 0, False)
+        self.stack.append(top)
+        events = etree.iterwalk(root, events=("start", "end"))
+        skipping: set = set()
+        for event, element in events:
+            tag = element.tag
+            if not isinstance(tag, str):  # comment or PI left by a recovering parse
+                if event == "end":
+                    self._add_text(element.tail)
+                continue
+            tag = tag.lower()
+            if tag.startswith("{"):
+                tag = tag.rpartition("}")[2]
+            if event == "start":
+                if tag in BLOCK_LEVEL_TAGS:
+                    self.pending_break = True
+                if tag in SKIPPED_TAGS:
+                    events.skip_subtree()
+                    skipping.add(element)
+                    continue
+                self._open(tag, element)
+                self._add_text(element.text)
+            else:
+                if element in skipping:
+                    skipping.discard(element)
+                else:
+                    self._close()
+                if tag in BLOCK_LEVEL_TAGS:
+                    self.pending_break = True
+                self._add_text(element.tail)
+        while len(self.stack) > 1:
+            self._close()
+        self._finish(top)
+
+    def _open(self, tag: str, element) -> None:
+        parent = self.stack[-1]
+        get = element.get
+        class_name = get("class") or ""
+        element_id = get("id") or ""
+        attributes = f"{class_name} {element_id}".strip().lower() if (class_name or element_id) else ""
+        segment = tag + ("." + class_name.split()[0] if class_name.split() else "")
+        key = (parent.path_id, segment)
+        path_id = self.paths.get(key)
+        if path_id is None:
+            path_id = self.paths[key] = len(self.paths) + 1
+        self.segments.append(segment)
+        keyword_mask = parent.keyword_mask
+        if attributes:
+            keyword_mask |= _keyword_mask(attributes, self.keyword_cache)
+        self.stack.append(
+            _Open(
+                tag,
+                attributes,
+                path_id,
+                parent.tag_mask | _ANCESTOR_TAG_BITS.get(tag, 0),
+                keyword_mask,
+                parent.in_link or tag == "a",
+            )
+        )
+
+    def _close(self) -> None:
+        node = self.stack.pop()
+        self.segments.pop()
+        children = node.children
+        if not children:
+            return  # the preprocessing step: nothing to extract below
+        if len(children) == 1:  # the collapse step
+            merged = children[0]
+            merged.tags_inner_first.append(node.tag)
+            if node.attributes:
+                merged.attributes.append(node.attributes)
+        else:
+            merged = _Subtree(node.tag, node.attributes)
+            merged.children = children
+        self.stack[-1].children.append(merged)
+
+    def _add_text(self, raw: str | None) -> None:
+        if not raw or raw.isspace():
+            return
+        page = self.page
+        if len(self.block_rows) >= self.max_blocks:
+            page.truncated = True
+            return
+        text = _WHITESPACE.sub(" ", raw).strip()
+        parent = self.stack[-1]
+        start = self._locate(raw)
+        self.cursor = start + len(raw) if start >= self.cursor else self.cursor
+        segments = self.segments[-TAG_PATH_SEGMENTS:]
+        prefix = "…>" if len(self.segments) > TAG_PATH_SEGMENTS else ""
+        page.texts.append(text)
+        page.tag_paths.append(prefix + ">".join(segments + ["#text"]))
+        self.block_rows.append(
+            (start, min(start + len(raw), len(page.source)), parent.path_id, parent.in_link,
+             self.pending_break, parent.tag_mask, parent.keyword_mask)
+        )
+        self.pending_break = False
+        parent.children.append(_Subtree("#text", "", leaf=len(self.block_rows) - 1))
+
+    def _locate(self, raw: str) -> int:
+        """Best-effort offset of a text node in the source.
+
+        lxml keeps no character offsets, so the first word of the text is
+        searched for after the previous block, in a bounded window so a miss
+        (an entity-escaped word) costs O(window), not O(page).
+        """
+        source = self.page.source
+        match = _ANCHOR_WORD.search(raw)
+        if match:
+            found = source.find(match.group(), self.cursor, self.cursor + 65536)
+            if found >= 0:
+                return max(found - match.start(), self.cursor)
+        return min(self.cursor, len(source))
+
+    def _finish(self, top: _Open) -> None:
+        page = self.page
+        if not top.children:
+            return
+        root = top.children[0] if len(top.children) == 1 else _Subtree("#root", "")
+        if len(top.children) > 1:
+            root.children = top.children
+        nodes = page.nodes
+        block_nodes = np.zeros(len(self.block_rows), np.int64)
+        # Iterative pre-order numbering; a node's leaf range is known once its
+        # last child is done, hence the post-visit entries (index < 0).
+        work: list[tuple[_Subtree, int, int]] = [(root, -1, 0)]
+        leaves_seen = 0
+        while work:
+            subtree, parent, depth = work.pop()
+            if parent < -1:  # post-visit marker: parent holds ~index
+                nodes[~parent - 1].end_block = leaves_seen
+                continue
+            index = len(nodes)
+            tags = tuple(reversed(subtree.tags_inner_first))
+            attributes = " ".join(reversed(subtree.attributes))
+            node = CDOMNode(index, tags, attributes, parent, depth, leaves_seen, leaves_seen, len(subtree.children))
+            nodes.append(node)
+            if subtree.leaf >= 0:
+                block_nodes[subtree.leaf] = index
+                leaves_seen += 1
+                node.end_block = leaves_seen
+                continue
+            work.append((subtree, ~(index + 1), 0))
+            for child in reversed(subtree.children):
+                work.append((child, index, depth + 1))
+        rows = self.block_rows
+        page.block_nodes = block_nodes
+        page.starts = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        page.ends = np.fromiter((r[1] for r in rows), np.int64, len(rows))
+        page.path_ids = np.fromiter((r[2] for r in rows), np.int64, len(rows))
+        page.in_link = np.fromiter((r[3] for r in rows), bool, len(rows))
+        page.break_before = np.fromiter((r[4] for r in rows), bool, len(rows))
+        page.ancestor_tags = np.fromiter((r[5] for r in rows), np.int64, len(rows))
+        page.ancestor_keywords = np.fromiter((r[6] for r in rows), np.int64, len(rows))

@@ -1,0 +1,36 @@
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+setup(
+    name="scrapy-web2text",
+    version="0.1.0",
+    description="Main-text extraction for Scrapy crawls with the Web2Text model (CNN potentials + Viterbi).",
+    long_description=Path(__file__).with_name("README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="BSD-3-Clause",
+    python_requires=">=3.11",
+    packages=find_packages(include=["scrapy_web2text", "scrapy_web2text.*"]),
+    package_data={"scrapy_web2text": ["models/*.npz", "models/*.json", "models/*.md"]},
+    install_requires=[
+        "lxml>=5.0",
+        "numpy>=1.26",
+        "scrapy>=2.13",
+        "itemadapter>=0.8",
+        "parsel>=1.8",
+    ],
+    extras_require={
+        # torch is pinned to the CPU build available here; a bare "torch"
+        # would pull gigabytes of CUDA packages.
+        "train": ["torch==2.13.0", "tqdm>=4.60"],
+        "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib"],
+        "test": ["pytest>=8", "hypothesis>=6.100", "attrs>=23"],
+        "docs": ["sphinx>=7"],
+    },
+    entry_points={"console_scripts": ["web2text = scrapy_web2text.cli:main"]},
+    classifiers=[
+        "Framework :: Scrapy",
+        "Programming Language :: Python :: 3",
+        "Topic :: Text Processing :: Markup :: HTML",
+    ],
+)
