@@ -15,6 +15,7 @@ setup(
     install_requires=[
         "lxml>=5.0",
         "numpy>=1.26",
+        "threadpoolctl>=3.1",
         "scrapy>=2.13",
         "itemadapter>=0.8",
         "parsel>=1.8",

@@ -11,4 +11,24 @@ from .model import ModelError, Web2TextModel, load_model
 
 __version__ = "0.1.0"
 
-__all__ = ["Block", "Extraction", "ModelError", "Web2TextModel", "extract", "load_model", "__version__"]
+__all__ = [
+    "Block", "Extraction", "ModelError", "Web2TextModel", "Web2TextPipeline", "Web2TextSpiderMiddleware",
+    "extract", "load_model", "__version__",
+]
+
+#: Scrapy components, imported on first access so that ``import scrapy_web2text`` does not import Scrapy.
+_LAZY_EXPORTS = {
+    "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
+    "Web2TextPipeline": "scrapy_web2text.integration.pipeline",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY_EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -42,7 +42,14 @@ def _web2text_unary(page: Page, *, model=None, threshold=None) -> Labelling:
 
 _BUILTIN: dict[str, Method] = {"web2text": _web2text, "web2text-unary": _web2text_unary}
 #: name -> "module:attribute", imported on first use.
-_LAZY: dict[str, str] = {}
+_LAZY: dict[str, str] = {
+    "boilerpipe-article": "scrapy_web2text.baselines.boilerpipe:article",
+    "boilerpipe-default": "scrapy_web2text.baselines.boilerpipe:default",
+    "boilerpipe-largest": "scrapy_web2text.baselines.boilerpipe:largest",
+    "bte": "scrapy_web2text.baselines.bte:bte",
+    "crf": "scrapy_web2text.baselines.crf:crf",
+    "boilernet": "scrapy_web2text.baselines.boilernet:boilernet",
+}
 
 
 def method_names() -> list[str]:

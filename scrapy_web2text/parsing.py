@@ -8,7 +8,10 @@ every node with exactly one child is merged with that child, so that
 blocks, in document order.
 
 Everything here is iterative: a page nested 100,000 elements deep cannot
-raise ``RecursionError``.
+raise ``RecursionError``.  libxml2 itself gives up at an element depth of
+2048 and drops the rest of the page; such a page is parsed again with its
+nesting beyond :data:`MAX_NESTING` unwrapped (see :func:`flatten_nesting`),
+so no text is lost.
 """
 
 from __future__ import annotations
@@ -37,6 +40,12 @@ BLOCK_LEVEL_TAGS = frozenset(
 
 #: Blocks past this number are dropped; ``Page.truncated`` says so.
 MAX_BLOCKS = 50_000
+
+#: When libxml2 stops at its nesting limit (2048 elements, ``huge_tree`` or
+#: not), the page is parsed again with the start and end tags nested deeper
+#: than this removed; their text stays where it was.  Pages that never hit
+#: the limit are parsed exactly once, unchanged.
+MAX_NESTING = 1024
 
 #: A tag path keeps at most this many trailing segments (an id of the full
 #: path is kept too), so 100,000-deep pages do not make quadratic strings.
@@ -135,6 +144,9 @@ class Page:
     ancestor_tags: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     ancestor_keywords: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     truncated: bool = False
+    #: libxml2 hit its nesting limit: elements nested deeper than
+    #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
+    flattened: bool = False
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -245,14 +257,110 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     page = Page(source=source)
     if not data.strip():
         return page
-    try:
-        root = etree.fromstring(data, etree.HTMLParser(**_PARSER_OPTIONS))
-    except etree.LxmlError:
-        root = None
+    root, stopped = _parse_tree(data)
+    if stopped:
+        # libxml2 gave up at its nesting limit and dropped the rest: parse
+        # again with the deep nesting unwrapped, less deep if need be, and
+        # as plain text if even that fails.
+        page.flattened = True
+        for cap in (MAX_NESTING, 256, 32, 0):
+            root, stopped = _parse_tree(flatten_nesting(source, cap).encode("utf-8"))
+            if not stopped:
+                break
     if root is None:
         return page
     _Walker(page, max_blocks).walk(root)
     return page
+
+
+def _parse_tree(data: bytes):
+    """The lxml root of ``data`` (or None) and whether libxml2 stopped early."""
+    parser = etree.HTMLParser(**_PARSER_OPTIONS)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.LxmlError:
+        root = None
+    stopped = any(error.type == _RESOURCE_LIMIT for error in parser.error_log)
+    return root, stopped
+
+
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+
+#: Elements without an end tag: they add no nesting.
+_VOID_TAGS = frozenset(
+    "area base basefont bgsound br col embed frame hr image img input keygen link meta param source track wbr".split()
+)
+#: Elements whose content is raw text up to their end tag.
+_RAW_TEXT_TAGS = frozenset("script style textarea title xmp iframe noembed noframes".split())
+#: One piece of markup, HTML5-tokeniser style: comment, bogus comment or
+#: doctype, end tag, start tag (quoted attribute values may hold ``>``).
+_MARKUP = re.compile(
+    r"""(?s:<!--.*?(?:-->|\Z))
+    |<[!?][^>]*>?
+    |</([A-Za-z][^\t\n\f\r\x20/>]*)[^>]*>
+    |<([A-Za-z][^\t\n\f\r\x20/>]*)(?:[^>"']+|"[^"]*"|'[^']*')*+>""",
+    re.X,
+)
+
+
+def flatten_nesting(html: str, cap: int = MAX_NESTING) -> str:
+    """``html`` with the start and end tags nested deeper than ``cap`` removed.
+
+    A linear scan that models nesting the simple way (void elements add
+    none, an end tag closes up to its nearest open namesake, stray end tags
+    are ignored); it may count deeper than a browser, never much shallower
+    except around implied elements.  An unwrapped block-level element leaves
+    a ``<br>`` so its text stays a block of its own; comments, doctypes and
+    raw text (script, style, ...) pass through untouched.  ``cap=0`` removes
+    every tag.
+    """
+    out: list[str] = []
+    kept_until = 0
+    stack: list[str] = []
+    open_counts: dict[str, int] = {}
+    position = 0
+    search = _MARKUP.search
+    while True:
+        match = search(html, position)
+        if match is None:
+            break
+        position = match.end()
+        end_name, start_name = match.group(1), match.group(2)
+        drop = False
+        if start_name is not None:
+            name = start_name.lower()
+            if name in _RAW_TEXT_TAGS:
+                close = re.compile(r"</" + re.escape(name) + r"[\t\n\f\r\x20/>]", re.I).search(html, position)
+                position = close.start() if close else len(html)
+                if cap == 0:  # drop the raw text along with its tags
+                    out.append(html[kept_until:match.start()])
+                    kept_until = position
+                continue
+            if name in _VOID_TAGS:
+                drop = cap == 0
+            else:
+                drop = len(stack) >= cap
+                stack.append(name)
+                open_counts[name] = open_counts.get(name, 0) + 1
+        elif end_name is not None:
+            name = end_name.lower()
+            if open_counts.get(name):
+                while True:
+                    top = stack.pop()
+                    open_counts[top] -= 1
+                    if top == name:
+                        break
+                drop = len(stack) >= cap
+            else:
+                drop = cap == 0
+        else:
+            continue
+        if drop:
+            out.append(html[kept_until:match.start()])
+            out.append("<br>" if cap and name in BLOCK_LEVEL_TAGS else " " if name in BLOCK_LEVEL_TAGS else "")
+            kept_until = position
+    out.append(html[kept_until:])
+    return "".join(out)
 
 
 class _Walker:

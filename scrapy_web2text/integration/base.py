@@ -1,0 +1,115 @@
+"""What the middleware and the pipeline have in common: settings, stats, filling items."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+
+from .runtime import get_runtime
+from .settings import Web2TextConfig
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from ..extraction import Extraction
+
+logger = logging.getLogger("scrapy_web2text.integration")
+
+PREFIX = "web2text"
+
+
+class Web2TextComponent:
+    """Base of :class:`Web2TextSpiderMiddleware` and :class:`Web2TextPipeline`."""
+
+    component = "component"
+
+    def __init__(self, crawler: Crawler):
+        self.crawler = crawler
+        self.config = Web2TextConfig.from_crawler(crawler)
+        self.runtime = get_runtime()
+        self.model = self.runtime.start(crawler, self.config, self.component)
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler):
+        return cls(crawler)
+
+    # --- stats --------------------------------------------------------------
+
+    def inc(self, key: str, count: float = 1) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(f"{PREFIX}/{key}", count)
+
+    def skip(self, reason: str) -> None:
+        self.inc(f"skipped/{reason}")
+
+    # --- items --------------------------------------------------------------
+
+    def already_labelled(self, adapter: ItemAdapter) -> bool:
+        """The spider (or another component) filled the text field itself."""
+        return bool(adapter.get(self.config.text_field))
+
+    def item_html(self, adapter: ItemAdapter) -> Any:
+        if not self.config.html_field:
+            return None
+        html = adapter.get(self.config.html_field)
+        return html if isinstance(html, (str, bytes)) and html else None
+
+    def too_large(self, html: str | bytes) -> bool:
+        return bool(self.config.max_bytes) and len(html) > self.config.max_bytes
+
+    def accepts_output(self, adapter: ItemAdapter) -> bool:
+        """Whether the item can take the output fields; warns once per item class if not."""
+        if isinstance(adapter.item, dict):
+            return True
+        declared = set(adapter.field_names())
+        missing = [name for name in self.config.output_fields if name not in declared]
+        if not missing:
+            return True
+        item_class = type(adapter.item)
+        if self.runtime.notice_once(("undeclared", item_class, tuple(missing))):
+            declarations = "; ".join(f"{name} = scrapy.Field()" for name in missing)
+            logger.warning(
+                "Web2Text: %s.%s does not declare the field(s) %s, so its items go out without main text. "
+                "Declare them (for a scrapy.Item: %s), use a dict item, or point WEB2TEXT_TEXT_FIELD / "
+                "WEB2TEXT_BLOCKS_FIELD at declared fields (WEB2TEXT_INCLUDE_BLOCKS=False needs only the text field).",
+                item_class.__module__, item_class.__qualname__, ", ".join(missing), declarations,
+                extra={"spider": self.crawler.spider},
+            )
+        self.skip("undeclared_fields")
+        return False
+
+    def fill(self, adapter: ItemAdapter, extraction: Extraction | None) -> None:
+        """Write the output fields; ``None`` (a failed page) writes them empty."""
+        adapter[self.config.text_field] = extraction.main_text if extraction is not None else ""
+        if self.config.include_blocks:
+            adapter[self.config.blocks_field] = [block.to_dict() for block in extraction.blocks] if extraction else []
+        if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
+            del adapter[self.config.html_field]
+        self.inc("items")
+
+    # --- pages --------------------------------------------------------------
+
+    async def label(self, html: str | bytes, url: str | None) -> Extraction | None:
+        """Run the chain off the reactor; count it; ``None`` if it failed (logged with the URL)."""
+        try:
+            extraction = await self.runtime.extract(html, url, self.model, self.config)
+        except Exception as error:
+            self.inc("errors")
+            logger.error(
+                "Web2Text: labelling %s failed: %s: %s; its items go out with empty %s",
+                url or "<no url>", type(error).__name__, error, " and ".join(self.config.output_fields),
+                extra={"spider": self.crawler.spider},
+            )
+            logger.debug("Web2Text failure on %s", url, exc_info=error)
+            return None
+        self.inc("pages")
+        self.inc("blocks", len(extraction.blocks))
+        self.inc("content_blocks", sum(1 for block in extraction.blocks if block.is_content))
+        if extraction.truncated:
+            self.inc("truncated")
+        for stage, ms in extraction.timings.items():
+            self.inc("time_ms" if stage == "total" else f"time_ms/{stage}", round(ms, 3))
+        return extraction

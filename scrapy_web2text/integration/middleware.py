@@ -1,0 +1,144 @@
+"""Spider middleware: label each HTML response once and add its main text to the items it yields.
+
+Enable it in ``settings.py``::
+
+    SPIDER_MIDDLEWARES = {"scrapy_web2text.Web2TextSpiderMiddleware": 543}
+
+For every response whose callback yields items, the middleware runs the
+Web2Text chain on the response body, on a worker thread and at most once
+per response however many items the callback yields, and writes to each
+item the fields named by ``WEB2TEXT_TEXT_FIELD`` (``main_text``) and
+``WEB2TEXT_BLOCKS_FIELD`` (``web2text_blocks``: ``{"text", "label",
+"probability"}`` per block; ``WEB2TEXT_INCLUDE_BLOCKS=False`` leaves it out).
+
+An item that carries HTML of its own in ``WEB2TEXT_HTML_FIELD`` is labelled
+from that HTML instead (the response's labelling is reused when it is the
+same text), unless :class:`~scrapy_web2text.Web2TextPipeline` is enabled
+too, which then owns such items: enabling both never labels a page twice.
+Items the spider already filled (a non-empty text field) are left alone.
+
+Requests, items from non-HTML responses (images, PDF, JSON), empty and
+over-large (``WEB2TEXT_MAX_BYTES``) bodies pass through untouched and are
+counted under ``web2text/skipped/<reason>``.  If labelling fails, the items
+still go out, with the output fields empty; the error is logged with the URL
+and counted in ``web2text/errors``.
+
+Settings: every ``WEB2TEXT_*`` setting (see :mod:`scrapy_web2text.integration.settings`);
+``WEB2TEXT_ENABLED=False`` raises ``NotConfigured``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter, is_item
+from scrapy import Request
+from scrapy.http import HtmlResponse, TextResponse
+
+from .base import Web2TextComponent
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from scrapy.http import Response
+
+    from ..extraction import Extraction
+
+#: Content types labelled even when Scrapy did not pick ``HtmlResponse``.
+HTML_CONTENT_TYPES = (b"text/html", b"application/xhtml+xml")
+
+
+class _ResponsePage:
+    """One response's HTML, labelled on first need and then reused."""
+
+    def __init__(self, middleware: Web2TextSpiderMiddleware, response: Response):
+        self.middleware = middleware
+        self.response = response
+        self.skip_reason = middleware.skip_reason(response)
+        self._done = False
+        self._result: Extraction | None = None
+
+    @property
+    def text(self) -> str | None:
+        return None if self.skip_reason else self.response.text  # type: ignore[attr-defined]
+
+    def same_html(self, html: str | bytes) -> bool:
+        if self.skip_reason:
+            return False
+        if isinstance(html, bytes):
+            return html is self.response.body or html == self.response.body
+        text = self.text
+        return html is text or (text is not None and len(html) == len(text) and html == text)
+
+    async def labelled(self) -> Extraction | None:
+        if not self._done:
+            self._result = await self.middleware.label(self.response.text, self.response.url)  # type: ignore[attr-defined]
+            self._done = True
+        return self._result
+
+
+class Web2TextSpiderMiddleware(Web2TextComponent):
+    """Adds Web2Text main text and block labels to the items of HTML responses."""
+
+    component = "middleware"
+
+    def skip_reason(self, response: Response) -> str | None:
+        """Why ``response`` is not labelled, or ``None`` if it is HTML to label."""
+        if not isinstance(response, TextResponse):
+            return "non_html"
+        if not isinstance(response, HtmlResponse):
+            content_type = (response.headers.get(b"Content-Type") or b"").lower()
+            if not any(kind in content_type for kind in HTML_CONTENT_TYPES):
+                return "non_html"
+        if not response.body.strip():
+            return "empty"
+        if self.config.max_bytes and len(response.body) > self.config.max_bytes:
+            return "too_large"
+        return None
+
+    async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        """Start items have no response: only those with HTML of their own are labelled."""
+        async for obj in start:
+            if not isinstance(obj, Request) and is_item(obj):
+                obj = await self._process_item(obj, None)
+            yield obj
+
+    async def process_spider_output(self, response: Response, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        page = _ResponsePage(self, response)
+        self.inc("responses")
+        if page.skip_reason:
+            self.skip(page.skip_reason)
+        items = 0
+        async for obj in result:
+            if isinstance(obj, Request) or not is_item(obj):
+                yield obj
+                continue
+            items += 1
+            yield await self._process_item(obj, page)
+        if not items and not page.skip_reason:
+            self.skip("no_items")
+
+    async def _process_item(self, item: Any, page: _ResponsePage | None) -> Any:
+        adapter = ItemAdapter(item)
+        if self.already_labelled(adapter):
+            self.skip("already_labelled")
+            return item
+        html = self.item_html(adapter)
+        if html is not None:
+            if self.runtime.has_component(self.crawler, "pipeline"):
+                return item  # the pipeline labels items that bring their own HTML
+            if page is None or not page.same_html(html):
+                if self.too_large(html):
+                    self.skip("too_large")
+                    return item
+                if not self.accepts_output(adapter):
+                    return item
+                url = adapter.get(self.config.url_field) if self.config.url_field else None
+                self.fill(adapter, await self.label(html, url or (page.response.url if page else None)))
+                return item
+        elif page is None or page.skip_reason:
+            return item
+        if not self.accepts_output(adapter):
+            return item
+        self.fill(adapter, await page.labelled())
+        return item

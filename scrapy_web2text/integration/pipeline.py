@@ -1,0 +1,55 @@
+"""Item pipeline: label raw HTML that spiders put into items themselves.
+
+Enable it in ``settings.py``::
+
+    ITEM_PIPELINES = {"scrapy_web2text.Web2TextPipeline": 300}
+
+For each item with non-empty HTML (``str`` or ``bytes``) in
+``WEB2TEXT_HTML_FIELD`` (default ``html``) and an empty text field, the
+pipeline runs the Web2Text chain on that HTML, on a worker thread, and fills
+``WEB2TEXT_TEXT_FIELD`` and ``WEB2TEXT_BLOCKS_FIELD`` as the spider
+middleware does; ``WEB2TEXT_DROP_HTML=True`` then removes the HTML field.
+
+Division of labour with :class:`~scrapy_web2text.Web2TextSpiderMiddleware`:
+the middleware owns response bodies, the pipeline owns HTML carried by
+items.  When both are enabled, the middleware leaves items that carry HTML
+to the pipeline, and the pipeline leaves alone items whose text field is
+already filled, so no page is labelled twice.  Items without HTML are
+counted as ``web2text/skipped/no_html`` and pass on untouched; a failed
+labelling leaves the output fields empty and the item goes on.
+
+Settings: every ``WEB2TEXT_*`` setting (see :mod:`scrapy_web2text.integration.settings`);
+``WEB2TEXT_ENABLED=False`` raises ``NotConfigured``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from itemadapter import ItemAdapter
+
+from .base import Web2TextComponent
+
+
+class Web2TextPipeline(Web2TextComponent):
+    """Fills main text and block labels from an item's own HTML field."""
+
+    component = "pipeline"
+
+    async def process_item(self, item: Any) -> Any:
+        adapter = ItemAdapter(item)
+        if self.already_labelled(adapter):
+            self.skip("already_labelled")
+            return item
+        html = self.item_html(adapter)
+        if html is None:
+            self.skip("no_html")
+            return item
+        if self.too_large(html):
+            self.skip("too_large")
+            return item
+        if not self.accepts_output(adapter):
+            return item
+        url = adapter.get(self.config.url_field) if self.config.url_field else None
+        self.fill(adapter, await self.label(html, url if isinstance(url, str) else None))
+        return item

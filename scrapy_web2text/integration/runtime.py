@@ -1,0 +1,176 @@
+"""What every crawler in the process shares: models, worker threads, one-time notices.
+
+One :class:`Web2TextRuntime` exists per process (:func:`get_runtime`).  A
+``CrawlerProcess`` running several spiders, each with the middleware and the
+pipeline enabled, loads each model once (:func:`scrapy_web2text.load_model`
+caches it) and labels pages in one bounded pool of worker threads, sized by
+the largest ``WEB2TEXT_CONCURRENCY`` among its crawlers.
+
+Why threads: a page's labelling is short (milliseconds), its input is already
+in memory, and its result must go back into an item object; a thread needs no
+pickling of pages and results, and lxml parsing and numpy's matrix products
+release the GIL for part of the work, so the reactor keeps downloading while
+pages are labelled (see ``benchmarks/crawl_benchmark.py`` for the figures).
+Back-pressure comes from Scrapy itself: a response stays in the scraper until
+its items are labelled, and ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` stops downloads
+when too many bytes wait there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+from ..extraction import Extraction, extract
+from ..model import Web2TextModel, load_model, resolve_model_path
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from scrapy.crawler import Crawler
+
+    from .settings import Web2TextConfig
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+def _in_asyncio_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class Web2TextRuntime:
+    """Process-wide state; use :func:`get_runtime`, do not build your own."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self.workers = 0
+        self._blas_limits: Any = None
+        self._components: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+        self._announced: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._notices: set[Any] = set()
+
+    # --- start-up ---------------------------------------------------------
+
+    def start(self, crawler: Crawler, config: Web2TextConfig, component: str) -> Web2TextModel:
+        """Register ``component`` for ``crawler``; load the model and size the pool now.
+
+        Called from the components' ``from_crawler``, so a missing or corrupt
+        model stops the crawl before the first request, with a
+        :class:`~scrapy_web2text.ModelError` naming the file.
+        """
+        clock = time.perf_counter()
+        model = load_model(config.model)
+        load_ms = 1000 * (time.perf_counter() - clock)
+        self._limit_blas(config.blas_threads)
+        self.ensure_workers(config.concurrency)
+        with self._lock:
+            self._components.setdefault(crawler, set()).add(component)
+            first = crawler not in self._announced
+            self._announced.add(crawler)
+        if first:
+            logger.info(
+                "Web2Text: model %r (%s), method %s, threshold %s, %d worker thread(s)",
+                model.name, model.path or resolve_model_path(config.model), config.method,
+                "model default" if config.threshold is None else config.threshold, self.workers,
+                extra={"spider": getattr(crawler, "spider", None)},
+            )
+        if crawler.stats is not None:
+            crawler.stats.set_value("web2text/model", model.name)
+            crawler.stats.max_value("web2text/model_load_ms", round(load_ms, 1))
+        return model
+
+    def has_component(self, crawler: Crawler, component: str) -> bool:
+        return component in self._components.get(crawler, ())
+
+    def ensure_workers(self, workers: int) -> None:
+        """Grow the pool to ``workers`` threads (it never shrinks)."""
+        with self._lock:
+            if workers <= self.workers and self._executor is not None:
+                return
+            old = self._executor
+            self.workers = max(workers, self.workers)
+            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="web2text")
+        if old is not None:
+            old.shutdown(wait=False)  # jobs already queued there still run
+
+    def _limit_blas(self, threads: int | None) -> None:
+        # The networks multiply small matrices; a multi-threaded BLAS spends
+        # far more time waking its threads than computing (10-25x slower per
+        # page on a busy 2-core machine), and N worker threads x M BLAS
+        # threads oversubscribe the CPU.
+        if threads is None or self._blas_limits is not None:
+            return
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - it is a dependency
+            logger.warning("threadpoolctl is not installed; BLAS thread count left as it is")
+            return
+        self._blas_limits = threadpool_limits(limits=threads, user_api="blas")
+
+    # --- work -------------------------------------------------------------
+
+    def call(self, function: Callable[..., _T], *args: Any) -> Awaitable[_T]:
+        """Run ``function(*args)`` on a worker thread; await the result on the reactor."""
+        assert self._executor is not None, "Web2TextRuntime.start() was not called"
+        future: Future[_T] = self._executor.submit(function, *args)
+        if _in_asyncio_loop():
+            return asyncio.wrap_future(future)
+        from twisted.internet import reactor
+        from twisted.internet.defer import Deferred
+
+        deferred: Deferred[_T] = Deferred()
+
+        def settle(done: Future[_T]) -> None:
+            error = done.exception()
+            if error is None:
+                reactor.callFromThread(deferred.callback, done.result())  # type: ignore[attr-defined]
+            else:
+                reactor.callFromThread(deferred.errback, error)  # type: ignore[attr-defined]
+
+        future.add_done_callback(settle)
+        return deferred
+
+    async def extract(self, html: str | bytes, url: str | None, model: Web2TextModel, config: Web2TextConfig) -> Extraction:
+        return await self.call(run_chain, html, url, model, config)
+
+    def notice_once(self, key: Any) -> bool:
+        """True the first time ``key`` is seen in this process."""
+        with self._lock:
+            if key in self._notices:
+                return False
+            self._notices.add(key)
+            return True
+
+
+def run_chain(html: str | bytes, url: str | None, model: Web2TextModel, config: Web2TextConfig) -> Extraction:
+    """The worker threads' job: :func:`scrapy_web2text.extract` with the crawler's settings."""
+    clock = time.perf_counter()
+    result = extract(html, url, threshold=config.threshold, model=model, method=config.method)
+    result.timings["total"] = 1000 * (time.perf_counter() - clock)
+    return result
+
+
+_runtime: Web2TextRuntime | None = None
+_runtime_lock = threading.Lock()
+
+
+def get_runtime() -> Web2TextRuntime:
+    """The process's runtime, created on first use."""
+    global _runtime
+    if _runtime is None:
+        with _runtime_lock:
+            if _runtime is None:
+                _runtime = Web2TextRuntime()
+    return _runtime
