@@ -25,8 +25,9 @@ setup(
         # would pull gigabytes of CUDA packages.
         "train": ["torch==2.13.0", "tqdm>=4.60"],
         "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib"],
-        "test": ["pytest>=8", "hypothesis>=6.100", "attrs>=23"],
+        "test": ["pytest>=8", "hypothesis>=6.100", "attrs>=23", "psutil>=5.9"],
         "docs": ["sphinx>=7"],
+        "lint": ["ruff>=0.5"],
     },
     entry_points={"console_scripts": ["web2text = scrapy_web2text.cli:main"]},
     classifiers=[

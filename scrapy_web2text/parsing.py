@@ -55,6 +55,13 @@ _WHITESPACE = re.compile(r"\s+")
 _ANCHOR_WORD = re.compile(r"\w{3,24}|\w+")
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+#: A leading DOCTYPE with an internal subset (``<!DOCTYPE html [<!ENTITY ...>]>``).
+#: The HTML parser expands no entities, but it ends the doctype at the first
+#: ``>`` and would show the rest of the subset as page text; the subset is
+#: cut, the doctype name kept.
+_DOCTYPE_SUBSET = re.compile(
+    r"""\A((?>\s*<!--(?s:.*?)-->)*+\s*<!DOCTYPE[^\[>]*)\[(?:[^\]"']++|"[^"]*+"|'[^']*+')*+\]\s*>""", re.I
+)
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -231,9 +238,15 @@ _PARSER_OPTIONS = dict(
 
 def _to_utf8(html: str) -> tuple[str, bytes]:
     # lxml refuses str with an XML encoding declaration, NUL bytes truncate
-    # libxml2's input and lone surrogates cannot be encoded: normalise all
-    # three and hand lxml UTF-8 bytes with the encoding fixed.
+    # libxml2's input, lone surrogates cannot be encoded and a DOCTYPE's
+    # internal subset would leak into the text: normalise all four and hand
+    # lxml UTF-8 bytes with the encoding fixed.
     html = _XML_DECLARATION.sub("", html, count=1).replace("\x00", "\ufffd")
+    if "[" in html[:4096]:
+        # Only the head is searched: the pattern is anchored, and a page
+        # without a subset must not cost a scan of megabytes.
+        head = _DOCTYPE_SUBSET.sub(r"\1>", html[:65536], count=1)
+        html = head + html[65536:]
     try:
         data = html.encode("utf-8")
     except UnicodeEncodeError:

@@ -148,8 +148,10 @@ def build_document(page: Page) -> TextDocument:
             continue
         tag, element = event[1], event[2]
         if kind == SKIPPED:
-            if tag == "title" and not title:
-                title = " ".join(element.xpath("string()").split())
+            if tag in ("title", "head") and not title:
+                found = element if tag == "title" else element.find(".//title")
+                if found is not None:
+                    title = " ".join(found.xpath("string()").split())
             if tag not in INLINE_TAGS:
                 flush()
             continue

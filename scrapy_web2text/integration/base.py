@@ -75,7 +75,10 @@ class Web2TextComponent:
                 "Web2Text: %s.%s does not declare the field(s) %s, so its items go out without main text. "
                 "Declare them (for a scrapy.Item: %s), use a dict item, or point WEB2TEXT_TEXT_FIELD / "
                 "WEB2TEXT_BLOCKS_FIELD at declared fields (WEB2TEXT_INCLUDE_BLOCKS=False needs only the text field).",
-                item_class.__module__, item_class.__qualname__, ", ".join(missing), declarations,
+                item_class.__module__,
+                item_class.__qualname__,
+                ", ".join(missing),
+                declarations,
                 extra={"spider": self.crawler.spider},
             )
         self.skip("undeclared_fields")
@@ -100,7 +103,10 @@ class Web2TextComponent:
             self.inc("errors")
             logger.error(
                 "Web2Text: labelling %s failed: %s: %s; its items go out with empty %s",
-                url or "<no url>", type(error).__name__, error, " and ".join(self.config.output_fields),
+                url or "<no url>",
+                type(error).__name__,
+                error,
+                " and ".join(self.config.output_fields),
                 extra={"spider": self.crawler.spider},
             )
             logger.debug("Web2Text failure on %s", url, exc_info=error)
@@ -110,6 +116,8 @@ class Web2TextComponent:
         self.inc("content_blocks", sum(1 for block in extraction.blocks if block.is_content))
         if extraction.truncated:
             self.inc("truncated")
-        for stage, ms in extraction.timings.items():
-            self.inc("time_ms" if stage == "total" else f"time_ms/{stage}", round(ms, 3))
+        if self.stats is not None:
+            for stage, ms in extraction.timings.items():
+                key = f"{PREFIX}/time_ms" if stage == "total" else f"{PREFIX}/time_ms/{stage}"
+                self.stats.set_value(key, round(self.stats.get_value(key, 0.0) + ms, 3))
         return extraction

@@ -23,8 +23,9 @@ import logging
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..extraction import Extraction, extract
 from ..model import Web2TextModel, load_model, resolve_model_path
@@ -56,7 +57,6 @@ class Web2TextRuntime:
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self.workers = 0
-        self._blas_limits: Any = None
         self._components: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self._announced: weakref.WeakSet[Any] = weakref.WeakSet()
         self._notices: set[Any] = set()
@@ -73,7 +73,6 @@ class Web2TextRuntime:
         clock = time.perf_counter()
         model = load_model(config.model)
         load_ms = 1000 * (time.perf_counter() - clock)
-        self._limit_blas(config.blas_threads)
         self.ensure_workers(config.concurrency)
         with self._lock:
             self._components.setdefault(crawler, set()).add(component)
@@ -82,8 +81,11 @@ class Web2TextRuntime:
         if first:
             logger.info(
                 "Web2Text: model %r (%s), method %s, threshold %s, %d worker thread(s)",
-                model.name, model.path or resolve_model_path(config.model), config.method,
-                "model default" if config.threshold is None else config.threshold, self.workers,
+                model.name,
+                model.path or resolve_model_path(config.model),
+                config.method,
+                "model default" if config.threshold is None else config.threshold,
+                self.workers,
                 extra={"spider": getattr(crawler, "spider", None)},
             )
         if crawler.stats is not None:
@@ -104,20 +106,6 @@ class Web2TextRuntime:
             self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="web2text")
         if old is not None:
             old.shutdown(wait=False)  # jobs already queued there still run
-
-    def _limit_blas(self, threads: int | None) -> None:
-        # The networks multiply small matrices; a multi-threaded BLAS spends
-        # far more time waking its threads than computing (10-25x slower per
-        # page on a busy 2-core machine), and N worker threads x M BLAS
-        # threads oversubscribe the CPU.
-        if threads is None or self._blas_limits is not None:
-            return
-        try:
-            from threadpoolctl import threadpool_limits
-        except ImportError:  # pragma: no cover - it is a dependency
-            logger.warning("threadpoolctl is not installed; BLAS thread count left as it is")
-            return
-        self._blas_limits = threadpool_limits(limits=threads, user_api="blas")
 
     # --- work -------------------------------------------------------------
 
@@ -142,7 +130,9 @@ class Web2TextRuntime:
         future.add_done_callback(settle)
         return deferred
 
-    async def extract(self, html: str | bytes, url: str | None, model: Web2TextModel, config: Web2TextConfig) -> Extraction:
+    async def extract(
+        self, html: str | bytes, url: str | None, model: Web2TextModel, config: Web2TextConfig
+    ) -> Extraction:
         return await self.call(run_chain, html, url, model, config)
 
     def notice_once(self, key: Any) -> bool:

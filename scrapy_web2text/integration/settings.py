@@ -4,23 +4,22 @@ Every setting can be set in a project's ``settings.py``, on the command
 line (``-s WEB2TEXT_THRESHOLD=0.6``) or per spider in ``custom_settings``.
 Both components read them once, when the crawler builds them.
 
-================================  ==================  ==========================================================
-Setting                           Default             Meaning
-================================  ==================  ==========================================================
-``WEB2TEXT_ENABLED``              ``True``            ``False`` disables both components (``NotConfigured``).
-``WEB2TEXT_MODEL``                ``"default"``       A packaged model's name or the path of ``NAME.npz``.
-``WEB2TEXT_METHOD``               ``"web2text"``      Labelling method, passed to ``extract(method=...)``.
-``WEB2TEXT_THRESHOLD``            ``None``            p(content) a block needs; ``None``: the model's own.
-``WEB2TEXT_TEXT_FIELD``           ``"main_text"``     Item field that receives the main text.
-``WEB2TEXT_BLOCKS_FIELD``         ``"web2text_blocks"`` Item field that receives the labelled blocks.
-``WEB2TEXT_INCLUDE_BLOCKS``       ``True``            ``False``: fill only the text field.
-``WEB2TEXT_HTML_FIELD``           ``"html"``          Item field holding raw HTML put there by the spider.
-``WEB2TEXT_URL_FIELD``            ``"url"``           Item field holding the page URL (pipeline logs, results).
-``WEB2TEXT_DROP_HTML``            ``False``           Remove the HTML field from items once labelled.
-``WEB2TEXT_MAX_BYTES``            ``5_000_000``       Larger pages are skipped (``0``: no limit).
-``WEB2TEXT_CONCURRENCY``          ``2``               Worker threads that label pages (process-wide pool).
-``WEB2TEXT_BLAS_THREADS``         ``1``               BLAS threads per process (``None``: leave as it is).
-================================  ==================  ==========================================================
+===========================  =====================  =========================================================
+Setting                      Default                Meaning
+===========================  =====================  =========================================================
+``WEB2TEXT_ENABLED``         ``True``               ``False`` disables both components (``NotConfigured``).
+``WEB2TEXT_MODEL``           ``"default"``          A packaged model's name or the path of ``NAME.npz``.
+``WEB2TEXT_METHOD``          ``"web2text"``         Labelling method, passed to ``extract(method=...)``.
+``WEB2TEXT_THRESHOLD``       ``None``               p(content) a block needs; ``None``: the model's own.
+``WEB2TEXT_TEXT_FIELD``      ``"main_text"``        Item field that receives the main text.
+``WEB2TEXT_BLOCKS_FIELD``    ``"web2text_blocks"``  Item field that receives the labelled blocks.
+``WEB2TEXT_INCLUDE_BLOCKS``  ``True``               ``False``: fill only the text field.
+``WEB2TEXT_HTML_FIELD``      ``"html"``             Item field holding raw HTML put there by the spider.
+``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
+``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
+``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
+``WEB2TEXT_CONCURRENCY``     ``2``                  Worker threads that label pages (process-wide pool).
+===========================  =====================  =========================================================
 
 A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
 overrides ``WEB2TEXT_THRESHOLD``.
@@ -49,7 +48,6 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_DROP_HTML": False,
     "WEB2TEXT_MAX_BYTES": 5_000_000,
     "WEB2TEXT_CONCURRENCY": 2,
-    "WEB2TEXT_BLAS_THREADS": 1,
 }
 
 #: The spider attribute that overrides ``WEB2TEXT_THRESHOLD``.
@@ -63,8 +61,8 @@ def _threshold(value: Any, source: str) -> float | None:
         threshold = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{source} must be a number between 0 and 1, not {value!r}") from None
-    if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"{source} must be between 0 and 1, not {threshold}")
+    if not 0.0 < threshold < 1.0:
+        raise ValueError(f"{source} must lie strictly between 0 and 1, not {threshold}")
     return threshold
 
 
@@ -83,7 +81,6 @@ class Web2TextConfig:
     drop_html: bool
     max_bytes: int
     concurrency: int
-    blas_threads: int | None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Web2TextConfig:
@@ -102,7 +99,9 @@ class Web2TextConfig:
         threshold = _threshold(get("WEB2TEXT_THRESHOLD"), "WEB2TEXT_THRESHOLD")
         spider = getattr(crawler, "spider", None)
         if spider is not None and getattr(spider, SPIDER_THRESHOLD_ATTRIBUTE, None) is not None:
-            threshold = _threshold(getattr(spider, SPIDER_THRESHOLD_ATTRIBUTE), f"spider attribute {SPIDER_THRESHOLD_ATTRIBUTE}")
+            threshold = _threshold(
+                getattr(spider, SPIDER_THRESHOLD_ATTRIBUTE), f"spider attribute {SPIDER_THRESHOLD_ATTRIBUTE}"
+            )
         text_field = str(get("WEB2TEXT_TEXT_FIELD") or "")
         blocks_field = str(get("WEB2TEXT_BLOCKS_FIELD") or "")
         include_blocks = settings.getbool("WEB2TEXT_INCLUDE_BLOCKS", DEFAULTS["WEB2TEXT_INCLUDE_BLOCKS"])
@@ -111,7 +110,6 @@ class Web2TextConfig:
         concurrency = settings.getint("WEB2TEXT_CONCURRENCY", DEFAULTS["WEB2TEXT_CONCURRENCY"])
         if concurrency < 1:
             raise ValueError(f"WEB2TEXT_CONCURRENCY must be at least 1, not {concurrency}")
-        blas = get("WEB2TEXT_BLAS_THREADS")
         return cls(
             model=str(get("WEB2TEXT_MODEL") or "default"),
             method=method,
@@ -124,7 +122,6 @@ class Web2TextConfig:
             drop_html=settings.getbool("WEB2TEXT_DROP_HTML", DEFAULTS["WEB2TEXT_DROP_HTML"]),
             max_bytes=max(0, settings.getint("WEB2TEXT_MAX_BYTES", DEFAULTS["WEB2TEXT_MAX_BYTES"])),
             concurrency=concurrency,
-            blas_threads=None if blas in (None, "", "None") else int(blas),
         )
 
     @property

@@ -92,6 +92,7 @@ def _fit(torch, network, train: _Sequences, validation: _Sequences, config: dict
     iterations = config["iterations"]
     every = max(iterations // 20, 50)
     best = {"error": float("inf"), "iteration": 0, "state": None}
+    initial_error, initial_loss = _validate(torch, network, validation)
     progress = _progress_bar(iterations, label)
     x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
     valid_train = torch.from_numpy(train.valid)
@@ -116,7 +117,10 @@ def _fit(torch, network, train: _Sequences, validation: _Sequences, config: dict
     progress.close()
     if best["state"] is not None:
         network.load_state_dict(best["state"])
-    return {"validation_error": best["error"], "validation_loss": best.get("loss"), "best_iteration": best["iteration"]}
+    return {
+        "validation_error": best["error"], "validation_loss": best.get("loss"), "best_iteration": best["iteration"],
+        "initial_validation_error": initial_error, "initial_validation_loss": initial_loss,
+    }
 
 
 def _validate(torch, network, data: _Sequences) -> tuple[float, float]:

@@ -1,0 +1,154 @@
+"""Crawl throughput with the Web2Text middleware on and off, in one run.
+
+    python benchmarks/crawl_benchmark.py --pages 2000
+
+A loopback server (127.0.0.1, this process) serves a generated news site and
+answers every request after ``--delay`` seconds (default 0.1, standing in
+for network latency).  Each crawl runs in its own subprocess with
+``CONCURRENT_REQUESTS=16`` and requests every article page directly, so the
+figures measure throughput, not link discovery.  For each mode it prints
+pages/second and the crawler process's peak RSS, then the ratio on/off
+(goal: at least 0.90).  ``--model`` picks the model (default: the packaged
+``default`` model, else an untrained model of the same architecture, which
+costs the same to run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def child(args: argparse.Namespace) -> None:
+    """One crawl; prints a JSON line with pages, seconds and peak RSS."""
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+
+    base, pages = args.url, args.pages
+
+    class BenchSpider(scrapy.Spider):
+        name = "bench"
+
+        async def start(self):
+            for number in range(pages):
+                yield scrapy.Request(f"{base}article/{number}.html")
+
+        def parse(self, response):
+            yield {"url": response.url}
+
+    settings = {
+        "CONCURRENT_REQUESTS": 16,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 16,
+        "DOWNLOAD_DELAY": 0,
+        "ROBOTSTXT_OBEY": False,
+        "LOG_LEVEL": "WARNING",
+        "TELNETCONSOLE_ENABLED": False,
+        "WEB2TEXT_MODEL": args.model,
+        "WEB2TEXT_CONCURRENCY": args.threads,
+    }
+    if args.child == "on":
+        settings["SPIDER_MIDDLEWARES"] = {"scrapy_web2text.Web2TextSpiderMiddleware": 543}
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(BenchSpider)
+    process.crawl(crawler)
+    clock = time.perf_counter()
+    process.start()
+    seconds = time.perf_counter() - clock
+    stats = crawler.stats.get_stats()
+    print(
+        json.dumps(
+            {
+                "mode": args.child,
+                "items": stats.get("item_scraped_count", 0),
+                "seconds": seconds,
+                "labelled": stats.get("web2text/pages", 0),
+                "label_ms": stats.get("web2text/time_ms", 0.0),
+                "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
+
+
+def run_mode(mode: str, url: str, args: argparse.Namespace) -> dict:
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        mode,
+        "--url",
+        url,
+        "--pages",
+        str(args.pages),
+        "--model",
+        args.model,
+        "--threads",
+        str(args.threads),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    if done.returncode != 0:
+        raise SystemExit(f"{mode} crawl failed:\n{done.stderr[-4000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["pages_per_second"] = result["items"] / result["seconds"]
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument("--delay", type=float, default=0.1, help="server latency per request, seconds")
+    parser.add_argument("--model", default=None, help="model name or path (default: packaged default, else untrained)")
+    parser.add_argument("--threads", type=int, default=2, help="WEB2TEXT_CONCURRENCY")
+    parser.add_argument("--child", choices=("on", "off"), help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args)
+
+    from scrapy_web2text import Web2TextModel
+    from scrapy_web2text.integration.testing import LoopbackServer, build_site
+    from scrapy_web2text.model import PACKAGED_MODELS
+
+    if args.model is None:
+        if (PACKAGED_MODELS / "default.npz").exists():
+            args.model = "default"
+        else:
+            args.model = str(Web2TextModel.initialised(seed=0).save(Path(tempfile.mkdtemp()) / "untrained"))
+    site = build_site(articles=args.pages, seed=0, extras=False)
+    sizes = [len(site.resources[f"/article/{n}.html"].body) for n in range(args.pages)]
+    print(
+        f"{args.pages} pages of {sum(sizes) / len(sizes) / 1024:.1f} KiB on average, "
+        f"{args.delay * 1000:.0f} ms latency, "
+        f"CONCURRENT_REQUESTS=16, model {args.model}, {args.threads} labelling thread(s), {os.cpu_count()} CPU(s)"
+    )
+    results = {}
+    with LoopbackServer(site, delay=args.delay) as server:
+        for mode in ("off", "on"):
+            results[mode] = result = run_mode(mode, server.url, args)
+            print(
+                f"  {mode:>3}: {result['items']} items in {result['seconds']:.1f} s = "
+                f"{result['pages_per_second']:.1f} pages/s, "
+                f"peak RSS {result['peak_rss_mb']:.0f} MB"
+                + (
+                    f", {result['labelled']} pages labelled, "
+                    f"{result['label_ms'] / max(1, result['labelled']):.1f} ms each"
+                    if mode == "on"
+                    else ""
+                )
+            )
+    ratio = results["on"]["pages_per_second"] / results["off"]["pages_per_second"]
+    print(f"  ratio on/off: {ratio:.3f} (goal >= 0.90): {'met' if ratio >= 0.9 else 'NOT met'}")
+    print(json.dumps({"ratio": ratio, **results}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,32 @@
+"""Settings of the scrapy-web2text example project.
+
+Both Web2Text components are enabled: the spider middleware labels the HTML
+responses the spider sees, the pipeline labels HTML that a spider puts into
+an item's ``html`` field.  Every ``WEB2TEXT_*`` setting is listed in the
+documentation's settings reference; the defaults are spelled out here.
+"""
+
+BOT_NAME = "sample_project"
+SPIDER_MODULES = ["sample_project.spiders"]
+NEWSPIDER_MODULE = "sample_project.spiders"
+
+# Be polite when crawling a real site with `-a url=...`.
+ROBOTSTXT_OBEY = True
+CONCURRENT_REQUESTS_PER_DOMAIN = 4
+DOWNLOAD_DELAY = 0.25
+USER_AGENT = "scrapy-web2text-example (+https://pypi.org/project/scrapy-web2text/)"
+FEED_EXPORT_ENCODING = "utf-8"
+
+SPIDER_MIDDLEWARES = {"scrapy_web2text.Web2TextSpiderMiddleware": 543}
+ITEM_PIPELINES = {"scrapy_web2text.Web2TextPipeline": 300}
+
+WEB2TEXT_ENABLED = True
+WEB2TEXT_MODEL = "default"  # a packaged model's name or a path to NAME.npz
+WEB2TEXT_METHOD = "web2text"
+WEB2TEXT_THRESHOLD = None  # None: the model's own threshold
+WEB2TEXT_TEXT_FIELD = "main_text"
+WEB2TEXT_BLOCKS_FIELD = "web2text_blocks"
+WEB2TEXT_INCLUDE_BLOCKS = True
+WEB2TEXT_HTML_FIELD = "html"
+WEB2TEXT_MAX_BYTES = 5_000_000
+WEB2TEXT_CONCURRENCY = 2

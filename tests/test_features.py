@@ -1,0 +1,99 @@
+import numpy as np
+import pytest
+
+from scrapy_web2text.features import (
+    BLOCK_FEATURE_BINARY,
+    BLOCK_FEATURES,
+    EDGE_FEATURES,
+    block_features,
+    edge_features,
+)
+from scrapy_web2text.parsing import parse_page
+
+from .helpers import fixture_text
+
+
+def column(name):
+    return BLOCK_FEATURES.index(name)
+
+
+def edge(name):
+    return EDGE_FEATURES.index(name)
+
+
+@pytest.fixture(scope="module")
+def article():
+    page = parse_page(fixture_text("article.html"))
+    return page, block_features(page), edge_features(page)
+
+
+def test_shapes_and_finiteness(article):
+    page, blocks, edges = article
+    assert len(BLOCK_FEATURES) == 128 and len(set(BLOCK_FEATURES)) == 128
+    assert len(EDGE_FEATURES) == 25 and len(set(EDGE_FEATURES)) == 25
+    assert blocks.shape == (len(page), 128) and edges.shape == (len(page) - 1, 25)
+    assert np.isfinite(blocks).all() and np.isfinite(edges).all()
+    binary = blocks[:, BLOCK_FEATURE_BINARY]
+    assert set(np.unique(binary)) <= {0.0, 1.0}
+
+
+def test_text_statistics_of_the_node():
+    page = parse_page("<body><p>Hello, world. Is it? Yes!</p><p>a-b_c/d</p></body>")
+    x = block_features(page)
+    assert x[0, column("node_log_chars")] == pytest.approx(np.log1p(25), rel=1e-5)
+    assert x[0, column("node_log_sentences")] == pytest.approx(np.log1p(3), rel=1e-5)
+    assert x[0, column("node_r_punctuation")] == pytest.approx(4 / 25, rel=1e-5)
+    assert x[1, column("node_r_dashes")] == pytest.approx(3 / 7, rel=1e-5)
+    assert x[0, column("node_ends_with_punctuation")] == 1
+    assert x[0, column("node_r_words_with_capital")] == pytest.approx(3 / 5, rel=1e-5)
+    assert x[0, column("node_r_words_of_page")] == pytest.approx(5 / 8, rel=1e-5)  # "a-b_c/d" is 3 words
+
+
+def test_parent_and_grandparent_aggregate_their_blocks():
+    page = parse_page("<body><div><p>one two <a href=x>three</a></p><p>four</p></div><p>x</p></body>")
+    x = block_features(page)
+    # Block "three": node <a>, parent <p> (3 words), grandparent <div> (4 words).
+    three = page.texts.index("three")
+    assert x[three, column("node_is_a")] == 1
+    assert x[three, column("node_r_chars_in_link")] == 1
+    assert x[three, column("parent_log_words")] == pytest.approx(np.log1p(3), rel=1e-5)
+    assert x[three, column("grandparent_log_words")] == pytest.approx(np.log1p(4), rel=1e-5)
+    assert x[three, column("parent_r_chars_in_link")] == pytest.approx(5 / len("one two" "three"), rel=1e-5)  # block chars, no separators
+    assert x[three, column("parent_is_p")] == 1
+
+
+def test_ancestor_markers_and_page_features(article):
+    page, blocks, _ = article
+    home = page.texts.index("News")
+    body = next(i for i, t in enumerate(page.texts) if t.startswith("Three weeks"))
+    assert blocks[home, column("inside_nav")] == 1 and blocks[body, column("inside_nav")] == 0
+    assert blocks[home, column("ancestor_class_nav")] == 1
+    assert blocks[body, column("inside_article")] == 1
+    assert blocks[body, column("ancestor_class_content")] == 1  # class="post"
+    copyright_block = next(i for i, t in enumerate(page.texts) if t.startswith("©"))
+    assert blocks[copyright_block, column("node_contains_copyright")] == 1
+    assert blocks[0, column("block_position_rel")] == 0 and blocks[-1, column("block_position_rel")] == 1
+    assert np.all(blocks[:, column("page_log_blocks")] == np.float32(np.log1p(len(page))))
+
+
+def test_edge_features_tree_relations():
+    page = parse_page("<body><ul><li><a href=1>A</a></li><li><a href=2>B</a></li></ul><div><p>C</p></div></body>")
+    e = edge_features(page)
+    # A and B: siblings under <ul> in the CDOM (distance 2), same tag path.
+    assert e[0, edge("tree_distance_2")] == 1
+    assert e[0, edge("same_parent")] == 1
+    assert e[0, edge("same_tag_path")] == 1
+    assert e[0, edge("same_tag")] == 1
+    assert e[0, edge("both_in_link")] == 1
+    # B and C: the collapsed <div><p> hangs from the body; B from the <ul>.
+    assert e[1, edge("same_parent")] == 0
+    assert e[1, edge("tree_distance_3")] == 1
+    assert e[1, edge("one_in_link")] == 1
+    assert e[1, edge("line_break_between")] == 1
+
+
+def test_empty_and_single_block_pages():
+    assert block_features(parse_page("")).shape == (0, 128)
+    single = parse_page("<p>only</p>")
+    assert block_features(single).shape == (1, 128)
+    assert edge_features(single).shape == (0, 25)

@@ -1,0 +1,125 @@
+import json
+
+import numpy as np
+import pytest
+
+from scrapy_web2text import extract
+from scrapy_web2text.features import block_features, edge_features
+from scrapy_web2text.model import (
+    PACKAGED_MODELS,
+    ModelError,
+    Web2TextModel,
+    conv_stack,
+    load_model,
+    resolve_model_path,
+)
+from scrapy_web2text.parsing import parse_page
+
+from .helpers import DATA, corpus_pages, fixture_text
+
+
+@pytest.fixture(scope="module")
+def model():
+    return Web2TextModel.initialised(seed=3)
+
+
+def test_save_load_round_trip(tmp_path, model):
+    written = model.save(tmp_path / "m")
+    assert written.name == "m.npz" and (tmp_path / "m.json").is_file()
+    loaded = Web2TextModel.load(tmp_path / "m.json")
+    for (w1, b1), (w2, b2) in zip(model.unary + model.pairwise, loaded.unary + loaded.pairwise):
+        np.testing.assert_array_equal(w1, w2)
+        np.testing.assert_array_equal(b1, b2)
+    page = parse_page(fixture_text("article.html"))
+    x, e = block_features(page), edge_features(page)
+    for a, b in zip(model.potentials(x, e), loaded.potentials(x, e)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_model_files_hold_no_pickles(tmp_path, model):
+    model.save(tmp_path / "m")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as archive:
+        assert all(archive[key].dtype == np.float32 for key in archive.files)
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda stem: stem.with_suffix(".npz").unlink(), "not found"),
+        (lambda stem: stem.with_suffix(".npz").write_bytes(b"not a zip"), "not a readable"),
+        (lambda stem: stem.with_suffix(".json").write_text("{"), "not a readable JSON"),
+        (lambda stem: stem.with_suffix(".json").write_text('{"format": "other"}'), "not a scrapy-web2text"),
+    ],
+)
+def test_broken_model_files_raise_model_error(tmp_path, model, damage, message):
+    stem = tmp_path / "m"
+    model.save(stem)
+    damage(stem)
+    with pytest.raises(ModelError, match=message):
+        Web2TextModel.load(stem)
+
+
+def test_feature_set_mismatch_is_refused(tmp_path, model):
+    model.save(tmp_path / "m")
+    meta = json.loads((tmp_path / "m.json").read_text())
+    meta["block_features"] = meta["block_features"][:-1] + ["something_else"]
+    (tmp_path / "m.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="feature set"):
+        Web2TextModel.load(tmp_path / "m")
+
+
+def test_nan_weights_are_refused(tmp_path, model):
+    broken = Web2TextModel.initialised(seed=1)
+    broken.unary[0][0][0, 0, 0] = np.nan
+    broken.save(tmp_path / "m")
+    with pytest.raises(ModelError, match="NaN"):
+        Web2TextModel.load(tmp_path / "m")
+
+
+def test_load_model_is_cached_per_path(tmp_path, model):
+    model.save(tmp_path / "m")
+    assert load_model(tmp_path / "m.npz") is load_model(str(tmp_path / "m"))
+
+
+def test_packaged_name_resolves_inside_the_package():
+    assert resolve_model_path("default") == PACKAGED_MODELS / "default.npz"
+    assert resolve_model_path(None) == PACKAGED_MODELS / "default.npz"
+
+
+def test_shipped_default_model_loads_and_labels_the_fixture():
+    result = extract(fixture_text("article.html"))
+    assert result.model == "default"
+    assert "Three weeks after the river burst its banks" in result.main_text
+    assert "Most read" not in result.main_text and "Privacy policy" not in result.main_text
+
+
+def test_conv_stack_padding_keeps_length(model):
+    x = np.random.default_rng(0).normal(size=(7, 128)).astype(np.float32)
+    assert conv_stack(x, model.unary).shape == (7, 2)
+    assert conv_stack(x[:1], model.unary).shape == (1, 2)
+
+
+def _real_pages():
+    if (DATA / "wcxb.jsonl.gz").is_file():
+        return [r["html"] for r in corpus_pages("wcxb", "validation", 3)] + [r["html"] for r in corpus_pages("cleaneval", "test", 3)]
+    return [fixture_text("article.html")]
+
+
+def test_numpy_inference_matches_torch():
+    torch = pytest.importorskip("torch", reason="parity needs the 'train' extra")  # CI installs it
+    from scrapy_web2text.training.networks import ConvStack
+
+    for model in (load_model("default"), Web2TextModel.initialised({**load_model("default").config}, seed=5)):
+        unary = ConvStack(128, model.config["unary_filters"], model.config["unary_kernels"], 0.2).eval()
+        unary.load(model.unary)
+        n_pair = model.pairwise[0][0].shape[1]
+        pairwise = ConvStack(n_pair, model.config["pairwise_filters"], model.config["pairwise_kernels"], 0.2).eval()
+        pairwise.load(model.pairwise)
+        for html in _real_pages():
+            page = parse_page(html)
+            x, e = model.standardise(block_features(page), edge_features(page))
+            with torch.no_grad():
+                expected_unary = unary(torch.from_numpy(x)[None])[0].numpy()
+                expected_pair = pairwise(torch.from_numpy(model.pairwise_inputs(x, e))[None])[0].numpy()
+            assert np.abs(conv_stack(x, model.unary) - expected_unary).max() < 1e-5
+            assert np.abs(conv_stack(model.pairwise_inputs(x, e), model.pairwise) - expected_pair).max() < 1e-5

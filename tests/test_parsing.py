@@ -1,0 +1,85 @@
+import pytest
+
+from scrapy_web2text.parsing import decode_html, parse_page
+
+
+def leaf_tags(page):
+    return [page.nodes[i].tags for i in page.block_nodes]
+
+
+def test_blocks_are_text_leaves_in_document_order():
+    page = parse_page("<body><p>one <b>two</b> three</p><div>four</div>five</body>")
+    assert page.texts == ["one", "two", "three", "four", "five"]
+
+
+def test_preprocessing_drops_non_content_and_whitespace():
+    page = parse_page(
+        "<html><head><title>t</title><script>var a</script></head><body>"
+        "<style>p{}</style><p>kept</p><img src=x><br><iframe>frame</iframe>   <!-- c --><input value=v>"
+        "<noscript>ns</noscript></body></html>"
+    )
+    assert page.texts == ["kept"]
+
+
+def test_single_child_chains_collapse_into_one_node():
+    page = parse_page("<body><ul><li><a href=1>A</a></li><li><a href=2>B</a></li></ul><p>x</p></body>")
+    assert leaf_tags(page)[:2] == [("li", "a", "#text"), ("li", "a", "#text")]
+    first, second = (page.nodes[i] for i in page.block_nodes[:2])
+    # Both links share the <ul> as their collapsed parent.
+    assert first.parent == second.parent
+    assert page.nodes[first.parent].tags == ("ul",)
+    assert page.nodes[first.parent].n_children == 2
+
+
+def test_node_leaf_ranges_cover_their_blocks():
+    page = parse_page("<body><div><p>a <i>b</i></p><p>c</p></div><p>d</p></body>")
+    for node in page.nodes:
+        assert 0 <= node.first_block < node.end_block <= len(page)
+        for block in range(node.first_block, node.end_block):
+            ancestor = page.block_nodes[block]
+            while ancestor != node.index and ancestor >= 0:
+                ancestor = page.nodes[ancestor].parent
+            assert ancestor == node.index
+
+
+def test_offsets_point_at_the_text_in_the_source():
+    html = "<html><body><p>Alpha beta</p><p>a <a href='#a'>link text</a> tail words</p></body></html>"
+    page = parse_page(html)
+    for text, start, end in zip(page.texts, page.starts, page.ends):
+        assert text in " ".join(page.source[start:end].split())
+    assert list(page.starts) == sorted(page.starts)
+
+
+def test_tag_path_and_flags():
+    page = parse_page('<body><div class="nav x"><a href="/">Home</a></div><p>Body text<br>after break</p></body>')
+    assert page.tag_paths[0] == "html>body>div.nav>a>#text"
+    assert list(page.in_link) == [True, False, False]
+    assert list(page.break_before) == [True, True, True]
+    inline = parse_page("<body><p>one <b>two</b></p></body>")
+    assert list(inline.break_before) == [True, False]
+
+
+def test_decoding_uses_declared_charset_then_falls_back():
+    latin = '<meta charset="iso-8859-1"><p>café</p>'.encode("latin-1")
+    assert "café" in decode_html(latin)
+    assert "café" in decode_html("<p>café</p>".encode("utf-8"))
+    assert "café" in decode_html("<p>café</p>".encode("cp1252"))  # not UTF-8: Windows-1252
+    assert decode_html(b"\xef\xbb\xbf<p>x</p>") == "<p>x</p>"
+    assert isinstance(decode_html(b"\xff\xfe\x00\xd8garbage", "utf-8"), str)
+
+
+def test_bytes_and_str_give_the_same_blocks():
+    html = "<html><body><p>Grüße aus Köln</p></body></html>"
+    assert parse_page(html.encode("utf-8")).texts == parse_page(html).texts == ["Grüße aus Köln"]
+
+
+def test_rejects_other_types():
+    with pytest.raises(TypeError):
+        parse_page(42)
+
+
+def test_block_cap_truncates_and_says_so():
+    html = "<body>" + "".join(f"<p>p{i}</p>" for i in range(50)) + "</body>"
+    page = parse_page(html, max_blocks=10)
+    assert len(page) == 10 and page.truncated
+    assert not parse_page(html).truncated

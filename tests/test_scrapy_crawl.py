@@ -1,0 +1,218 @@
+"""Real crawls in subprocesses: the example project against a loopback site, and a two-spider process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from scrapy_web2text.integration.testing import NAVIGATION, LoopbackServer, build_site
+
+from .scrapy_support import EXAMPLE_PROJECT, REPO, require_default_model, untrained_model  # noqa: F401 - fixture
+
+SCRAPY = [sys.executable, "-m", "scrapy"]
+
+
+def crawl(tmp_path, url: str | None, model, *extra: str) -> dict:
+    items_path, probe_path, log_path = tmp_path / "items.jsonl", tmp_path / "probe.json", tmp_path / "crawl.log"
+    command = [
+        *SCRAPY,
+        "crawl",
+        "sample",
+        "-O",
+        str(items_path),
+        "-s",
+        f"WEB2TEXT_MODEL={model}",
+        "-s",
+        "DOWNLOAD_DELAY=0",
+        "-s",
+        "CONCURRENT_REQUESTS_PER_DOMAIN=8",
+        "-s",
+        "LOG_LEVEL=INFO",
+        "-s",
+        f"LOG_FILE={log_path}",
+        "-s",
+        f"CRAWL_PROBE_OUTPUT={probe_path}",
+        "-s",
+        'EXTENSIONS={"tests.crawl_probe.CrawlProbe": 0}',
+        *extra,
+    ]
+    if url:
+        command += ["-a", f"url={url}"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONWARNINGS": "always::DeprecationWarning",
+    }
+    done = subprocess.run(command, cwd=EXAMPLE_PROJECT, env=env, capture_output=True, text=True, timeout=300)
+    log = log_path.read_text() if log_path.exists() else ""
+    assert done.returncode == 0, done.stderr[-3000:] + log[-3000:]
+    items = [json.loads(line) for line in items_path.read_text().splitlines()]
+    return {"items": items, "probe": json.loads(probe_path.read_text()), "log": log + done.stderr}
+
+
+@pytest.fixture(scope="module")
+def site():
+    return build_site(articles=50, seed=1)
+
+
+@pytest.fixture(scope="module")
+def untrained_crawl(site, untrained_model, tmp_path_factory):
+    with LoopbackServer(site) as server:
+        return {
+            "server_url": server.url,
+            **crawl(tmp_path_factory.mktemp("crawl"), server.url + "index.html", untrained_model),
+        }
+
+
+def by_path(items, server_url):
+    return {item["url"][len(server_url) - 1 :]: item for item in items}
+
+
+def test_every_page_yields_an_item_and_non_html_passes_through(site, untrained_crawl):
+    items = by_path(untrained_crawl["items"], untrained_crawl["server_url"])
+    assert set(items) == set(site.resources)  # the 404 page is dropped by HttpErrorMiddleware
+    for path in site.html_paths:
+        assert isinstance(items[path]["main_text"], str), path
+        assert isinstance(items[path]["web2text_blocks"], list), path
+    for path in ("/files/report.pdf", "/images/chart.png"):
+        assert set(items[path]) == {"url", "status", "content_type"}, path
+    assert items["/broken.html"]["web2text_blocks"], "the broken page is still labelled"
+
+
+def test_stats_add_up(site, untrained_crawl):
+    stats = untrained_crawl["probe"]["stats"]
+    html_pages = len(site.html_paths)
+    # robots.txt and /missing.html are 404s that never reach the spider.
+    assert stats["web2text/responses"] == stats["response_received_count"] - 2 == len(site.resources)
+    assert stats["web2text/pages"] == html_pages
+    assert stats["web2text/items"] == html_pages
+    assert stats["web2text/skipped/non_html"] == 2
+    assert stats["item_scraped_count"] == html_pages + 2
+    assert stats.get("web2text/errors", 0) == 0
+    assert stats["web2text/blocks"] >= stats["web2text/content_blocks"] >= 0
+    assert stats["web2text/blocks"] > 50 * 20
+    assert stats["web2text/time_ms"] > 0
+    # The pipeline is enabled too; it saw every item and labelled none of them again.
+    assert stats["web2text/skipped/already_labelled"] + stats["web2text/skipped/no_html"] == stats["item_scraped_count"]
+
+
+def test_log_is_clean_and_names_the_model(untrained_crawl, untrained_model):
+    log = untrained_crawl["log"]
+    assert "Traceback" not in log
+    assert "DeprecationWarning" not in log and "ScrapyDeprecationWarning" not in log
+    assert "ERROR" not in log
+    lines = [line for line in log.splitlines() if "Web2Text: model" in line]
+    assert len(lines) == 1 and "INFO" in lines[0] and "untrained-paper" in lines[0] and str(untrained_model) in lines[0]
+
+
+def test_crawl_process_does_not_import_torch(untrained_crawl):
+    assert untrained_crawl["probe"]["torch"] is False
+    assert untrained_crawl["probe"]["reason"] == "finished"
+
+
+def test_trained_model_keeps_article_bodies_and_drops_navigation(site, tmp_path):
+    model = require_default_model()
+    with LoopbackServer(site) as server:
+        result = crawl(tmp_path, server.url + "index.html", model)
+    items = by_path(result["items"], server.url)
+    assert "Traceback" not in result["log"]
+    for path, paragraphs in site.expected.items():
+        text = items[path]["main_text"]
+        for paragraph in paragraphs:
+            assert paragraph in text, (path, paragraph[:60])
+        for entry in NAVIGATION:
+            assert entry not in text, (path, entry)
+
+
+def test_example_project_offline_crawl_with_the_default_model(tmp_path):
+    model = require_default_model()
+    result = crawl(tmp_path, None, model)
+    articles = [item for item in result["items"] if "/articles/" in item["url"]]
+    assert len(articles) == 3
+    for item in articles:
+        assert "Gardening\nKitchen" not in item["main_text"]
+        assert "cookies for statistics" not in item["main_text"]
+    tomatoes = next(item for item in articles if "winter-tomatoes" in item["url"])
+    assert "Cold nights were handled with water." in tomatoes["main_text"]
+
+
+def test_example_project_runs_on_a_non_asyncio_reactor(tmp_path, untrained_model):
+    result = crawl(
+        tmp_path, None, untrained_model, "-s", "TWISTED_REACTOR=twisted.internet.selectreactor.SelectReactor"
+    )
+    assert len(result["items"]) == 4
+    assert all(item["web2text_blocks"] for item in result["items"])
+    assert "Traceback" not in result["log"]
+
+
+TWO_SPIDERS = textwrap.dedent("""
+    import json, sys
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+    from scrapy_web2text import model as model_module
+
+    loads = []
+    original = model_module.Web2TextModel.load.__func__
+    model_module.Web2TextModel.load = classmethod(lambda cls, path: loads.append(str(path)) or original(cls, path))
+    seen = {}
+
+    class Base(scrapy.Spider):
+        async def start(self):
+            yield scrapy.Request(sys.argv[2] + self.page)
+
+        def parse(self, response):
+            yield {"spider": self.name, "html": response.text if self.name == "two" else None}
+
+    class One(Base):
+        name, page = "one", "article/1.html"
+
+    class Two(Base):
+        name, page = "two", "article/2.html"
+
+    process = CrawlerProcess({
+        "WEB2TEXT_MODEL": sys.argv[1], "LOG_LEVEL": "INFO",
+        "SPIDER_MIDDLEWARES": {"scrapy_web2text.Web2TextSpiderMiddleware": 543},
+        "ITEM_PIPELINES": {"scrapy_web2text.Web2TextPipeline": 300},
+    })
+    items = []
+    crawlers = []
+
+    def collect(item):
+        items.append(dict(item))
+
+    for spider in (One, Two):
+        crawler = process.create_crawler(spider)
+        crawler.signals.connect(collect, signal=scrapy.signals.item_scraped)
+        crawlers.append(crawler)
+        process.crawl(crawler)
+    process.start()
+    print(json.dumps({"loads": loads, "items": items, "torch": "torch" in sys.modules,
+                      "pages": [c.stats.get_value("web2text/pages") for c in crawlers]}))
+""")
+
+
+def test_two_spiders_in_one_process_load_the_model_once(site, untrained_model, tmp_path):
+    script = tmp_path / "two.py"
+    script.write_text(TWO_SPIDERS)
+    with LoopbackServer(site) as server:
+        done = subprocess.run(
+            [sys.executable, str(script), str(untrained_model), server.url],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["loads"] == [str(untrained_model)]
+    assert sorted(item["spider"] for item in report["items"]) == ["one", "two"]
+    assert all(item["web2text_blocks"] for item in report["items"])
+    assert report["pages"] == [1, 1]
+    assert report["torch"] is False
+    assert done.stderr.count("Web2Text: model") == 2  # one INFO line per crawler
+    assert "Traceback" not in done.stderr

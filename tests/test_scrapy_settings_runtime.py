@@ -1,0 +1,131 @@
+"""Settings, the spider threshold override, and the process-wide runtime."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+from scrapy import Spider
+
+from scrapy_web2text import Web2TextPipeline, Web2TextSpiderMiddleware
+from scrapy_web2text.integration.runtime import get_runtime
+from scrapy_web2text.integration.settings import DEFAULTS, Web2TextConfig
+
+from .scrapy_support import make_crawler, untrained_model  # noqa: F401 - fixture
+
+
+def test_defaults(untrained_model):
+    config = Web2TextConfig.from_crawler(make_crawler({"WEB2TEXT_MODEL": str(untrained_model)}))
+    assert (config.method, config.threshold, config.text_field, config.blocks_field) == (
+        "web2text",
+        None,
+        "main_text",
+        "web2text_blocks",
+    )
+    assert (config.include_blocks, config.html_field, config.max_bytes, config.concurrency) == (
+        True,
+        "html",
+        5_000_000,
+        2,
+    )
+    assert set(DEFAULTS) >= {
+        "WEB2TEXT_ENABLED",
+        "WEB2TEXT_MODEL",
+        "WEB2TEXT_THRESHOLD",
+        "WEB2TEXT_TEXT_FIELD",
+        "WEB2TEXT_BLOCKS_FIELD",
+        "WEB2TEXT_INCLUDE_BLOCKS",
+        "WEB2TEXT_HTML_FIELD",
+        "WEB2TEXT_MAX_BYTES",
+        "WEB2TEXT_CONCURRENCY",
+        "WEB2TEXT_METHOD",
+    }
+
+
+def test_command_line_strings_are_parsed(untrained_model):
+    config = Web2TextConfig.from_crawler(
+        make_crawler(
+            {
+                "WEB2TEXT_MODEL": str(untrained_model),
+                "WEB2TEXT_THRESHOLD": "0.7",
+                "WEB2TEXT_INCLUDE_BLOCKS": "0",
+                "WEB2TEXT_MAX_BYTES": "123",
+                "WEB2TEXT_CONCURRENCY": "3",
+                "WEB2TEXT_METHOD": "web2text-unary",
+            }
+        )
+    )
+    assert (config.threshold, config.include_blocks, config.max_bytes, config.concurrency) == (0.7, False, 123, 3)
+    assert config.method == "web2text-unary" and config.output_fields == ("main_text",)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("WEB2TEXT_THRESHOLD", "high", "WEB2TEXT_THRESHOLD"),
+        ("WEB2TEXT_THRESHOLD", 1.5, "strictly between"),
+        ("WEB2TEXT_METHOD", "magic", "unknown method"),
+        ("WEB2TEXT_CONCURRENCY", 0, "at least 1"),
+        ("WEB2TEXT_TEXT_FIELD", "", "must name item fields"),
+    ],
+)
+def test_bad_settings_fail_at_start_up(untrained_model, name, value, message):
+    with pytest.raises(ValueError, match=message):
+        Web2TextSpiderMiddleware.from_crawler(make_crawler({"WEB2TEXT_MODEL": str(untrained_model), name: value}))
+
+
+class ThresholdSpider(Spider):
+    name = "thresholds"
+    web2text_threshold = 0.25
+    custom_settings = {"WEB2TEXT_THRESHOLD": 0.9, "WEB2TEXT_TEXT_FIELD": "text"}
+
+
+def test_spider_attribute_and_custom_settings_override(untrained_model):
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model)}, ThresholdSpider)
+    config = Web2TextConfig.from_crawler(crawler)
+    assert config.threshold == 0.25 and config.text_field == "text"
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model)}, Spider, web2text_threshold="0.6")
+    assert Web2TextConfig.from_crawler(crawler).threshold == 0.6
+
+
+def test_threshold_changes_labels(untrained_model):
+    from .scrapy_support import html_response, run_output
+
+    low = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.01})
+    high = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.99})
+    [kept] = run_output(Web2TextSpiderMiddleware.from_crawler(low), html_response(), [{}])
+    [dropped] = run_output(Web2TextSpiderMiddleware.from_crawler(high), html_response(), [{}])
+    assert all(b["label"] == "content" for b in kept["web2text_blocks"])
+    assert all(b["label"] == "boilerplate" for b in dropped["web2text_blocks"]) and dropped["main_text"] == ""
+
+
+def test_model_is_shared_by_crawlers_and_components_and_announced_once(untrained_model, caplog):
+    settings = {"WEB2TEXT_MODEL": str(untrained_model)}
+    first, second = make_crawler(settings), make_crawler(settings)
+    with caplog.at_level(logging.INFO):
+        components = [
+            Web2TextSpiderMiddleware.from_crawler(first),
+            Web2TextPipeline.from_crawler(first),
+            Web2TextSpiderMiddleware.from_crawler(second),
+        ]
+    assert len({id(component.model) for component in components}) == 1
+    assert len({id(component.runtime) for component in components}) == 1
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Web2Text: model")]
+    assert len(lines) == 2  # one per crawler
+    assert "untrained-paper" in lines[0] and str(untrained_model) in lines[0]
+    assert first.stats.get_value("web2text/model") == "untrained-paper"
+
+
+def test_pool_grows_to_the_largest_concurrency_and_runs_off_the_calling_thread(untrained_model):
+    runtime = get_runtime()
+    Web2TextSpiderMiddleware.from_crawler(
+        make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_CONCURRENCY": 5})
+    )
+    assert runtime.workers >= 5
+    import threading
+
+    async def names():
+        return await asyncio.gather(*(runtime.call(lambda: threading.current_thread().name) for _ in range(8)))
+
+    assert all(name.startswith("web2text") for name in asyncio.run(names()))

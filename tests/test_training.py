@@ -1,0 +1,56 @@
+"""End to end: a tiny model learns from a few real pages."""
+
+import numpy as np
+import pytest
+
+from scrapy_web2text.corpus import load_split
+from scrapy_web2text.extraction import web2text_labels
+from scrapy_web2text.model import Web2TextModel
+from scrapy_web2text.parsing import parse_page
+
+from .helpers import corpus_file
+
+torch = pytest.importorskip("torch", reason="training needs the 'train' extra")  # CI installs it
+
+
+@pytest.fixture(scope="module")
+def pages():
+    path = corpus_file("cleaneval")
+    return load_split(path, "train", limit=24, workers=1), load_split(path, "validation", limit=8, workers=1)
+
+
+def test_training_lowers_validation_loss_and_exports_a_numpy_model(pages, tmp_path):
+    from scrapy_web2text.training.trainer import train
+
+    train_pages, validation_pages = pages
+    model = train(train_pages, validation_pages, "paper", iterations=150, seed=1, threads=1)
+    for network in ("unary", "pairwise"):
+        report = model.metadata["training"][network]
+        assert report["validation_loss"] < report["initial_validation_loss"], network
+    unary = model.metadata["training"]["unary"]
+    assert unary["validation_error"] < 0.3
+    model.save(tmp_path / "tiny")
+    loaded = Web2TextModel.load(tmp_path / "tiny")
+    page = parse_page("<body><div class=nav><a href=/>Home</a></div><p>Some text that reads like an article, with commas.</p></body>")
+    keep, probabilities, _ = web2text_labels(page, loaded)
+    assert keep.shape == (2,) and np.all((probabilities >= 0) & (probabilities <= 1))
+
+
+def test_training_is_reproducible(pages):
+    from scrapy_web2text.training.trainer import train
+
+    train_pages, validation_pages = pages
+    first = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    second = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    for (w1, _), (w2, _) in zip(first.unary, second.unary):
+        np.testing.assert_array_equal(w1, w2)
+
+
+def test_feature_statistics_come_from_training_pages(pages):
+    from scrapy_web2text.training.trainer import train
+
+    train_pages, validation_pages = pages
+    model = train(train_pages[:8], validation_pages[:3], "paper", iterations=5, seed=0, threads=1)
+    stacked = np.concatenate([p.block_x for p in train_pages[:8]])
+    non_binary = model.block_std != 1
+    np.testing.assert_allclose(model.block_mean[non_binary], stacked.mean(axis=0)[non_binary], rtol=1e-4, atol=1e-5)
