@@ -21,7 +21,9 @@ output (whitespace-normalised).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import io
 import json
 import re
 import statistics
@@ -81,7 +83,12 @@ def _boilerpy3() -> Callable[[str], str]:
     from boilerpy3 import extractors
 
     extractor = extractors.ArticleExtractor(raise_on_failure=False)
-    return lambda html: extractor.get_content(_with_body(html)) or ""
+
+    def run(html: str) -> str:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):  # parser warnings
+            return extractor.get_content(_with_body(html)) or ""
+
+    return run
 
 
 def _resiliparse() -> Callable[[str], str]:

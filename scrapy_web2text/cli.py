@@ -35,7 +35,9 @@ def _extract(args) -> int:
             print(f"web2text: cannot read {source}: {error}", file=sys.stderr)
             status = 1
             continue
-        result = extract(data, url=url, threshold=args.threshold, model=args.model, method=args.method, encoding=charset)
+        result = extract(
+            data, url=url, threshold=args.threshold, model=args.model, method=args.method, encoding=charset
+        )
         if args.json:
             print(json.dumps(result.to_dict(include_blocks=args.blocks), ensure_ascii=False))
         else:
@@ -62,17 +64,26 @@ def _train(args) -> int:
     train_pages, validation_pages = [], []
     for path in files:
         train_pages += load_split(path, "train", cache_dir=args.cache_dir, workers=args.workers, limit=args.limit)
-        validation_pages += load_split(path, "validation", cache_dir=args.cache_dir, workers=args.workers, limit=args.limit)
+        validation_pages += load_split(
+            path, "validation", cache_dir=args.cache_dir, workers=args.workers, limit=args.limit
+        )
     model = train(
-        train_pages, validation_pages, args.config, seed=args.seed, iterations=args.iterations,
-        corpora=[corpus_name(path) for path in files], threads=args.threads,
+        train_pages,
+        validation_pages,
+        args.config,
+        seed=args.seed,
+        iterations=args.iterations,
+        corpora=[corpus_name(path) for path in files],
+        threads=args.threads,
     )
     written = model.save(args.output)
     report = model.metadata["training"]
     print(f"model written to {written} (+ .json); {report['train_pages']} training pages, {report['seconds']} s")
     for network in ("unary", "pairwise"):
         figures = report[network]
-        print(f"  {network}: validation error {figures['validation_error']:.4f} at iteration {figures['best_iteration']}")
+        print(
+            f"  {network}: validation error {figures['validation_error']:.4f} at iteration {figures['best_iteration']}"
+        )
     return 0
 
 
@@ -106,8 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
 
     def model_options(sub):
-        sub.add_argument("--model", default=None, help="packaged model name or path to NAME.npz (default: the shipped model)")
-        sub.add_argument("--threshold", type=float, default=None, help="probability a block needs to be kept (default 0.5)")
+        sub.add_argument(
+            "--model", default=None, help="packaged model name or path to NAME.npz (default: the shipped model)"
+        )
+        sub.add_argument(
+            "--threshold", type=float, default=None, help="probability a block needs to be kept (default 0.5)"
+        )
         sub.add_argument("--method", default="web2text", choices=method_names(), help="labelling method")
 
     extract = commands.add_parser("extract", help="print the main text of HTML files or URLs")
@@ -130,7 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(handler=_train)
 
     evaluate = commands.add_parser("evaluate", help="score a model on corpus files")
-    evaluate.add_argument("--data", nargs="+", metavar="FILE", help="*.jsonl.gz corpora (default: all in the data folder)")
+    evaluate.add_argument(
+        "--data", nargs="+", metavar="FILE", help="*.jsonl.gz corpora (default: all in the data folder)"
+    )
     evaluate.add_argument("--split", default="test", choices=["train", "validation", "test"])
     evaluate.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     model_options(evaluate)

@@ -127,8 +127,14 @@ def _save(pages: list[PageData], stem: Path) -> None:
         break_before=np.concatenate([p.break_before for p in pages]) if pages else np.zeros(0, bool),
     )
     meta = [
-        {"id": p.id, "dataset": p.dataset, "url": p.url, "gold": p.gold, "texts": p.texts,
-         "report": [p.report.gold_chars, p.report.content_chars, p.report.matched_in_content]}
+        {
+            "id": p.id,
+            "dataset": p.dataset,
+            "url": p.url,
+            "gold": p.gold,
+            "texts": p.texts,
+            "report": [p.report.gold_chars, p.report.content_chars, p.report.matched_in_content],
+        }
         for p in pages
     ]
     with gzip.open(str(stem) + ".tmp.json.gz", "wt", encoding="utf-8") as out:
@@ -148,10 +154,16 @@ def _load(stem: Path) -> list[PageData]:
         edges = max(size - 1, 0)
         pages.append(
             PageData(
-                id=info["id"], dataset=info["dataset"], url=info["url"], gold=info["gold"], texts=info["texts"],
+                id=info["id"],
+                dataset=info["dataset"],
+                url=info["url"],
+                gold=info["gold"],
+                texts=info["texts"],
                 break_before=break_before[block_at : block_at + size],
-                block_x=block_x[block_at : block_at + size], edge_x=edge_x[edge_at : edge_at + edges],
-                labels=labels[block_at : block_at + size], report=AlignmentReport(*info["report"]),
+                block_x=block_x[block_at : block_at + size],
+                edge_x=edge_x[edge_at : edge_at + edges],
+                labels=labels[block_at : block_at + size],
+                report=AlignmentReport(*info["report"]),
             )
         )
         block_at += size
@@ -168,7 +180,12 @@ def _progress(iterable: Iterable, total: int, description: str) -> Iterable:
 
 
 def load_split(
-    path: str | Path, split: str, *, cache_dir: str | Path | None = None, workers: int | None = None, limit: int | None = None
+    path: str | Path,
+    split: str,
+    *,
+    cache_dir: str | Path | None = None,
+    workers: int | None = None,
+    limit: int | None = None,
 ) -> list[PageData]:
     """Features and labels of one split of one corpus, from cache when possible.
 

@@ -38,15 +38,29 @@ class CorpusResult:
         back = statistics.median(self.back_ms) if self.back_ms else 0.0
         total = statistics.median([a + b for a, b in zip(self.front_ms, self.back_ms)]) if self.front_ms else 0.0
         return {
-            "corpus": self.corpus, "split": self.split, "method": self.method, "pages": self.pages,
-            **self.blocks.as_dict(), **self.text.as_dict(),
-            "label_coverage": self.alignment.coverage, "label_purity": self.alignment.purity,
-            "median_ms": total, "median_ms_parse_features": front, "median_ms_network_viterbi": back,
+            "corpus": self.corpus,
+            "split": self.split,
+            "method": self.method,
+            "pages": self.pages,
+            **self.blocks.as_dict(),
+            **self.text.as_dict(),
+            "label_coverage": self.alignment.coverage,
+            "label_purity": self.alignment.purity,
+            "median_ms": total,
+            "median_ms_parse_features": front,
+            "median_ms_network_viterbi": back,
         }
 
 
-def evaluate_records(records: Iterable[dict], corpus: str, split: str, *, method: str = "web2text",
-                     model=None, threshold: float | None = None) -> CorpusResult:
+def evaluate_records(
+    records: Iterable[dict],
+    corpus: str,
+    split: str,
+    *,
+    method: str = "web2text",
+    model=None,
+    threshold: float | None = None,
+) -> CorpusResult:
     labeller = get_method(method)
     result = CorpusResult(corpus, split, method)
     for record in records:
@@ -77,12 +91,19 @@ def evaluate_files(paths: Iterable[str], split: str, **options) -> list[CorpusRe
 
 
 COLUMNS = (
-    ("corpus", "corpus", "{}"), ("pages", "pages", "{}"), ("accuracy", "acc", "{:.3f}"),
-    ("precision", "prec", "{:.3f}"), ("recall", "rec", "{:.3f}"), ("f1", "F1", "{:.3f}"),
-    ("shingle_f1", "shingleF1", "{:.3f}"), ("word_f1", "wordF1", "{:.3f}"),
-    ("median_ms", "ms/page", "{:.1f}"), ("median_ms_parse_features", "parse+feat", "{:.1f}"),
+    ("corpus", "corpus", "{}"),
+    ("pages", "pages", "{}"),
+    ("accuracy", "acc", "{:.3f}"),
+    ("precision", "prec", "{:.3f}"),
+    ("recall", "rec", "{:.3f}"),
+    ("f1", "F1", "{:.3f}"),
+    ("shingle_f1", "shingleF1", "{:.3f}"),
+    ("word_f1", "wordF1", "{:.3f}"),
+    ("median_ms", "ms/page", "{:.1f}"),
+    ("median_ms_parse_features", "parse+feat", "{:.1f}"),
     ("median_ms_network_viterbi", "net+viterbi", "{:.1f}"),
-    ("label_coverage", "lblCov", "{:.3f}"), ("label_purity", "lblPur", "{:.3f}"),
+    ("label_coverage", "lblCov", "{:.3f}"),
+    ("label_purity", "lblPur", "{:.3f}"),
 )
 
 
@@ -90,7 +111,9 @@ def format_table(rows: list[dict], columns=COLUMNS) -> str:
     cells = [[title for _, title, _ in columns]]
     cells += [[fmt.format(row[key]) for key, _, fmt in columns] for row in rows]
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    lines = ["  ".join(cell.rjust(width) if i else cell.ljust(width) for i, (cell, width) in enumerate(zip(line, widths)))
-             for line in cells]
+    lines = [
+        "  ".join(cell.rjust(width) if i else cell.ljust(width) for i, (cell, width) in enumerate(zip(line, widths)))
+        for line in cells
+    ]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)

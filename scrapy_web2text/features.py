@@ -53,24 +53,71 @@ STOPWORDS = frozenset(
 
 #: Statistics computed for the block's node, its parent and its grandparent.
 NODE_STATISTICS = (
-    "log_chars", "r_words_of_page", "log_sentences", "r_punctuation", "r_dashes",
-    "r_periods", "r_chars_in_link", "ends_with_punctuation", "ends_with_question_mark",
-    "r_words_with_capital", "r_stopwords", "avg_word_length", "start_rel", "end_rel",
-    "contains_email", "contains_url", "contains_year", "contains_copyright",
-    "log_children", "log_blocks", "r_digits", "r_separators", "log_depth", "log_words",
+    "log_chars",
+    "r_words_of_page",
+    "log_sentences",
+    "r_punctuation",
+    "r_dashes",
+    "r_periods",
+    "r_chars_in_link",
+    "ends_with_punctuation",
+    "ends_with_question_mark",
+    "r_words_with_capital",
+    "r_stopwords",
+    "avg_word_length",
+    "start_rel",
+    "end_rel",
+    "contains_email",
+    "contains_url",
+    "contains_year",
+    "contains_copyright",
+    "log_children",
+    "log_blocks",
+    "r_digits",
+    "r_separators",
+    "log_depth",
+    "log_words",
 )
 #: Tags of the block's own (collapsed) node: one binary column per group.
 NODE_TAGS = (
-    "p", "a", "li", "td|th", "div", "span", "h1", "h2", "h3|h4|h5|h6", "b|strong",
-    "em|i", "option|select", "label|button", "blockquote|q", "pre|code", "dt|dd",
-    "time", "figcaption|caption",
+    "p",
+    "a",
+    "li",
+    "td|th",
+    "div",
+    "span",
+    "h1",
+    "h2",
+    "h3|h4|h5|h6",
+    "b|strong",
+    "em|i",
+    "option|select",
+    "label|button",
+    "blockquote|q",
+    "pre|code",
+    "dt|dd",
+    "time",
+    "figcaption|caption",
 )
 #: Tags of the parent node.
 PARENT_TAGS = ("p", "ul|ol", "table|tbody|tr", "div", "body", "form", "nav", "span")
-PAGE_STATISTICS = ("page_log_chars", "page_log_blocks", "page_r_stopwords", "page_r_chars_in_link", "block_position_rel")
+PAGE_STATISTICS = (
+    "page_log_chars",
+    "page_log_blocks",
+    "page_r_stopwords",
+    "page_r_chars_in_link",
+    "block_position_rel",
+)
 
 BINARY_STATISTICS = frozenset(
-    {"ends_with_punctuation", "ends_with_question_mark", "contains_email", "contains_url", "contains_year", "contains_copyright"}
+    {
+        "ends_with_punctuation",
+        "ends_with_question_mark",
+        "contains_email",
+        "contains_url",
+        "contains_year",
+        "contains_copyright",
+    }
 )
 
 
@@ -94,13 +141,31 @@ BLOCK_FEATURE_BINARY = np.array(
 )
 
 EDGE_FEATURES: tuple[str, ...] = (
-    "tree_distance_2", "tree_distance_3", "tree_distance_4", "tree_distance_over_4",
-    "line_break_between", "same_parent", "same_grandparent", "same_great_grandparent",
-    "same_tag", "same_class", "same_tag_path", "both_in_link", "one_in_link",
-    "left_ends_with_punctuation", "right_starts_with_capital", "log_source_gap",
-    "log_depth_difference", "same_ancestor_classes", "same_ancestor_tags",
-    "log_length_ratio", "both_long", "left_is_heading", "right_is_heading",
-    "log_tree_distance", "same_node_length_bucket",
+    "tree_distance_2",
+    "tree_distance_3",
+    "tree_distance_4",
+    "tree_distance_over_4",
+    "line_break_between",
+    "same_parent",
+    "same_grandparent",
+    "same_great_grandparent",
+    "same_tag",
+    "same_class",
+    "same_tag_path",
+    "both_in_link",
+    "one_in_link",
+    "left_ends_with_punctuation",
+    "right_starts_with_capital",
+    "log_source_gap",
+    "log_depth_difference",
+    "same_ancestor_classes",
+    "same_ancestor_tags",
+    "log_length_ratio",
+    "both_long",
+    "left_is_heading",
+    "right_is_heading",
+    "log_tree_distance",
+    "same_node_length_bucket",
 )
 _NUMERIC_EDGES = {"log_source_gap", "log_depth_difference", "log_length_ratio", "log_tree_distance"}
 EDGE_FEATURE_BINARY = np.array([name not in _NUMERIC_EDGES for name in EDGE_FEATURES])
@@ -281,30 +346,38 @@ def edge_features(page: Page) -> np.ndarray:
     starts_capital = np.fromiter((t[:1].isupper() for t in texts), bool, n)
     leaf_tags = [nodes[i].tags for i in page.block_nodes]
     leaf_attributes = [nodes[i].attributes for i in page.block_nodes]
-    heading = np.fromiter((any(tag in ("h1", "h2", "h3", "h4", "h5", "h6") for tag in tags) for tags in leaf_tags), bool, n)
+    heading = np.fromiter(
+        (any(tag in ("h1", "h2", "h3", "h4", "h5", "h6") for tag in tags) for tags in leaf_tags), bool, n
+    )
     same_tag = np.fromiter((leaf_tags[i] == leaf_tags[i + 1] for i in range(n - 1)), bool, n - 1)
     same_class = np.fromiter((leaf_attributes[i] == leaf_attributes[i + 1] for i in range(n - 1)), bool, n - 1)
     bucket = np.floor(np.log2(lengths + 1))
     leaf_depth = depth[page.block_nodes]
     gap = np.maximum(page.starts[1:] - page.ends[:-1], 0)
     columns = [
-        distance == 2, distance == 3, distance == 4, distance > 4,
+        distance == 2,
+        distance == 3,
+        distance == 4,
+        distance > 4,
         page.break_before[1:],
         left[:, 1] == right[:, 1],
         (left[:, 2] == right[:, 2]) & (left[:, 2] >= 0),
         (left[:, 3] == right[:, 3]) & (left[:, 3] >= 0),
-        same_tag, same_class,
+        same_tag,
+        same_class,
         page.path_ids[:-1] == page.path_ids[1:],
         page.in_link[:-1] & page.in_link[1:],
         page.in_link[:-1] ^ page.in_link[1:],
-        ends_punct[:-1], starts_capital[1:],
+        ends_punct[:-1],
+        starts_capital[1:],
         np.log1p(gap),
         np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:])),
         page.ancestor_keywords[:-1] == page.ancestor_keywords[1:],
         page.ancestor_tags[:-1] == page.ancestor_tags[1:],
         np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1))),
         (words[:-1] > 10) & (words[1:] > 10),
-        heading[:-1], heading[1:],
+        heading[:-1],
+        heading[1:],
         np.log1p(distance),
         bucket[:-1] == bucket[1:],
     ]

@@ -152,8 +152,10 @@ class Web2TextModel:
 
     def arrays(self) -> dict[str, np.ndarray]:
         out = {
-            "block_mean": self.block_mean, "block_std": self.block_std,
-            "edge_mean": self.edge_mean, "edge_std": self.edge_std,
+            "block_mean": self.block_mean,
+            "block_std": self.block_std,
+            "edge_mean": self.edge_mean,
+            "edge_std": self.edge_std,
         }
         for prefix, layers in (("unary", self.unary), ("pairwise", self.pairwise)):
             for index, (weight, bias) in enumerate(layers):
@@ -192,8 +194,12 @@ class Web2TextModel:
         if not isinstance(metadata, dict) or metadata.get("format") != MODEL_FORMAT:
             raise ModelError(f"{meta}: not a {MODEL_FORMAT} file")
         if metadata.get("format_version") != MODEL_FORMAT_VERSION:
-            raise ModelError(f"{meta}: format version {metadata.get('format_version')!r}, expected {MODEL_FORMAT_VERSION}")
-        if metadata.get("block_features") != list(BLOCK_FEATURES) or metadata.get("edge_features") != list(EDGE_FEATURES):
+            raise ModelError(
+                f"{meta}: format version {metadata.get('format_version')!r}, expected {MODEL_FORMAT_VERSION}"
+            )
+        if metadata.get("block_features") != list(BLOCK_FEATURES) or metadata.get("edge_features") != list(
+            EDGE_FEATURES
+        ):
             raise ModelError(f"{meta}: trained on another feature set than this version of scrapy-web2text computes")
         try:
             with np.load(npz, allow_pickle=False) as archive:
@@ -206,9 +212,12 @@ class Web2TextModel:
                 config=config,
                 unary=_layers(arrays, "unary", len(config["unary_filters"])),
                 pairwise=_layers(arrays, "pairwise", len(config["pairwise_filters"])),
-                block_mean=arrays["block_mean"], block_std=arrays["block_std"],
-                edge_mean=arrays["edge_mean"], edge_std=arrays["edge_std"],
-                metadata=metadata, path=str(npz),
+                block_mean=arrays["block_mean"],
+                block_std=arrays["block_std"],
+                edge_mean=arrays["edge_mean"],
+                edge_std=arrays["edge_std"],
+                metadata=metadata,
+                path=str(npz),
             )
         except KeyError as error:
             raise ModelError(f"{npz}: missing array {error}") from error
@@ -246,8 +255,10 @@ class Web2TextModel:
             for out, kernel in zip(filters, kernels):
                 bound = 1 / math.sqrt(n_in * kernel)
                 layers.append(
-                    (rng.uniform(-bound, bound, (out, n_in, kernel)).astype(np.float32),
-                     rng.uniform(-bound, bound, out).astype(np.float32))
+                    (
+                        rng.uniform(-bound, bound, (out, n_in, kernel)).astype(np.float32),
+                        rng.uniform(-bound, bound, out).astype(np.float32),
+                    )
                 )
                 n_in = out
             return layers
@@ -256,8 +267,10 @@ class Web2TextModel:
             config=config,
             unary=stack(n_block, config["unary_filters"], config["unary_kernels"]),
             pairwise=stack(n_pair_in, config["pairwise_filters"], config["pairwise_kernels"]),
-            block_mean=np.zeros(n_block, np.float32), block_std=np.ones(n_block, np.float32),
-            edge_mean=np.zeros(n_edge, np.float32), edge_std=np.ones(n_edge, np.float32),
+            block_mean=np.zeros(n_block, np.float32),
+            block_std=np.ones(n_block, np.float32),
+            edge_mean=np.zeros(n_edge, np.float32),
+            edge_std=np.ones(n_edge, np.float32),
             metadata={"name": f"untrained-{config.get('name', 'model')}"},
         )
 
@@ -291,10 +304,12 @@ def resolve_model_path(name_or_path: str | Path | None) -> Path:
     if name_or_path is None or str(name_or_path) == "":
         name_or_path = DEFAULT_MODEL_NAME
     candidate = Path(name_or_path)
-    if candidate.suffix not in (".npz", ".json") and candidate.parent == Path(".") and not candidate.with_suffix(".npz").exists():
-        packaged = PACKAGED_MODELS / f"{candidate.name}.npz"
-        if packaged.exists():
-            return packaged
+    if (
+        candidate.suffix not in (".npz", ".json")
+        and candidate.parent == Path(".")
+        and not candidate.with_suffix(".npz").exists()
+    ):
+        return PACKAGED_MODELS / f"{candidate.name}.npz"
     return _stem(candidate.expanduser()).with_suffix(".npz")
 
 

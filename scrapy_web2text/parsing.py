@@ -93,7 +93,7 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
     """
     for bom, name in _BOMS:
         if data.startswith(bom):
-            return data[len(bom):].decode(name, "replace")
+            return data[len(bom) :].decode(name, "replace")
     declared = _codec_name(encoding)
     if declared is None:
         match = _META_CHARSET.search(data[:4096])
@@ -161,7 +161,20 @@ class Page:
 
 # Ancestor markers, as bit positions: semantic containers (HTML5 sectioning
 # and friends) and class/id keywords.  features.py turns them into columns.
-ANCESTOR_TAGS = ("nav", "header", "footer", "aside", "article", "main", "form", "table", "ul|ol", "h1|h2|h3|h4|h5|h6", "a", "p")
+ANCESTOR_TAGS = (
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "article",
+    "main",
+    "form",
+    "table",
+    "ul|ol",
+    "h1|h2|h3|h4|h5|h6",
+    "a",
+    "p",
+)
 ANCESTOR_KEYWORDS = (
     ("nav", r"nav|menu"),
     ("footer", r"foot"),
@@ -179,9 +192,7 @@ ANCESTOR_KEYWORDS = (
     ("caption", r"caption|credit|figure"),
     ("hidden", r"hidden|skip|sr-only|visually"),
 )
-_ANCESTOR_TAG_BITS = {
-    tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")
-}
+_ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
 _KEYWORD_PATTERNS = [re.compile(pattern) for _, pattern in ANCESTOR_KEYWORDS]
 
 
@@ -346,7 +357,7 @@ def flatten_nesting(html: str, cap: int = MAX_NESTING) -> str:
                 close = re.compile(r"</" + re.escape(name) + r"[\t\n\f\r\x20/>]", re.I).search(html, position)
                 position = close.start() if close else len(html)
                 if cap == 0:  # drop the raw text along with its tags
-                    out.append(html[kept_until:match.start()])
+                    out.append(html[kept_until : match.start()])
                     kept_until = position
                 continue
             if name in _VOID_TAGS:
@@ -369,7 +380,7 @@ def flatten_nesting(html: str, cap: int = MAX_NESTING) -> str:
         else:
             continue
         if drop:
-            out.append(html[kept_until:match.start()])
+            out.append(html[kept_until : match.start()])
             out.append("<br>" if cap and name in BLOCK_LEVEL_TAGS else " " if name in BLOCK_LEVEL_TAGS else "")
             kept_until = position
     out.append(html[kept_until:])
@@ -483,8 +494,15 @@ class _Walker:
         page.texts.append(text)
         page.tag_paths.append(prefix + ">".join(segments + ["#text"]))
         self.block_rows.append(
-            (start, min(start + len(raw), len(page.source)), parent.path_id, parent.in_link,
-             self.pending_break, parent.tag_mask, parent.keyword_mask)
+            (
+                start,
+                min(start + len(raw), len(page.source)),
+                parent.path_id,
+                parent.in_link,
+                self.pending_break,
+                parent.tag_mask,
+                parent.keyword_mask,
+            )
         )
         self.pending_break = False
         parent.children.append(_Subtree("#text", "", leaf=len(self.block_rows) - 1))

@@ -23,7 +23,10 @@ def test_repeated_text_is_placed_by_its_unique_neighbours():
         "<body><p>Read more</p><p>The committee approved the budget on Monday after a long debate.</p>"
         "<p>Read more</p><p>Members will vote again on the final figures in April next year.</p><p>Read more</p></body>"
     )
-    gold = "The committee approved the budget on Monday after a long debate.\nRead more\nMembers will vote again on the final figures in April next year."
+    gold = (
+        "The committee approved the budget on Monday after a long debate.\n"
+        "Read more\nMembers will vote again on the final figures in April next year."
+    )
     labels, _ = align_labels(parse_page(html), gold)
     assert list(labels) == [False, True, True, True, False]
 
@@ -54,4 +57,6 @@ def test_report_counts():
     labels, report = align_labels(page, "keep this sentence here\nsomething missing from the page")
     assert list(labels) == [True, False]
     assert report.purity == 1.0
-    assert np.isclose(report.coverage, len("keepthissentencehere") / len("keepthissentencehere" "somethingmissingfromthepage"))
+    assert np.isclose(
+        report.coverage, len("keepthissentencehere") / len("keepthissentenceheresomethingmissingfromthepage")
+    )

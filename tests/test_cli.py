@@ -44,8 +44,12 @@ def tiny_corpus(tmp_path):
     path = tmp_path / "tiny.jsonl.gz"
     with gzip.open(path, "wt", encoding="utf-8") as out:
         for index, split in enumerate(["train"] * 4 + ["validation"] * 2 + ["test"] * 2):
-            out.write(json.dumps({"id": f"tiny-{index}", "dataset": "tiny", "split": split, "url": None,
-                                  "html": html, "text": text}) + "\n")
+            out.write(
+                json.dumps(
+                    {"id": f"tiny-{index}", "dataset": "tiny", "split": split, "url": None, "html": html, "text": text}
+                )
+                + "\n"
+            )
     return path
 
 
@@ -61,8 +65,23 @@ def test_evaluate_prints_a_row_per_corpus(capsys, tiny_corpus, tmp_path):
 def test_train_writes_a_loadable_model(capsys, tiny_corpus, tmp_path):
     pytest.importorskip("torch", reason="training needs the 'train' extra")  # CI installs it
     stem = tmp_path / "trained"
-    code = main(["train", "--data", str(tiny_corpus), "--iterations", "20", "--output", str(stem),
-                 "--cache-dir", str(tmp_path / "cache"), "--workers", "1", "--threads", "1"])
+    code = main(
+        [
+            "train",
+            "--data",
+            str(tiny_corpus),
+            "--iterations",
+            "20",
+            "--output",
+            str(stem),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--workers",
+            "1",
+            "--threads",
+            "1",
+        ]
+    )
     assert code == 0
     assert "validation error" in capsys.readouterr().out
     assert main(["extract", "--model", str(stem) + ".npz", str(FIXTURES / "article.html")]) == 0

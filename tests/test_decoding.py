@@ -18,7 +18,9 @@ def test_viterbi_matches_brute_force(seed):
     n = int(rng.integers(1, 9))
     unary, pairwise = random_potentials(rng, n)
     lam, threshold = float(rng.uniform(0, 3)), float(rng.uniform(0.05, 0.95))
-    best = max(itertools.product([0, 1], repeat=n), key=lambda labels: sequence_score(labels, unary, pairwise, lam, threshold))
+    best = max(
+        itertools.product([0, 1], repeat=n), key=lambda labels: sequence_score(labels, unary, pairwise, lam, threshold)
+    )
     found = viterbi(unary, pairwise, lam, threshold)
     assert sequence_score(found, unary, pairwise, lam, threshold) == pytest.approx(
         sequence_score(best, unary, pairwise, lam, threshold)

@@ -58,7 +58,9 @@ def test_parent_and_grandparent_aggregate_their_blocks():
     assert x[three, column("node_r_chars_in_link")] == 1
     assert x[three, column("parent_log_words")] == pytest.approx(np.log1p(3), rel=1e-5)
     assert x[three, column("grandparent_log_words")] == pytest.approx(np.log1p(4), rel=1e-5)
-    assert x[three, column("parent_r_chars_in_link")] == pytest.approx(5 / len("one two" "three"), rel=1e-5)  # block chars, no separators
+    assert x[three, column("parent_r_chars_in_link")] == pytest.approx(
+        5 / len("one twothree"), rel=1e-5
+    )  # block chars, no separators
     assert x[three, column("parent_is_p")] == 1
 
 
@@ -97,3 +99,17 @@ def test_empty_and_single_block_pages():
     single = parse_page("<p>only</p>")
     assert block_features(single).shape == (1, 128)
     assert edge_features(single).shape == (0, 25)
+
+
+def test_every_feature_is_documented():
+    from pathlib import Path
+
+    documentation = (Path(__file__).parents[1] / "docs" / "model.rst").read_text(encoding="utf-8")
+    from scrapy_web2text.features import NODE_STATISTICS
+
+    levels = ("node_", "parent_", "grandparent_")
+    per_level = {f"{level}{stat}" for level in levels for stat in NODE_STATISTICS}
+    assert per_level <= set(BLOCK_FEATURES)
+    named = [name for name in BLOCK_FEATURES if name not in per_level]
+    missing = [name for name in [*NODE_STATISTICS, *named, *EDGE_FEATURES] if f"``{name}``" not in documentation]
+    assert not missing, f"features missing from docs/model.rst: {missing}"

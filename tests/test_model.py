@@ -101,7 +101,9 @@ def test_conv_stack_padding_keeps_length(model):
 
 def _real_pages():
     if (DATA / "wcxb.jsonl.gz").is_file():
-        return [r["html"] for r in corpus_pages("wcxb", "validation", 3)] + [r["html"] for r in corpus_pages("cleaneval", "test", 3)]
+        return [r["html"] for r in corpus_pages("wcxb", "validation", 3)] + [
+            r["html"] for r in corpus_pages("cleaneval", "test", 3)
+        ]
     return [fixture_text("article.html")]
 
 

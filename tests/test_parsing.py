@@ -62,7 +62,7 @@ def test_tag_path_and_flags():
 def test_decoding_uses_declared_charset_then_falls_back():
     latin = '<meta charset="iso-8859-1"><p>café</p>'.encode("latin-1")
     assert "café" in decode_html(latin)
-    assert "café" in decode_html("<p>café</p>".encode("utf-8"))
+    assert "café" in decode_html("<p>café</p>".encode())
     assert "café" in decode_html("<p>café</p>".encode("cp1252"))  # not UTF-8: Windows-1252
     assert decode_html(b"\xef\xbb\xbf<p>x</p>") == "<p>x</p>"
     assert isinstance(decode_html(b"\xff\xfe\x00\xd8garbage", "utf-8"), str)

@@ -31,7 +31,9 @@ def test_training_lowers_validation_loss_and_exports_a_numpy_model(pages, tmp_pa
     assert unary["validation_error"] < 0.3
     model.save(tmp_path / "tiny")
     loaded = Web2TextModel.load(tmp_path / "tiny")
-    page = parse_page("<body><div class=nav><a href=/>Home</a></div><p>Some text that reads like an article, with commas.</p></body>")
+    page = parse_page(
+        "<body><div class=nav><a href=/>Home</a></div><p>Some text that reads like an article, with commas.</p></body>"
+    )
     keep, probabilities, _ = web2text_labels(page, loaded)
     assert keep.shape == (2,) and np.all((probabilities >= 0) & (probabilities <= 1))
 

@@ -98,28 +98,48 @@ def _fit(torch, network, train: _Sequences, validation: _Sequences, config: dict
     valid_train = torch.from_numpy(train.valid)
     for iteration in range(1, iterations + 1):
         network.train()
-        index = torch.from_numpy(train.starts[generator.integers(0, len(train.starts), config["batch_size"])][:, None] + offsets)
+        index = torch.from_numpy(
+            train.starts[generator.integers(0, len(train.starts), config["batch_size"])][:, None] + offsets
+        )
         logits = network(x_train[index])
         mask = valid_train[index]
-        loss = (loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * mask.reshape(-1)).sum() / mask.sum()
+        loss = (
+            loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * mask.reshape(-1)
+        ).sum() / mask.sum()
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
         if iteration % every == 0 or iteration == iterations:
             error, validation_loss = _validate(torch, network, validation)
             if error < best["error"]:
-                best = {"error": error, "loss": validation_loss, "iteration": iteration,
-                        "state": {k: v.detach().clone() for k, v in network.state_dict().items()}}
+                best = {
+                    "error": error,
+                    "loss": validation_loss,
+                    "iteration": iteration,
+                    "state": {k: v.detach().clone() for k, v in network.state_dict().items()},
+                }
             progress.update(every if iteration % every == 0 else iteration % every)
-            progress.set_postfix(train_loss=f"{loss.item():.3f}", val_loss=f"{validation_loss:.3f}", val_error=f"{error:.4f}")
-            logger.info("%s %d/%d train loss %.4f validation loss %.4f error %.4f",
-                        label, iteration, iterations, loss.item(), validation_loss, error)
+            progress.set_postfix(
+                train_loss=f"{loss.item():.3f}", val_loss=f"{validation_loss:.3f}", val_error=f"{error:.4f}"
+            )
+            logger.info(
+                "%s %d/%d train loss %.4f validation loss %.4f error %.4f",
+                label,
+                iteration,
+                iterations,
+                loss.item(),
+                validation_loss,
+                error,
+            )
     progress.close()
     if best["state"] is not None:
         network.load_state_dict(best["state"])
     return {
-        "validation_error": best["error"], "validation_loss": best.get("loss"), "best_iteration": best["iteration"],
-        "initial_validation_error": initial_error, "initial_validation_loss": initial_loss,
+        "validation_error": best["error"],
+        "validation_loss": best.get("loss"),
+        "best_iteration": best["iteration"],
+        "initial_validation_error": initial_error,
+        "initial_validation_loss": initial_loss,
     }
 
 
@@ -194,7 +214,9 @@ def train(
     unary = ConvStack(ux[0].shape[1], config["unary_filters"], config["unary_kernels"], dropout)
     pairwise = ConvStack(px[0].shape[1], config["pairwise_filters"], config["pairwise_kernels"], dropout)
     unary_report = _fit(torch, unary, _lay_out(ux, uy, fragment), _lay_out(vux, vuy, fragment), config, seed, "unary")
-    pairwise_report = _fit(torch, pairwise, _lay_out(px, py, fragment), _lay_out(vpx, vpy, fragment), config, seed + 1, "pairwise")
+    pairwise_report = _fit(
+        torch, pairwise, _lay_out(px, py, fragment), _lay_out(vpx, vpy, fragment), config, seed + 1, "pairwise"
+    )
     model.unary, model.pairwise = unary.export(), pairwise.export()
     model.metadata = {
         "name": config["name"],
