@@ -11,6 +11,7 @@ features.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -102,7 +103,10 @@ def process_record(record: dict) -> PageData:
     )
 
 
+@functools.cache
 def code_fingerprint() -> str:
+    """Hash of the code that produces cached data, taken once per process:
+    the cache must be keyed by the code that runs, not by later edits."""
     digest = hashlib.sha1()
     for module in (parsing, features, alignment):
         digest.update(Path(module.__file__).read_bytes())

@@ -15,6 +15,7 @@ from .model import Web2TextModel, load_model
 from .parsing import CDOMNode, Page, parse_page
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
+_NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,9 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     for index in np.flatnonzero(keep):
         text = page.texts[index]
         if lines and index == previous + 1 and not page.break_before[index]:
-            lines[-1] += " " + text
+            # Inline neighbours ("see <a>this</a>.") join with a space, but
+            # not before closing punctuation.
+            lines[-1] += text if text[0] in _NO_SPACE_BEFORE else " " + text
         else:
             lines.append(text)
         previous = index

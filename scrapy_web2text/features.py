@@ -285,7 +285,7 @@ def block_features(page: Page) -> np.ndarray:
     """The (n_blocks, 128) raw block feature matrix of a page."""
     n = len(page)
     if n == 0:
-        return np.zeros((0, len(BLOCK_FEATURES)))
+        return np.zeros((0, len(BLOCK_FEATURES)), np.float32)
     counts = _per_block_counts(page)
     stats = _node_statistics(page, counts)
     parents = np.fromiter((node.parent for node in page.nodes), np.int64, len(page.nodes))

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
+from threadpoolctl import threadpool_limits
 
 from .features import BLOCK_FEATURE_BINARY, BLOCK_FEATURES, EDGE_FEATURE_BINARY, EDGE_FEATURES
 
@@ -48,21 +49,33 @@ PAPER_CONFIG = {
 }
 
 
-_blas_controller: ThreadpoolController | None = None
+#: Environment variable: BLAS threads for this process (default 1; "keep"
+#: leaves the BLAS library's own setting alone).
+BLAS_THREADS_VARIABLE = "WEB2TEXT_BLAS_THREADS"
 
 
-def _single_threaded_blas():
-    """Run BLAS on one thread for the duration of a page.
+def limit_blas_threads() -> None:
+    """Set BLAS to ``$WEB2TEXT_BLAS_THREADS`` threads (default 1), process-wide, once.
 
-    The matrices are tiny (hundreds of blocks × 50 channels): OpenBLAS's
-    thread start-up then dominates, and on a busy machine its spinning
-    threads made the networks 45 times slower in our measurements.  The
-    limit is scoped to the call so a user's other numpy work is untouched.
+    The networks multiply tiny matrices (hundreds of blocks × 50 channels):
+    OpenBLAS's thread start-up then dominates, and on a busy two-core
+    machine its spinning threads made the networks 45 times slower in our
+    measurements.  A limit scoped to each call does not work either: OpenBLAS
+    ignores thread-count changes made from worker threads, where Scrapy
+    labels pages.  So the setting is made here, at import, from the
+    importing thread, and documented (``docs/model.rst``).
     """
-    global _blas_controller
-    if _blas_controller is None:
-        _blas_controller = ThreadpoolController()
-    return _blas_controller.limit(limits=1, user_api="blas")
+    wanted = os.environ.get(BLAS_THREADS_VARIABLE, "1").strip().lower()
+    if wanted == "keep":
+        return
+    try:
+        threads = max(int(wanted), 1)
+    except ValueError:
+        raise ValueError(f"{BLAS_THREADS_VARIABLE} must be a positive integer or 'keep', not {wanted!r}") from None
+    threadpool_limits(limits=threads, user_api="blas")
+
+
+limit_blas_threads()
 
 
 class ModelError(ValueError):
@@ -141,11 +154,10 @@ class Web2TextModel:
         1 = content, and pairwise (n - 1, 2, 2) log p(previous → next).
         """
         block, edge = self.standardise(block_x, edge_x)
-        with _single_threaded_blas():
-            unary = log_softmax(conv_stack(block, self.unary))
-            if len(block) < 2:
-                return unary, np.zeros((0, 2, 2), np.float32)
-            pairwise = log_softmax(conv_stack(self.pairwise_inputs(block, edge), self.pairwise))
+        unary = log_softmax(conv_stack(block, self.unary))
+        if len(block) < 2:
+            return unary, np.zeros((0, 2, 2), np.float32)
+        pairwise = log_softmax(conv_stack(self.pairwise_inputs(block, edge), self.pairwise))
         return unary, pairwise.reshape(-1, 2, 2)
 
     # --- persistence -----------------------------------------------------

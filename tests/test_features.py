@@ -113,3 +113,11 @@ def test_every_feature_is_documented():
     named = [name for name in BLOCK_FEATURES if name not in per_level]
     missing = [name for name in [*NODE_STATISTICS, *named, *EDGE_FEATURES] if f"``{name}``" not in documentation]
     assert not missing, f"features missing from docs/model.rst: {missing}"
+
+
+def test_feature_matrices_are_float32_even_when_empty():
+    # The cache concatenates pages: one float64 page would double its size.
+    for html in ("", "<p>x</p>", "<p>x</p><p>y</p>"):
+        page = parse_page(html)
+        assert block_features(page).dtype == np.float32
+        assert edge_features(page).dtype == np.float32

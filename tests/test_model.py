@@ -125,3 +125,26 @@ def test_numpy_inference_matches_torch():
                 expected_pair = pairwise(torch.from_numpy(model.pairwise_inputs(x, e))[None])[0].numpy()
             assert np.abs(conv_stack(x, model.unary) - expected_unary).max() < 1e-5
             assert np.abs(conv_stack(model.pairwise_inputs(x, e), model.pairwise) - expected_pair).max() < 1e-5
+
+
+def test_blas_runs_single_threaded_unless_told_otherwise():
+    import subprocess
+    import sys
+
+    probe = (
+        "import scrapy_web2text.model\n"
+        "from threadpoolctl import threadpool_info\n"
+        "print(sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}))"
+    )
+
+    def threads(value):
+        env = {k: v for k, v in __import__("os").environ.items() if k != "WEB2TEXT_BLAS_THREADS"}
+        if value is not None:
+            env["WEB2TEXT_BLAS_THREADS"] = value
+        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+        return done.returncode, done.stdout.strip(), done.stderr
+
+    assert threads(None)[:2] == (0, "[1]")
+    assert threads("2")[:2] == (0, "[2]")
+    code, _, error = threads("many")
+    assert code != 0 and "WEB2TEXT_BLAS_THREADS must be a positive integer" in error
