@@ -121,9 +121,12 @@ def _cache_stem(path: Path, split: str, cache_dir: Path) -> Path:
 
 def _save(pages: list[PageData], stem: Path) -> None:
     stem.parent.mkdir(parents=True, exist_ok=True)
+    # Written aside, then renamed: a concurrent run never reads half a file,
+    # and two runs building the same cache do not trip over each other.
+    temporary = f"{stem}.{os.getpid()}.tmp"
     sizes = np.array([len(page) for page in pages], np.int64)
     np.savez(
-        str(stem) + ".tmp.npz",
+        temporary + ".npz",
         sizes=sizes,
         block_x=np.concatenate([p.block_x for p in pages]) if pages else np.zeros((0, len(BLOCK_FEATURES)), np.float32),
         edge_x=np.concatenate([p.edge_x for p in pages]) if pages else np.zeros((0, len(EDGE_FEATURES)), np.float32),
@@ -141,10 +144,10 @@ def _save(pages: list[PageData], stem: Path) -> None:
         }
         for p in pages
     ]
-    with gzip.open(str(stem) + ".tmp.json.gz", "wt", encoding="utf-8") as out:
+    with gzip.open(temporary + ".json.gz", "wt", encoding="utf-8") as out:
         json.dump(meta, out)
-    os.replace(str(stem) + ".tmp.npz", str(stem) + ".npz")
-    os.replace(str(stem) + ".tmp.json.gz", str(stem) + ".json.gz")
+    os.replace(temporary + ".npz", str(stem) + ".npz")
+    os.replace(temporary + ".json.gz", str(stem) + ".json.gz")
 
 
 def _load(stem: Path) -> list[PageData]:

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scrapy_web2text import ModelError, Web2TextModel, Web2TextSpiderMiddleware, Web2TextPipeline
+from scrapy_web2text import ModelError, Web2TextModel, Web2TextPipeline, Web2TextSpiderMiddleware
 from scrapy_web2text.integration.testing import LoopbackServer, Resource, build_site
 
 from .scrapy_support import make_crawler

@@ -8,8 +8,9 @@ Properties checked:
 
 * every non-whitespace text node of the body lands in exactly one block,
   whole, and the blocks hold all tokens in document order, each once;
-* ``main_text`` is the content blocks joined, hence a subsequence of the
-  blocks' text;
+* ``main_text`` is the content blocks joined (by a space, a newline, or
+  nothing before closing punctuation), hence a subsequence of the blocks'
+  text;
 * swapping whitespace characters (space, tab, LF) one for one, so offsets
   stay put, changes no block, label or probability (CR is left out: the
   parser turns CRLF into LF, which shifts a block's end offset by one); whitespace that moves offsets changes
@@ -147,6 +148,10 @@ class Renderer:
         ) + "</body></html>"
 
 
+def squash(text: str) -> str:
+    return "".join(text.split())
+
+
 def block_words(result) -> list[str]:
     return [word for block in result.blocks for word in block.text.split(" ")]
 
@@ -175,10 +180,13 @@ def test_every_text_node_lands_in_exactly_one_block_in_order(body) -> None:
 def test_main_text_is_the_content_blocks_joined(body, threshold) -> None:
     result = extract(Renderer().page(body), model=MODEL, threshold=threshold)
     content = [block.text for block in result.blocks if block.is_content]
-    assert result.main_text.replace("\n", " ") == " ".join(content)
-    # ... so its words are a subsequence of the blocks' words.
-    words = iter(block_words(result))
-    assert all(any(word == candidate for candidate in words) for word in result.main_text.split())
+    # Joined by a space, a newline or (before closing punctuation) nothing.
+    assert squash(result.main_text) == squash("".join(content))
+    lines = result.main_text.split("\n") if result.main_text else []
+    assert len(lines) <= len(content)
+    # ... so it is a subsequence of the blocks' text, character by character.
+    characters = iter(squash("".join(block.text for block in result.blocks)))
+    assert all(any(char == candidate for candidate in characters) for char in squash(result.main_text))
 
 
 @SETTINGS
@@ -264,7 +272,7 @@ def test_unary_threshold_is_monotone(body, low, step) -> None:
 def test_any_text_gives_an_extraction(text) -> None:
     """Arbitrary str (markup or not, surrogates included) never raises."""
     result = extract(text, model=MODEL)
-    assert result.main_text.replace("\n", " ") == " ".join(b.text for b in result.blocks if b.is_content)
+    assert squash(result.main_text) == squash("".join(b.text for b in result.blocks if b.is_content))
     for block in result.blocks:
         assert block.text == block.text.strip() and block.text
         assert not re.search(r"\s\s", block.text)
