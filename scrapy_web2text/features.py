@@ -25,15 +25,20 @@ from .parsing import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, Page
 _COUNT_PATTERNS = {
     "words": re.compile(r"\w+"),
     "sentences": re.compile(r"[.!?]+(?=\s|$)"),
-    "punctuation": re.compile(r"[,.?;:!]"),
-    "dashes": re.compile(r"[-_/\\]"),
-    "periods": re.compile(r"\."),
     "digits": re.compile(r"\d"),
-    "separators": re.compile(r"[|•·»«›‹>]"),
     "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+"),
     "url": re.compile(r"https?://|www\.\w"),
     "year": re.compile(r"\b(?:19|20)\d\d\b"),
     "copyright": re.compile(r"©|\(c\)|copyright|all rights reserved", re.I),
+}
+_CHARACTER_CLASSES = {
+    name: np.array([ord(c) for c in characters], np.uint32)
+    for name, characters in {
+        "punctuation": ",.?;:!",
+        "dashes": "-_/\\",
+        "periods": ".",
+        "separators": "|•·»«›‹>",
+    }.items()
 }
 _ENDS_WITH_PUNCTUATION = re.compile(r"[.!?:;,\"'”’)]$")
 
@@ -196,6 +201,12 @@ def _per_block_counts(page: Page) -> dict[str, np.ndarray]:
     starts = np.zeros(n, np.int64)
     np.cumsum(lengths[:-1] + 1, out=starts[1:])
     counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
+    # Single-character classes are counted on the code points at once.
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
+    owner_of_char = np.repeat(np.arange(n), lengths + 1)[: len(codes)]
+    for name, characters in _CHARACTER_CLASSES.items():
+        hits = np.isin(codes, characters)
+        counts[name] = np.bincount(owner_of_char[hits], minlength=n).astype(float)
     for name, pattern in _COUNT_PATTERNS.items():
         if name == "words":
             matches = list(pattern.finditer(joined))
@@ -228,9 +239,7 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     """(n_nodes, len(NODE_STATISTICS)) for every CDOM node."""
-    nodes = page.nodes
-    first = np.fromiter((node.first_block for node in nodes), np.int64, len(nodes))
-    end = np.fromiter((node.end_block for node in nodes), np.int64, len(nodes))
+    first, end = page.node_table[:, 2], page.node_table[:, 3]
     last = np.maximum(end - 1, 0)
 
     def total(name: str) -> np.ndarray:
@@ -240,8 +249,8 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     chars, words = total("chars"), total("words")
     source_length = max(len(page.source), 1)
     page_words = max(counts["words"].sum(), 1.0)
-    n_children = np.fromiter((node.n_children for node in nodes), float, len(nodes))
-    depth = np.fromiter((node.depth for node in nodes), float, len(nodes))
+    n_children = page.node_table[:, 4].astype(float)
+    depth = page.node_table[:, 1].astype(float)
     columns = [
         np.log1p(chars),
         words / page_words,
@@ -288,7 +297,7 @@ def block_features(page: Page) -> np.ndarray:
         return np.zeros((0, len(BLOCK_FEATURES)), np.float32)
     counts = _per_block_counts(page)
     stats = _node_statistics(page, counts)
-    parents = np.fromiter((node.parent for node in page.nodes), np.int64, len(page.nodes))
+    parents = page.node_table[:, 0]
     chain = _ancestors(parents, page.block_nodes, 2)
     # The root stands in for a missing parent or grandparent.
     chain = np.where(chain >= 0, chain, 0)
@@ -327,8 +336,7 @@ def edge_features(page: Page) -> np.ndarray:
     if n < 2:
         return np.zeros((0, len(EDGE_FEATURES)), np.float32)
     nodes = page.nodes
-    parents = np.fromiter((node.parent for node in nodes), np.int64, len(nodes))
-    depth = np.fromiter((node.depth for node in nodes), np.int64, len(nodes))
+    parents, depth = page.node_table[:, 0], page.node_table[:, 1]
     levels = 5
     chain = _ancestors(parents, page.block_nodes, levels)
     left, right = chain[:-1], chain[1:]

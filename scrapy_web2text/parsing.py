@@ -108,7 +108,7 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
     return data.decode(declared or "cp1252", "replace")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class CDOMNode:
     """A node of the Collapsed DOM.
 
@@ -150,6 +150,8 @@ class Page:
     #: Per block: bit masks of ancestor tags / class-id keywords (features.py).
     ancestor_tags: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     ancestor_keywords: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: Per CDOM node: parent, depth, first_block, end_block, n_children.
+    node_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 5), np.int64))
     truncated: bool = False
     #: libxml2 hit its nesting limit: elements nested deeper than
     #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
@@ -194,17 +196,33 @@ ANCESTOR_KEYWORDS = (
 )
 _ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
 _KEYWORD_PATTERNS = [re.compile(pattern) for _, pattern in ANCESTOR_KEYWORDS]
+_ANY_KEYWORD = re.compile("|".join(pattern for _, pattern in ANCESTOR_KEYWORDS))
 
 
-def _keyword_mask(attributes: str, cache: dict[str, int]) -> int:
-    mask = cache.get(attributes)
-    if mask is None:
+#: (class, id) → (lower-cased "class id", tag-path suffix, keyword mask),
+#: shared by all pages: sites repeat their class names on every page.
+_ATTRIBUTE_CACHE: dict[tuple[str, str], tuple[str, str, int]] = {}
+_ATTRIBUTE_CACHE_SIZE = 100_000
+
+
+def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, int]:
+    key = (class_name, element_id)
+    described = _ATTRIBUTE_CACHE.get(key)
+    if described is None:
+        attributes = f"{class_name} {element_id}".strip().lower()
+        classes = class_name.split()
         mask = 0
-        for bit, pattern in enumerate(_KEYWORD_PATTERNS):
-            if pattern.search(attributes):
-                mask |= 1 << bit
-        cache[attributes] = mask
-    return mask
+        # Most class names ("row", "col-6", ids) hold no keyword at all: one
+        # combined search rules them out before the per-group searches.
+        if _ANY_KEYWORD.search(attributes):
+            for bit, pattern in enumerate(_KEYWORD_PATTERNS):
+                if pattern.search(attributes):
+                    mask |= 1 << bit
+        described = (attributes, "." + classes[0] if classes else "", mask)
+        if len(_ATTRIBUTE_CACHE) >= _ATTRIBUTE_CACHE_SIZE:
+            _ATTRIBUTE_CACHE.clear()
+        _ATTRIBUTE_CACHE[key] = described
+    return described
 
 
 class _Subtree:
@@ -416,7 +434,6 @@ class _Walker:
         self.stack: list[_Open] = []
         self.paths: dict[tuple[int, str], int] = {}
         self.segments: list[str] = []
-        self.keyword_cache: dict[str, int] = {}
         self.pending_break = False
         self.cursor = 0
         self.block_rows: list[tuple] = []
@@ -426,51 +443,59 @@ class _Walker:
         self.stack.append(top)
         events = etree.iterwalk(root, events=("start", "end"))
         skipping: set = set()
+        # Bound once: this loop runs twice per element of the page.
+        add_text, open_element, close_element = self._add_text, self._open, self._close
+        block_level, skipped = BLOCK_LEVEL_TAGS, SKIPPED_TAGS
         for event, element in events:
             tag = element.tag
-            if not isinstance(tag, str):  # comment or PI left by a recovering parse
-                if event == "end":
-                    self._add_text(element.tail)
+            if tag.__class__ is not str:  # comment or PI left by a recovering parse
+                if event == "end" and element.tail:
+                    add_text(element.tail)
                 continue
-            tag = tag.lower()
             if tag.startswith("{"):
                 tag = tag.rpartition("}")[2]
+            tag = tag.lower()
             if event == "start":
-                if tag in BLOCK_LEVEL_TAGS:
+                if tag in block_level:
                     self.pending_break = True
-                if tag in SKIPPED_TAGS:
+                if tag in skipped:
                     events.skip_subtree()
                     skipping.add(element)
                     continue
-                self._open(tag, element)
-                self._add_text(element.text)
+                open_element(tag, element)
+                text = element.text
+                if text:
+                    add_text(text)
             else:
-                if element in skipping:
+                if skipping and element in skipping:
                     skipping.discard(element)
                 else:
-                    self._close()
-                if tag in BLOCK_LEVEL_TAGS:
+                    close_element()
+                if tag in block_level:
                     self.pending_break = True
-                self._add_text(element.tail)
+                tail = element.tail
+                if tail:
+                    add_text(tail)
         while len(self.stack) > 1:
-            self._close()
+            close_element()
         self._finish(top)
 
     def _open(self, tag: str, element) -> None:
         parent = self.stack[-1]
         get = element.get
-        class_name = get("class") or ""
-        element_id = get("id") or ""
-        attributes = f"{class_name} {element_id}".strip().lower() if (class_name or element_id) else ""
-        segment = tag + ("." + class_name.split()[0] if class_name.split() else "")
+        class_name = get("class")
+        element_id = get("id")
+        if class_name or element_id:
+            attributes, suffix, keyword_mask = _describe_attributes(class_name or "", element_id or "")
+            segment = tag + suffix
+            keyword_mask |= parent.keyword_mask
+        else:
+            attributes, segment, keyword_mask = "", tag, parent.keyword_mask
         key = (parent.path_id, segment)
         path_id = self.paths.get(key)
         if path_id is None:
             path_id = self.paths[key] = len(self.paths) + 1
         self.segments.append(segment)
-        keyword_mask = parent.keyword_mask
-        if attributes:
-            keyword_mask |= _keyword_mask(attributes, self.keyword_cache)
         self.stack.append(
             _Open(
                 tag,
@@ -551,6 +576,9 @@ class _Walker:
             root.children = top.children
         nodes = page.nodes
         block_nodes = np.zeros(len(self.block_rows), np.int64)
+        # Per node: parent, depth, first block, end block, children (the
+        # feature code's view of the tree, as one array).
+        table: list[list[int]] = []
         # Iterative pre-order numbering; a node's leaf range is known once its
         # last child is done, hence the post-visit entries (index < 0).
         work: list[tuple[_Subtree, int, int]] = [(root, -1, 0)]
@@ -558,27 +586,27 @@ class _Walker:
         while work:
             subtree, parent, depth = work.pop()
             if parent < -1:  # post-visit marker: parent holds ~index
-                nodes[~parent - 1].end_block = leaves_seen
+                nodes[~parent - 1].end_block = table[~parent - 1][3] = leaves_seen
                 continue
             index = len(nodes)
             tags = tuple(reversed(subtree.tags_inner_first))
             attributes = " ".join(reversed(subtree.attributes))
-            node = CDOMNode(index, tags, attributes, parent, depth, leaves_seen, leaves_seen, len(subtree.children))
+            n_children = len(subtree.children)
+            node = CDOMNode(index, tags, attributes, parent, depth, leaves_seen, leaves_seen, n_children)
             nodes.append(node)
+            row = [parent, depth, leaves_seen, leaves_seen, n_children]
+            table.append(row)
             if subtree.leaf >= 0:
                 block_nodes[subtree.leaf] = index
                 leaves_seen += 1
-                node.end_block = leaves_seen
+                node.end_block = row[3] = leaves_seen
                 continue
             work.append((subtree, ~(index + 1), 0))
             for child in reversed(subtree.children):
                 work.append((child, index, depth + 1))
-        rows = self.block_rows
+        page.node_table = np.array(table, np.int64).reshape(-1, 5)
+        columns = np.array(self.block_rows, np.int64).reshape(-1, 7)
         page.block_nodes = block_nodes
-        page.starts = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-        page.ends = np.fromiter((r[1] for r in rows), np.int64, len(rows))
-        page.path_ids = np.fromiter((r[2] for r in rows), np.int64, len(rows))
-        page.in_link = np.fromiter((r[3] for r in rows), bool, len(rows))
-        page.break_before = np.fromiter((r[4] for r in rows), bool, len(rows))
-        page.ancestor_tags = np.fromiter((r[5] for r in rows), np.int64, len(rows))
-        page.ancestor_keywords = np.fromiter((r[6] for r in rows), np.int64, len(rows))
+        page.starts, page.ends, page.path_ids = columns[:, 0], columns[:, 1], columns[:, 2]
+        page.in_link, page.break_before = columns[:, 3].astype(bool), columns[:, 4].astype(bool)
+        page.ancestor_tags, page.ancestor_keywords = columns[:, 5], columns[:, 6]
