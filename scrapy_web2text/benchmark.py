@@ -49,6 +49,7 @@ METRICS = ("accuracy", "precision", "recall", "f1", "shingle_f1", "word_f1", "ms
 
 # --- peers: html -> text -------------------------------------------------------
 
+
 def _with_body(html: str) -> str:
     # boilerpy3's SAX-style parser ignores text outside <body>; many
     # CleanEval pages have none (a browser would infer it).
@@ -76,7 +77,9 @@ def _justext() -> Callable[[str], str]:
     import justext
 
     stoplist = justext.get_stoplist("English")
-    return lambda html: "\n".join(p.text for p in justext.justext(html.encode("utf-8"), stoplist) if not p.is_boilerplate)
+    return lambda html: "\n".join(
+        p.text for p in justext.justext(html.encode("utf-8"), stoplist) if not p.is_boilerplate
+    )
 
 
 def _boilerpy3() -> Callable[[str], str]:
@@ -127,6 +130,7 @@ def kept_by_text(texts: Sequence[str], output: str) -> np.ndarray:
 
 # --- the run -----------------------------------------------------------------------
 
+
 @dataclass
 class _Row:
     name: str
@@ -139,7 +143,11 @@ class _Row:
     def as_dict(self, corpus: str, split: str) -> dict:
         scores = {**self.blocks.as_dict(), **self.text.as_dict()}
         return {
-            "corpus": corpus, "split": split, "name": self.name, "kind": self.kind, "pages": len(self.ms),
+            "corpus": corpus,
+            "split": split,
+            "name": self.name,
+            "kind": self.kind,
+            "pages": len(self.ms),
             **{k: scores[k] for k in METRICS if k in scores},
             "ms_per_page": statistics.median(self.ms) if self.ms else float("nan"),
             "errors": self.errors,
@@ -223,9 +231,13 @@ def run_benchmark(
 
 # --- output -----------------------------------------------------------------------
 
+
 def format_table(rows: Sequence[dict], notes: Sequence[str] = ()) -> str:
     lines = []
-    header = f"{'system':<20} {'pages':>5} {'acc':>6} {'prec':>6} {'rec':>6} {'F1':>6} {'shingF1':>7} {'wordF1':>6} {'ms/page':>8}"
+    header = (
+        f"{'system':<20} {'pages':>5} {'acc':>6} {'prec':>6} {'rec':>6} {'F1':>6}"
+        f" {'shingF1':>7} {'wordF1':>6} {'ms/page':>8}"
+    )
     for corpus in dict.fromkeys((row["corpus"], row["split"]) for row in rows):
         lines += [f"{corpus[0]} ({corpus[1]})", header, "-" * len(header)]
         for row in rows:
@@ -247,9 +259,19 @@ def format_rst(rows: Sequence[dict]) -> str:
     """reStructuredText list-tables, one per corpus (for docs/baselines.rst)."""
     out = []
     for corpus in dict.fromkeys((row["corpus"], row["split"]) for row in rows):
-        out += [f".. list-table:: {corpus[0]}, {corpus[1]} split", "   :header-rows: 1", "",
-                "   * - system", "     - accuracy", "     - precision", "     - recall", "     - F1",
-                "     - shingle F1", "     - word F1", "     - ms/page"]
+        out += [
+            f".. list-table:: {corpus[0]}, {corpus[1]} split",
+            "   :header-rows: 1",
+            "",
+            "   * - system",
+            "     - accuracy",
+            "     - precision",
+            "     - recall",
+            "     - F1",
+            "     - shingle F1",
+            "     - word F1",
+            "     - ms/page",
+        ]
         for row in rows:
             if (row["corpus"], row["split"]) == corpus:
                 name = row["name"] + (" (peer)" if row["kind"] == "peer" else "")
@@ -288,7 +310,9 @@ def plot(rows: Sequence[dict], path: str | Path) -> bool:
                 continue
             marker = "s" if row["kind"] == "peer" else "o"
             axis.scatter(row["ms_per_page"], row["f1"], marker=marker)
-            axis.annotate(row["name"], (row["ms_per_page"], row["f1"]), fontsize=8, xytext=(4, 2), textcoords="offset points")
+            axis.annotate(
+                row["name"], (row["ms_per_page"], row["f1"]), fontsize=8, xytext=(4, 2), textcoords="offset points"
+            )
         axis.set_xscale("log")
         axis.set_xlabel("median ms per page (log)")
         axis.set_ylabel("block F1")
@@ -302,11 +326,19 @@ def plot(rows: Sequence[dict], path: str | Path) -> bool:
 
 # --- CLI ------------------------------------------------------------------------
 
+
 def add_benchmark_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--data", nargs="+", required=True, metavar="FILE", help="corpus .jsonl.gz files")
     parser.add_argument("--split", default="test", choices=("train", "validation", "test"))
-    parser.add_argument("--methods", nargs="*", metavar="NAME", help=f"methods (default: all of {', '.join(method_names())})")
-    parser.add_argument("--peers", nargs="*", metavar="NAME", help=f"peers (default: the installed ones of {', '.join(PEERS)}); give none for no peers")
+    parser.add_argument(
+        "--methods", nargs="*", metavar="NAME", help=f"methods (default: all of {', '.join(method_names())})"
+    )
+    parser.add_argument(
+        "--peers",
+        nargs="*",
+        metavar="NAME",
+        help=f"peers (default: the installed ones of {', '.join(PEERS)}); give none for no peers",
+    )
     parser.add_argument("--limit", type=int, help="first N pages of each split only")
     parser.add_argument("--model", help="Web2Text model name or path for the web2text methods")
     parser.add_argument("--csv", metavar="PATH", help="write the rows as CSV")
@@ -319,7 +351,12 @@ def add_benchmark_arguments(parser: argparse.ArgumentParser) -> argparse.Argumen
 def main(args: argparse.Namespace) -> int:
     try:
         result = run_benchmark(
-            args.data, args.split, methods=args.methods, peers=args.peers, limit=args.limit, model=args.model,
+            args.data,
+            args.split,
+            methods=args.methods,
+            peers=args.peers,
+            limit=args.limit,
+            model=args.model,
             progress=sys.stderr.isatty(),
         )
     except (ValueError, FileNotFoundError) as error:

@@ -31,7 +31,12 @@ def _corpus(tmp_path, pages=3):
     with gzip.open(path, "wt", encoding="utf-8") as out:
         for number in range(pages):
             html = f"<html><body><ul>{MENU}</ul><p>{ARTICLE} Page {number}.</p><p>{ARTICLE}</p></body></html>"
-            record = {"id": f"tiny-{number}", "split": "test", "html": html, "text": f"{ARTICLE} Page {number}.\n{ARTICLE}"}
+            record = {
+                "id": f"tiny-{number}",
+                "split": "test",
+                "html": html,
+                "text": f"{ARTICLE} Page {number}.\n{ARTICLE}",
+            }
             out.write(json.dumps(record) + "\n")
         out.write(json.dumps({"id": "tiny-train", "split": "train", "html": "<p>x</p>", "text": "x"}) + "\n")
     return path
@@ -84,7 +89,7 @@ def test_missing_peer_is_a_note(monkeypatch):
 
 
 def test_peer_rows_use_text_containment(tmp_path, monkeypatch):
-    monkeypatch.setitem(benchmark.PEERS, "echo", lambda: (lambda html: ARTICLE))
+    monkeypatch.setitem(benchmark.PEERS, "echo", lambda: lambda html: ARTICLE)
     result = run_benchmark([_corpus(tmp_path)], "test", methods=[], peers=["echo"])
     row = result.rows[0]
     assert row["kind"] == "peer" and row["precision"] == 1.0 and row["recall"] == pytest.approx(0.5)
@@ -98,8 +103,21 @@ def test_kept_by_text():
 
 def test_main_writes_csv_json_rst_and_plot(tmp_path, capsys):
     args = add_benchmark_arguments(argparse.ArgumentParser()).parse_args(
-        ["--data", str(_corpus(tmp_path)), "--methods", "bte", "--peers", "--csv", str(tmp_path / "r.csv"),
-         "--json", str(tmp_path / "r.json"), "--rst", str(tmp_path / "r.rst"), "--plot", str(tmp_path / "r.png")]
+        [
+            "--data",
+            str(_corpus(tmp_path)),
+            "--methods",
+            "bte",
+            "--peers",
+            "--csv",
+            str(tmp_path / "r.csv"),
+            "--json",
+            str(tmp_path / "r.json"),
+            "--rst",
+            str(tmp_path / "r.rst"),
+            "--plot",
+            str(tmp_path / "r.png"),
+        ]
     )
     assert main(args) == 0
     assert "bte" in capsys.readouterr().out
@@ -124,8 +142,23 @@ def test_main_reports_a_missing_file(tmp_path, capsys):
 
 
 def test_rst_table_has_a_row_per_system():
-    rows = [{"corpus": "c", "split": "test", "name": n, "kind": "method", "pages": 1, "accuracy": 1, "precision": 1,
-             "recall": 1, "f1": 1, "shingle_f1": 1, "word_f1": 1, "ms_per_page": 2.0} for n in ("a", "b")]
+    rows = [
+        {
+            "corpus": "c",
+            "split": "test",
+            "name": n,
+            "kind": "method",
+            "pages": 1,
+            "accuracy": 1,
+            "precision": 1,
+            "recall": 1,
+            "f1": 1,
+            "shingle_f1": 1,
+            "word_f1": 1,
+            "ms_per_page": 2.0,
+        }
+        for n in ("a", "b")
+    ]
     text = format_rst(rows)
     assert text.count("   * - ") == 3  # header + 2 rows
 
@@ -134,7 +167,9 @@ def test_cleaneval_sample_reproduces_the_paper_ordering():
     """On CleanEval test pages, Boilerpipe's default extractor beats the
     largest-block one at block F1, as in the paper's table."""
     path = corpus_file("cleaneval")
-    result = run_benchmark([path], "test", methods=["boilerpipe-default", "boilerpipe-largest", "bte"], peers=[], limit=25)
+    result = run_benchmark(
+        [path], "test", methods=["boilerpipe-default", "boilerpipe-largest", "bte"], peers=[], limit=25
+    )
     f1 = {row["name"]: row["f1"] for row in result.rows}
     assert f1["boilerpipe-default"] > f1["boilerpipe-largest"]
     assert all(np.isfinite(list(f1.values())))

@@ -90,6 +90,8 @@ def test_main_text_joins_inline_blocks_and_breaks_paragraphs():
 
     from scrapy_web2text.extraction import join_main_text
 
-    page = parse_page("<body><p>See <a href=x>the report</a>. Then <b>act</b></p><p>Next</p><div>gone</div><p>Last</p></body>")
+    page = parse_page(
+        "<body><p>See <a href=x>the report</a>. Then <b>act</b></p><p>Next</p><div>gone</div><p>Last</p></body>"
+    )
     keep = np.array([True, True, True, True, True, False, True])
     assert join_main_text(page, keep) == "See the report. Then act\nNext\nLast"

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..parsing import Page
-from ._walk import END, SKIPPED, START, TEXT, aligned_events
+from ._walk import SKIPPED, START, TEXT, aligned_events
 
 #: Tags that do not end a TextBlock (Boilerpipe's DefaultTagActionMap: the
 #: anchor and the inline actions); every other tag, known or not, flushes.
@@ -113,8 +113,14 @@ def _make_block(tokens: list[tuple[str, bool]], offset: int, blocks: list[int]) 
     else:
         words_in_wrapped = num_words - words_current_line
     return TextBlock(
-        " ".join(token for token, _ in tokens), num_words, num_anchor, words_in_wrapped,
-        num_wrapped_lines, offset, offset, blocks,
+        " ".join(token for token, _ in tokens),
+        num_words,
+        num_anchor,
+        words_in_wrapped,
+        num_wrapped_lines,
+        offset,
+        offset,
+        blocks,
     )
 
 
@@ -170,6 +176,7 @@ def build_document(page: Page) -> TextDocument:
 
 
 # --- classifiers -------------------------------------------------------------
+
 
 def _neighbours(blocks: list[TextBlock]):
     empty = TextBlock("", 0, 0, 0, 0, -1, -1)
@@ -227,7 +234,12 @@ _N_COMMENTS = re.compile(r"(?msi)^[0-9]+ (comments|users responded in)")
 # The seed's list (lower-cased, as Boilerpipe compares lower-cased text).
 _END_STARTS = ("comments", "reuters", "please rate this")
 _END_CONTAINS = (
-    "what you think...", "add your comment", "add comment", "reader views", "have your say", "reader comments",
+    "what you think...",
+    "add your comment",
+    "add comment",
+    "reader views",
+    "have your say",
+    "reader comments",
 )
 _END_EQUALS = ("thanks for your comments - this feedback is now closed",)
 
@@ -268,8 +280,12 @@ def potential_titles(title: str) -> set[str]:
         return set()
     found = {title}
     for pattern in (
-        r"[ ]*[|»-][ ]*", r"[ ]*[|»:][ ]*", r"[ ]*[|»:()][ ]*", r"[ ]*[|»:()\-][ ]*",
-        r"[ ]*[|»,:()\-][ ]*", r"[ ]*[|»,:()\-\u00a0][ ]*",
+        r"[ ]*[|»-][ ]*",
+        r"[ ]*[|»:][ ]*",
+        r"[ ]*[|»:()][ ]*",
+        r"[ ]*[|»:()\-][ ]*",
+        r"[ ]*[|»,:()\-][ ]*",
+        r"[ ]*[|»,:()\-\u00a0][ ]*",
     ):
         part = _longest_part(title, pattern)
         if part:
@@ -393,6 +409,7 @@ def simple_block_fusion_processor(doc: TextDocument) -> None:
 
 # --- extractors ----------------------------------------------------------------
 
+
 def article_extractor(doc: TextDocument) -> None:
     terminating_blocks_finder(doc)
     document_title_match_classifier(doc)
@@ -444,7 +461,9 @@ def _labeller(extractor: str):
 
         clock = time.perf_counter()
         keep, _ = boilerpipe_labels(page, extractor)
-        return Labelling(keep, keep.astype(float), f"boilerpipe-{extractor}", {"baseline": 1000 * (time.perf_counter() - clock)})
+        return Labelling(
+            keep, keep.astype(float), f"boilerpipe-{extractor}", {"baseline": 1000 * (time.perf_counter() - clock)}
+        )
 
     label.__name__ = f"boilerpipe_{extractor}"
     label.__doc__ = f"Boilerpipe's {extractor} extractor on the page's blocks."

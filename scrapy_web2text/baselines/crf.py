@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..features import BLOCK_FEATURE_BINARY, BLOCK_FEATURES, block_features
+from ..features import BLOCK_FEATURES, block_features
 from ..parsing import Page
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
@@ -101,8 +101,14 @@ class CRFModel:
         stem = Path(stem).with_suffix("")
         stem.parent.mkdir(parents=True, exist_ok=True)
         np.savez(
-            stem.with_suffix(".npz"), mean=self.mean, std=self.std, weight=self.weight, bias=self.bias,
-            transitions=self.transitions, start=self.start, end=self.end,
+            stem.with_suffix(".npz"),
+            mean=self.mean,
+            std=self.std,
+            weight=self.weight,
+            bias=self.bias,
+            transitions=self.transitions,
+            start=self.start,
+            end=self.end,
         )
         meta = {"format": FORMAT, "version": 1, "block_features": list(BLOCK_FEATURES), **self.metadata}
         stem.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
@@ -148,12 +154,15 @@ def crf(page: Page, *, model=None, threshold=None):
     keep, probabilities = resolved.label(block_x, threshold)
     done = time.perf_counter()
     return Labelling(
-        keep, probabilities, "crf",
+        keep,
+        probabilities,
+        "crf",
         {"features": 1000 * (features_done - clock), "decode": 1000 * (done - features_done)},
     )
 
 
 # --- training (torch) -----------------------------------------------------------
+
 
 def _chunks(pages, length: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Pages cut into pieces of at most ``length`` blocks (the forward loop's
@@ -200,8 +209,19 @@ def _nll(torch, params, x, y, mask):
     return (log_z - gold).sum() / mask.sum()
 
 
-def train_crf(train_pages, validation_pages, *, l2_values=(1e-4, 1e-2), epochs: int = 15, seed: int = 0,
-              corpora=(), lr: float = 0.05, chunk: int = 100, batch: int = 64, threads: int | None = None) -> CRFModel:
+def train_crf(
+    train_pages,
+    validation_pages,
+    *,
+    l2_values=(1e-4, 1e-2),
+    epochs: int = 15,
+    seed: int = 0,
+    corpora=(),
+    lr: float = 0.05,
+    chunk: int = 100,
+    batch: int = 64,
+    threads: int | None = None,
+) -> CRFModel:
     """Fit on ``train_pages``; pick L2 and epoch by validation block F1."""
     from ..metrics import BlockCounts
     from ..model import feature_statistics
@@ -223,8 +243,11 @@ def train_crf(train_pages, validation_pages, *, l2_values=(1e-4, 1e-2), epochs: 
     for l2 in l2_values:
         torch.manual_seed(seed)
         params = [
-            torch.zeros(2, len(mean), requires_grad=True), torch.zeros(2, requires_grad=True),
-            torch.zeros(2, 2, requires_grad=True), torch.zeros(2, requires_grad=True), torch.zeros(2, requires_grad=True),
+            torch.zeros(2, len(mean), requires_grad=True),
+            torch.zeros(2, requires_grad=True),
+            torch.zeros(2, 2, requires_grad=True),
+            torch.zeros(2, requires_grad=True),
+            torch.zeros(2, requires_grad=True),
         ]
         optimiser = torch.optim.Adam(params, lr=lr)
         generator = np.random.default_rng(seed)
@@ -254,9 +277,13 @@ def train_crf(train_pages, validation_pages, *, l2_values=(1e-4, 1e-2), epochs: 
         "seed": seed,
         "selected": best[2],
         "training": {
-            "train_pages": len(train_pages), "validation_pages": len(validation_pages),
-            "epochs": epochs, "lr": lr, "optimiser": f"adam, batches of {batch} page pieces of <= {chunk} blocks",
-            "seconds": round(time.perf_counter() - started, 1), "torch": torch.__version__,
+            "train_pages": len(train_pages),
+            "validation_pages": len(validation_pages),
+            "epochs": epochs,
+            "lr": lr,
+            "optimiser": f"adam, batches of {batch} page pieces of <= {chunk} blocks",
+            "seconds": round(time.perf_counter() - started, 1),
+            "torch": torch.__version__,
             "history": history,
         },
     }
@@ -275,8 +302,14 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     train_pages = [p for path in args.corpora for p in load_split(path, "train")]
     validation_pages = [p for path in args.corpora for p in load_split(path, "validation")]
-    model = train_crf(train_pages, validation_pages, epochs=args.epochs, seed=args.seed, threads=args.threads,
-                      corpora=[corpus_name(p) for p in args.corpora])
+    model = train_crf(
+        train_pages,
+        validation_pages,
+        epochs=args.epochs,
+        seed=args.seed,
+        threads=args.threads,
+        corpora=[corpus_name(p) for p in args.corpora],
+    )
     model.save(args.output)
     print(json.dumps(model.metadata["selected"], indent=1))
 
