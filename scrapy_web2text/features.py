@@ -14,6 +14,7 @@ no re-tokenising.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import numpy as np
@@ -22,8 +23,8 @@ from .parsing import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, Page
 
 # --- per-block raw counts ---------------------------------------------------
 
+_WORD = re.compile(r"\w+")
 _COUNT_PATTERNS = {
-    "words": re.compile(r"\w+"),
     "sentences": re.compile(r"[.!?]+(?=\s|$)"),
     "digits": re.compile(r"\d"),
     "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+"),
@@ -31,6 +32,9 @@ _COUNT_PATTERNS = {
     "year": re.compile(r"\b(?:19|20)\d\d\b"),
     "copyright": re.compile(r"©|\(c\)|copyright|all rights reserved", re.I),
 }
+#: Substrings a match needs (all groups, one of each group's): a page
+#: without them is skipped, exactly.
+_REQUIRED_SUBSTRINGS = {"email": (("@",),), "url": (("://", "www."),)}
 _CHARACTER_CLASSES = {
     name: np.array([ord(c) for c in characters], np.uint32)
     for name, characters in {
@@ -207,17 +211,20 @@ def _per_block_counts(page: Page) -> dict[str, np.ndarray]:
     for name, characters in _CHARACTER_CLASSES.items():
         hits = np.isin(codes, characters)
         counts[name] = np.bincount(owner_of_char[hits], minlength=n).astype(float)
+    # \w+ never spans the "\n" between blocks: per-block findall gives the
+    # same words without a match object per word.
+    words_by_block = [_WORD.findall(text) for text in texts]
+    word_counts = np.fromiter(map(len, words_by_block), np.int64, n)
+    words = list(itertools.chain.from_iterable(words_by_block))
+    word_owner = np.repeat(np.arange(n), word_counts)
+    counts["words"] = word_counts.astype(float)
     for name, pattern in _COUNT_PATTERNS.items():
-        if name == "words":
-            matches = list(pattern.finditer(joined))
-            words = [m.group() for m in matches]
-            positions = [m.start() for m in matches]
-        else:
-            positions = [m.start() for m in pattern.finditer(joined)]
+        if not all(any(part in joined for part in parts) for parts in _REQUIRED_SUBSTRINGS.get(name, ())):
+            counts[name] = np.zeros(n)  # cannot match: skip the (backtracking) scan
+            continue
+        positions = [m.start() for m in pattern.finditer(joined)]
         owners = np.searchsorted(starts, np.asarray(positions, np.int64), side="right") - 1
         counts[name] = np.bincount(owners, minlength=n).astype(float)
-        if name == "words":
-            word_owner = owners
     if words:
         word_lengths = np.fromiter(map(len, words), float, len(words))
         capital = np.fromiter((w[0].isupper() for w in words), float, len(words))
