@@ -16,6 +16,14 @@ from .parsing import CDOMNode, Page, parse_page
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")
+#: Control characters (C0 but tab/newline/CR, DEL, C1) are dropped from the
+#: text handed to users: they carry nothing and break XML feed exports.  The
+#: features still see the page as it was.
+_CONTROL_CHARACTERS = dict.fromkeys([*(c for c in range(32) if chr(c) not in "\t\n\r"), *range(0x7F, 0xA0)])
+
+
+def clean_text(text: str) -> str:
+    return text.translate(_CONTROL_CHARACTERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +54,9 @@ class Block:
 class Extraction:
     """The result of :func:`extract`.
 
-    ``main_text`` joins the content blocks: blocks separated by a line break
+    ``truncated`` says blocks past ``parsing.MAX_BLOCKS`` were dropped;
+    ``flattened`` that nesting deeper than libxml2's limit was unwrapped
+    (see the robustness documentation).  ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
@@ -58,6 +68,7 @@ class Extraction:
     method: str = "web2text"
     model: str | None = None
     truncated: bool = False
+    flattened: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
 
     @property
@@ -76,7 +87,9 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     lines: list[str] = []
     previous = -2
     for index in np.flatnonzero(keep):
-        text = page.texts[index]
+        text = clean_text(page.texts[index])
+        if not text:
+            continue
         if lines and index == previous + 1 and not page.break_before[index]:
             # Inline neighbours ("see <a>this</a>.") join with a space, but
             # not before closing punctuation.
@@ -114,12 +127,20 @@ def web2text_labels(
 
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
     blocks = tuple(
-        Block(text, CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node])
+        Block(
+            clean_text(text), CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node]
+        )
         for text, kept, p, path, start, end, node in zip(
             page.texts, keep, probabilities, page.tag_paths, page.starts, page.ends, page.block_nodes
         )
     )
-    return Extraction(main_text=join_main_text(page, keep), blocks=blocks, truncated=page.truncated, **details)
+    return Extraction(
+        main_text=join_main_text(page, keep),
+        blocks=blocks,
+        truncated=page.truncated,
+        flattened=page.flattened,
+        **details,
+    )
 
 
 def extract(

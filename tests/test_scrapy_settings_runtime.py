@@ -129,3 +129,27 @@ def test_pool_grows_to_the_largest_concurrency_and_runs_off_the_calling_thread(u
         return await asyncio.gather(*(runtime.call(lambda: threading.current_thread().name) for _ in range(8)))
 
     assert all(name.startswith("web2text") for name in asyncio.run(names()))
+
+
+def test_worker_threads_are_recycled_after_many_pages(monkeypatch):
+    """libxml2's per-thread name dictionary grows forever: threads must be replaced."""
+    import asyncio
+    import threading
+
+    from scrapy_web2text.integration import runtime as runtime_module
+
+    monkeypatch.setattr(runtime_module, "RECYCLE_WORKERS_AFTER", 3)
+    runtime = runtime_module.Web2TextRuntime()
+    runtime.ensure_workers(1)
+    threads = []  # thread objects are kept, so their ids cannot be reused
+
+    def job():
+        threads.append(threading.current_thread())
+        return len(threads)
+
+    async def label_seven():
+        return [await runtime.call(job) for _ in range(7)]
+
+    assert asyncio.run(label_seven()) == [1, 2, 3, 4, 5, 6, 7]
+    # One worker per pool, a new pool every third job: three pools served them.
+    assert len({id(thread) for thread in threads}) == 3

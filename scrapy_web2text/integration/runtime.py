@@ -41,6 +41,9 @@ logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
 
+#: Pages a pool of worker threads labels before it is replaced by fresh threads.
+RECYCLE_WORKERS_AFTER = 5_000
+
 
 def _in_asyncio_loop() -> bool:
     try:
@@ -57,6 +60,7 @@ class Web2TextRuntime:
         self._lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self.workers = 0
+        self._jobs = 0
         self._components: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self._announced: weakref.WeakSet[Any] = weakref.WeakSet()
         self._notices: set[Any] = set()
@@ -103,16 +107,30 @@ class Web2TextRuntime:
                 return
             old = self._executor
             self.workers = max(workers, self.workers)
-            self._executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="web2text")
+            self._executor = self._new_executor()
         if old is not None:
             old.shutdown(wait=False)  # jobs already queued there still run
+
+    def _new_executor(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="web2text")
 
     # --- work -------------------------------------------------------------
 
     def call(self, function: Callable[..., _T], *args: Any) -> Awaitable[_T]:
         """Run ``function(*args)`` on a worker thread; await the result on the reactor."""
         assert self._executor is not None, "Web2TextRuntime.start() was not called"
+        retired = None
+        with self._lock:
+            self._jobs += 1
+            if self._jobs >= RECYCLE_WORKERS_AFTER:
+                # libxml2 keeps every element and attribute name a thread has
+                # parsed for the thread's life (40,000 pages of generated
+                # names: +40 MB); fresh threads start with an empty dictionary.
+                retired, self._executor = self._executor, self._new_executor()
+                self._jobs = 0
         future: Future[_T] = self._executor.submit(function, *args)
+        if retired is not None:
+            retired.shutdown(wait=False)  # its queued pages still finish
         if _in_asyncio_loop():
             return asyncio.wrap_future(future)
         from twisted.internet import reactor
