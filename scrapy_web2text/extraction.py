@@ -16,14 +16,6 @@ from .parsing import CDOMNode, Page, parse_page
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")
-#: Control characters (C0 but tab/newline/CR, DEL, C1) are dropped from the
-#: text handed to users: they carry nothing and break XML feed exports.  The
-#: features still see the page as it was.
-_CONTROL_CHARACTERS = dict.fromkeys([*(c for c in range(32) if chr(c) not in "\t\n\r"), *range(0x7F, 0xA0)])
-
-
-def clean_text(text: str) -> str:
-    return text.translate(_CONTROL_CHARACTERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +79,7 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     lines: list[str] = []
     previous = -2
     for index in np.flatnonzero(keep):
-        text = clean_text(page.texts[index])
-        if not text:
-            continue
+        text = page.texts[index]
         if lines and index == previous + 1 and not page.break_before[index]:
             # Inline neighbours ("see <a>this</a>.") join with a space, but
             # not before closing punctuation.
@@ -127,9 +117,7 @@ def web2text_labels(
 
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
     blocks = tuple(
-        Block(
-            clean_text(text), CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node]
-        )
+        Block(text, CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node])
         for text, kept, p, path, start, end, node in zip(
             page.texts, keep, probabilities, page.tag_paths, page.starts, page.ends, page.block_nodes
         )

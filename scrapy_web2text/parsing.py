@@ -51,7 +51,14 @@ MAX_NESTING = 1024
 #: path is kept too), so 100,000-deep pages do not make quadratic strings.
 TAG_PATH_SEGMENTS = 24
 
-_WHITESPACE = re.compile(r"\s+")
+#: Whitespace and C0 control characters: blank in block text.  C0 controls
+#: carry nothing a reader sees, and XML 1.0 (feed exports) forbids them.
+_BLANK = re.compile(r"[\s\x00-\x1f]+")
+
+
+def block_text(raw: str) -> str:
+    """A text node as a block's text: blank runs collapsed to one space, trimmed."""
+    return _BLANK.sub(" ", raw).strip()
 _ANCHOR_WORD = re.compile(r"\w{3,24}|\w+")
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I)
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -524,13 +531,15 @@ class _Walker:
         self.stack[-1].children.append(merged)
 
     def _add_text(self, raw: str | None) -> None:
-        if not raw or raw.isspace():
+        if raw.isspace():
+            return
+        text = block_text(raw)
+        if not text:
             return
         page = self.page
         if len(self.block_rows) >= self.max_blocks:
             page.truncated = True
             return
-        text = _WHITESPACE.sub(" ", raw).strip()
         parent = self.stack[-1]
         start = self._locate(raw)
         self.cursor = start + len(raw) if start >= self.cursor else self.cursor

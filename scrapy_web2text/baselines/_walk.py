@@ -15,15 +15,12 @@ without a match get block index ``-1``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from lxml import etree
 
 from .. import parsing
-from ..parsing import SKIPPED_TAGS, Page
-
-_WHITESPACE = re.compile(r"\s+")
+from ..parsing import SKIPPED_TAGS, Page, block_text
 
 #: Event kinds.
 START, END, TEXT, SKIPPED = "start", "end", "text", "skipped"
@@ -101,7 +98,7 @@ def aligned_events(page: Page) -> list[tuple]:
     seen = 0
     for event in events:
         if event[0] == TEXT:
-            if _WHITESPACE.sub(" ", event[2]).strip() != texts[event[1]]:
+            if block_text(event[2]) != texts[event[1]]:
                 ok = False
                 break
             seen += 1
@@ -114,7 +111,7 @@ def aligned_events(page: Page) -> list[tuple]:
         if event[0] != TEXT:
             out.append(event)
             continue
-        normalised = _WHITESPACE.sub(" ", event[2]).strip()
+        normalised = block_text(event[2])
         found = -1
         for k in range(cursor, min(cursor + 50, len(texts))):
             if texts[k] == normalised:
