@@ -93,6 +93,16 @@ class Web2TextComponent:
             del adapter[self.config.html_field]
         self.inc("items")
 
+    async def label_item_html(self, adapter: ItemAdapter, html: str | bytes, fallback_url: str | None = None) -> None:
+        """Label HTML the item carries itself and fill its fields (skips are counted)."""
+        if self.too_large(html):
+            self.skip("too_large")
+            return
+        if not self.accepts_output(adapter):
+            return
+        url = adapter.get(self.config.url_field) if self.config.url_field else None
+        self.fill(adapter, await self.label(html, url if isinstance(url, str) and url else fallback_url))
+
     # --- pages --------------------------------------------------------------
 
     async def label(self, html: str | bytes, url: str | None) -> Extraction | None:

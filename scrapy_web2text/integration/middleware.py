@@ -128,13 +128,7 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
             if self.runtime.has_component(self.crawler, "pipeline"):
                 return item  # the pipeline labels items that bring their own HTML
             if page is None or not page.same_html(html):
-                if self.too_large(html):
-                    self.skip("too_large")
-                    return item
-                if not self.accepts_output(adapter):
-                    return item
-                url = adapter.get(self.config.url_field) if self.config.url_field else None
-                self.fill(adapter, await self.label(html, url or (page.response.url if page else None)))
+                await self.label_item_html(adapter, html, page.response.url if page else None)
                 return item
         elif page is None or page.skip_reason:
             return item

@@ -45,11 +45,5 @@ class Web2TextPipeline(Web2TextComponent):
         if html is None:
             self.skip("no_html")
             return item
-        if self.too_large(html):
-            self.skip("too_large")
-            return item
-        if not self.accepts_output(adapter):
-            return item
-        url = adapter.get(self.config.url_field) if self.config.url_field else None
-        self.fill(adapter, await self.label(html, url if isinstance(url, str) else None))
+        await self.label_item_html(adapter, html)
         return item
