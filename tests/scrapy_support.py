@@ -47,6 +47,16 @@ def make_crawler(settings: dict[str, Any] | None = None, spider_cls: type[Spider
     return crawler
 
 
+@pytest.fixture
+def crawler(untrained_model):
+    """A crawler whose Web2Text components load the untrained test model."""
+    return make_crawler({"WEB2TEXT_MODEL": str(untrained_model)})
+
+
+def stat(crawler, key):
+    return crawler.stats.get_value(f"web2text/{key}")
+
+
 def html_response(url: str = "http://example.com/a", body: str = ARTICLE) -> HtmlResponse:
     return HtmlResponse(url, body=body.encode("utf-8"), encoding="utf-8", request=Request(url))
 

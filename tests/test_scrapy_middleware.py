@@ -16,28 +16,21 @@ from scrapy_web2text import ModelError, Web2TextPipeline, Web2TextSpiderMiddlewa
 from .scrapy_support import (
     ARTICLE,
     ChainCounter,
+    crawler,  # noqa: F401 - fixture
     html_response,
     json_response,
     make_crawler,
     other_response,
     run_output,
     run_start,
+    stat,
     untrained_model,  # noqa: F401 - fixture
 )
 
 
 @pytest.fixture
-def crawler(untrained_model):
-    return make_crawler({"WEB2TEXT_MODEL": str(untrained_model)})
-
-
-@pytest.fixture
 def middleware(crawler):
     return Web2TextSpiderMiddleware.from_crawler(crawler)
-
-
-def stat(crawler, key):
-    return crawler.stats.get_value(f"web2text/{key}")
 
 
 class DeclaredItem(scrapy.Item):

@@ -15,26 +15,19 @@ from scrapy_web2text import Web2TextPipeline, Web2TextSpiderMiddleware
 from .scrapy_support import (
     ARTICLE,
     ChainCounter,
+    crawler,  # noqa: F401 - fixture
     html_response,
     make_crawler,
     run_output,
     run_pipeline,
+    stat,
     untrained_model,  # noqa: F401 - fixture
 )
 
 
 @pytest.fixture
-def crawler(untrained_model):
-    return make_crawler({"WEB2TEXT_MODEL": str(untrained_model)})
-
-
-@pytest.fixture
 def pipeline(crawler):
     return Web2TextPipeline.from_crawler(crawler)
-
-
-def stat(crawler, key):
-    return crawler.stats.get_value(f"web2text/{key}")
 
 
 def test_item_html_is_labelled(crawler, pipeline, monkeypatch):
