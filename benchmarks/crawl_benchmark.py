@@ -115,8 +115,8 @@ def main() -> None:
         return child(args)
 
     from scrapy_web2text import Web2TextModel
-    from scrapy_web2text.integration.testing import LoopbackServer, build_site
-    from scrapy_web2text.model import PACKAGED_MODELS
+    from scrapy_web2text.labellers.web2text.network import PACKAGED_MODELS
+    from tests.site import LoopbackServer, build_site
 
     if args.model is None:
         if (PACKAGED_MODELS / "default.npz").exists():

@@ -3,7 +3,7 @@
     python benchmarks/load_test.py [--pages 10000] [--model PATH_OR_NAME] [--concurrency 32]
 
 A server process on 127.0.0.1 (only) generates article pages on demand
-(:func:`scrapy_web2text.integration.testing.article_page`) and counts the
+(:func:`tests.site.article_page`) and counts the
 ones it serves; the crawler process fetches every page once with
 :class:`~scrapy_web2text.Web2TextSpiderMiddleware` enabled and counts the
 items that come out of the engine with a ``main_text`` field.  Printed:
@@ -51,7 +51,7 @@ EVERY = 1_000
 
 def serve() -> None:
     """Serve /article/N.html on 127.0.0.1; /__stats returns the counts as JSON."""
-    from scrapy_web2text.integration.testing import article_page
+    from tests.site import article_page
 
     served: set[int] = set()
     hits = [0]
@@ -229,7 +229,7 @@ def main(argv=None) -> int:
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from scrapy_web2text import Web2TextModel
-    from scrapy_web2text.model import PACKAGED_MODELS
+    from scrapy_web2text.labellers.web2text.network import PACKAGED_MODELS
 
     with tempfile.TemporaryDirectory() as tmp:
         model = args.model
@@ -260,10 +260,14 @@ def main(argv=None) -> int:
     print(f"model: {model}")
     print(f"pages requested: {args.pages}, settings: {args.set or 'defaults'}")
     print(f"items in  (pages served by the server): {served['served']} distinct, {served['hits']} responses")
-    print(f"items out (item_scraped): {record['items']} ({len(record['numbers'])} distinct), "
-          f"with main_text: {record['with_text']}")
-    print(f"web2text/items: {stats.get('web2text/items', 0)}, web2text/pages: {stats.get('web2text/pages', 0)}, "
-          f"web2text/errors: {stats.get('web2text/errors', 0)}, finish_reason: {stats.get('finish_reason')}")
+    print(
+        f"items out (item_scraped): {record['items']} ({len(record['numbers'])} distinct), "
+        f"with main_text: {record['with_text']}"
+    )
+    print(
+        f"web2text/items: {stats.get('web2text/items', 0)}, web2text/pages: {stats.get('web2text/pages', 0)}, "
+        f"web2text/errors: {stats.get('web2text/errors', 0)}, finish_reason: {stats.get('finish_reason')}"
+    )
     print(f"{'mark':>8} {'RSS MB':>8} {'in use':>8} {'fds':>5} {'threads':>8} {'seconds':>8}")
     rows = [("start", record["before"])] + [(str(k), v) for k, v in sorted(marks.items())]
     rows.append(("after", record["after"]))

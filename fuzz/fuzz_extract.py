@@ -46,39 +46,153 @@ try:  # instrument the package so atheris sees Python coverage
 
     with atheris.instrument_imports(include=["scrapy_web2text"]):
         from scrapy_web2text import Extraction, Web2TextModel, extract
-        from scrapy_web2text.parsing import SKIPPED_TAGS
+        from scrapy_web2text.page.tags import SKIPPED_TAGS
 except ImportError:  # pragma: no cover - the random engine needs no atheris
     atheris = None
     from scrapy_web2text import Extraction, Web2TextModel, extract
-    from scrapy_web2text.parsing import SKIPPED_TAGS
+    from scrapy_web2text.page.tags import SKIPPED_TAGS
 
 MODEL = Web2TextModel.initialised(seed=0)
 _TOKEN = re.compile(r"t[0-9]+x")
 _WHITESPACE = re.compile(r"\s+")
 
 TAGS = (
-    "div", "p", "span", "a", "b", "i", "li", "ul", "ol", "table", "tr", "td", "th", "tbody", "h1", "h2",
-    "section", "article", "nav", "header", "footer", "main", "aside", "form", "pre", "code", "blockquote",
-    "em", "strong", "font", "center", "dl", "dt", "dd", "select", "option", "label", "button", "svg", "math",
-    "script", "style", "noscript", "template", "title", "textarea", "iframe", "frameset", "frame", "noframes",
-    "head", "body", "html", "br", "img", "hr", "input", "xmp", "plaintext", "object", "caption", "figure",
+    "div",
+    "p",
+    "span",
+    "a",
+    "b",
+    "i",
+    "li",
+    "ul",
+    "ol",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "tbody",
+    "h1",
+    "h2",
+    "section",
+    "article",
+    "nav",
+    "header",
+    "footer",
+    "main",
+    "aside",
+    "form",
+    "pre",
+    "code",
+    "blockquote",
+    "em",
+    "strong",
+    "font",
+    "center",
+    "dl",
+    "dt",
+    "dd",
+    "select",
+    "option",
+    "label",
+    "button",
+    "svg",
+    "math",
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "title",
+    "textarea",
+    "iframe",
+    "frameset",
+    "frame",
+    "noframes",
+    "head",
+    "body",
+    "html",
+    "br",
+    "img",
+    "hr",
+    "input",
+    "xmp",
+    "plaintext",
+    "object",
+    "caption",
+    "figure",
 )
 # Elements whose presence takes a generated page off the token oracle's safe
 # ground: skipped or raw-text content, foreign content, tables (foster
 # parenting), document-level and frameset elements.
 OPAQUE = frozenset(SKIPPED_TAGS) | {
-    "svg", "math", "xmp", "plaintext", "noframes", "iframe", "textarea", "title", "frameset", "frame", "select",
-    "option", "table", "tr", "td", "th", "tbody", "caption", "head", "html", "body", "template", "noscript",
+    "svg",
+    "math",
+    "xmp",
+    "plaintext",
+    "noframes",
+    "iframe",
+    "textarea",
+    "title",
+    "frameset",
+    "frame",
+    "select",
+    "option",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "tbody",
+    "caption",
+    "head",
+    "html",
+    "body",
+    "template",
+    "noscript",
     "object",
 }
 VOID = frozenset({"br", "img", "hr", "input", "frame"})
 ATTRIBUTES = (
-    'class="content main"', 'id="nav"', 'class="x"', 'title="a>b"', "data-x='<p>'", 'href="file:///etc/passwd"', "", "",
+    'class="content main"',
+    'id="nav"',
+    'class="x"',
+    'title="a>b"',
+    "data-x='<p>'",
+    'href="file:///etc/passwd"',
+    "",
+    "",
 )
 JUNK = (
-    "&amp;", "&lt;", "&#0;", "&#x10FFFF;", "&#xD800;", "&nbsp;", "&bogus;", "\x00", "\ufffd", "\u202e", "\u200d",
-    "😀", "中文", "مرحبا", "\r\n", "\t", "<!--", "-->", "<![CDATA[", "]]>", "<", ">", "</", "<?xml ?>", "&",
-    '<!DOCTYPE html [<!ENTITY x "EXPANDED">]>', "<!DOCTYPE html>", "\udc80", "\x0b", "\x1f", "\x7f", "\u2028",
+    "&amp;",
+    "&lt;",
+    "&#0;",
+    "&#x10FFFF;",
+    "&#xD800;",
+    "&nbsp;",
+    "&bogus;",
+    "\x00",
+    "\ufffd",
+    "\u202e",
+    "\u200d",
+    "😀",
+    "中文",
+    "مرحبا",
+    "\r\n",
+    "\t",
+    "<!--",
+    "-->",
+    "<![CDATA[",
+    "]]>",
+    "<",
+    ">",
+    "</",
+    "<?xml ?>",
+    "&",
+    '<!DOCTYPE html [<!ENTITY x "EXPANDED">]>',
+    "<!DOCTYPE html>",
+    "\udc80",
+    "\x0b",
+    "\x1f",
+    "\x7f",
+    "\u2028",
 )
 CHARSETS = (None, "utf-8", "latin-1", "cp1252", "shift_jis", "utf-16", "gb18030", "koi8-r", "x-unknown", "utf-7", "")
 
@@ -221,12 +335,12 @@ def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
         elif choice < 0.8:
             other = rng.choice(pool)
             start = rng.randrange(len(other) + 1)
-            data[rng.randrange(len(data) + 1):0] = other[start:start + rng.randint(1, 64)]
+            data[rng.randrange(len(data) + 1) : 0] = other[start : start + rng.randint(1, 64)]
         elif data:
             start = rng.randrange(len(data))
-            piece = data[start:start + rng.randint(1, 16)]
+            piece = data[start : start + rng.randint(1, 16)]
             data[start:start] = piece * rng.randint(1, 200)
-    return bytes(data[:1 << 20])
+    return bytes(data[: 1 << 20])
 
 
 def run_random(seconds: float, seed: int) -> int:
@@ -286,9 +400,18 @@ def main(argv=None) -> int:
     if not args.child:
         return supervise(seconds, args.seed, extra)
     libfuzzer = [
-        sys.argv[0], str(corpus), str(HERE / "seeds"), f"-max_total_time={seconds}", "-timeout=60",
-        "-rss_limit_mb=3072", "-max_len=65536", f"-artifact_prefix={artifacts}{os.sep}", f"-seed={args.seed or 1}",
-        "-print_final_stats=1", "-report_slow_units=60", *extra,
+        sys.argv[0],
+        str(corpus),
+        str(HERE / "seeds"),
+        f"-max_total_time={seconds}",
+        "-timeout=60",
+        "-rss_limit_mb=3072",
+        "-max_len=65536",
+        f"-artifact_prefix={artifacts}{os.sep}",
+        f"-seed={args.seed or 1}",
+        "-print_final_stats=1",
+        "-report_slow_units=60",
+        *extra,
     ]
     atheris.Setup(libfuzzer, one_input)
     atheris.Fuzz()

@@ -6,14 +6,22 @@
 ['content']
 """
 
+from ._moved import install_moved_module_aliases
 from .extraction import Block, Extraction, extract
-from .model import ModelError, Web2TextModel, load_model
+from .labellers.web2text.network import ModelError, Web2TextModel, load_model
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Block", "Extraction", "ModelError", "Web2TextModel", "Web2TextPipeline", "Web2TextSpiderMiddleware",
-    "extract", "load_model", "__version__",
+    "Block",
+    "Extraction",
+    "ModelError",
+    "Web2TextModel",
+    "Web2TextPipeline",
+    "Web2TextSpiderMiddleware",
+    "extract",
+    "load_model",
+    "__version__",
 ]
 
 #: Scrapy components, imported on first access so that ``import scrapy_web2text`` does not import Scrapy.
@@ -21,6 +29,9 @@ _LAZY_EXPORTS = {
     "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
     "Web2TextPipeline": "scrapy_web2text.integration.pipeline",
 }
+
+
+install_moved_module_aliases()
 
 
 def __getattr__(name: str):

@@ -48,14 +48,14 @@ def _extract(args) -> int:
 
 
 def _default_data_files() -> list[str]:
-    from .corpus import default_data_dir
+    from .research.corpus import default_data_dir
 
     return sorted(str(path) for path in default_data_dir().glob("*.jsonl.gz"))
 
 
 def _train(args) -> int:
-    from .corpus import corpus_name, load_split
-    from .training.trainer import train
+    from .research.corpus import corpus_name, load_split
+    from .research.train.trainer import train
 
     files = args.data or _default_data_files()
     if not files:
@@ -88,28 +88,28 @@ def _train(args) -> int:
 
 
 def _evaluate(args) -> int:
-    from .evaluation import evaluate_files, format_table
-    from .extraction import resolve_model
+    from .labellers.web2text import resolve_model
+    from .research.evaluate import evaluate_files
+    from .research.tables import EVALUATE_COLUMNS, format_text
 
     files = args.data or _default_data_files()
     model = resolve_model(args.model) if args.method.startswith("web2text") else args.model
-    results = evaluate_files(files, args.split, method=args.method, model=model, threshold=args.threshold)
-    rows = [result.as_dict() for result in results]
+    rows = evaluate_files(files, args.split, method=args.method, model=model, threshold=args.threshold)
     print(f"method {args.method}, split {args.split}" + (f", model {model.path}" if hasattr(model, "path") else ""))
-    print(format_table(rows))
+    print(format_text(rows, EVALUATE_COLUMNS))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     return 0
 
 
 def _benchmark(args) -> int:
-    from . import benchmark
+    from .research import benchmark
 
     return benchmark.main(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .methods import method_names
+    from .labellers import labeller_names
 
     parser = argparse.ArgumentParser(prog="web2text", description="Main-text extraction with Web2Text.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -123,7 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--threshold", type=float, default=None, help="probability a block needs to be kept (default 0.5)"
         )
-        sub.add_argument("--method", default="web2text", choices=method_names(), help="labelling method")
+        sub.add_argument(
+            "--method",
+            default="web2text",
+            help=f"labelling method: {', '.join(labeller_names())}, or a labeller's dotted path",
+        )
 
     extract = commands.add_parser("extract", help="print the main text of HTML files or URLs")
     extract.add_argument("sources", nargs="+", metavar="FILE|URL", help="HTML file, http(s) URL, or - for stdin")
@@ -153,14 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     model_options(evaluate)
     evaluate.set_defaults(handler=_evaluate)
 
-    try:
-        from . import benchmark
-    except ImportError:
-        benchmark = None
-    if benchmark is not None and hasattr(benchmark, "add_benchmark_arguments"):
-        bench = commands.add_parser("benchmark", help="every method and installed peer on the same blocks")
-        benchmark.add_benchmark_arguments(bench)
-        bench.set_defaults(handler=_benchmark)
+    from .research import benchmark
+
+    bench = commands.add_parser("benchmark", help="every method and installed peer on the same blocks")
+    benchmark.add_benchmark_arguments(bench)
+    bench.set_defaults(handler=_benchmark)
     return parser
 
 

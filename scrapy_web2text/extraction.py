@@ -1,4 +1,9 @@
-"""The one-call API: HTML in, labelled blocks and main text out."""
+"""The one-call API: HTML in, labelled blocks and main text out.
+
+:func:`extract` runs the chain in the order a page goes through it: parse the page into blocks
+(:mod:`scrapy_web2text.page`), label every block with the chosen labeller (:mod:`scrapy_web2text.labellers`),
+then build the :class:`Extraction`, joining the kept blocks into the main text.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .decoding import viterbi
-from .features import block_features, edge_features
-from .model import Web2TextModel, load_model
-from .parsing import CDOMNode, Page, parse_page
+from .labellers.base import get_labeller
+from .labellers.web2text.network import Web2TextModel
+from .page import CDOMNode, Page, parse_page
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")
@@ -46,7 +50,7 @@ class Block:
 class Extraction:
     """The result of :func:`extract`.
 
-    ``truncated`` says blocks past ``parsing.MAX_BLOCKS`` were dropped;
+    ``truncated`` says blocks past ``page.MAX_BLOCKS`` were dropped;
     ``flattened`` that nesting deeper than libxml2's limit was unwrapped
     (see the robustness documentation).  ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
@@ -90,31 +94,6 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     return "\n".join(lines)
 
 
-def resolve_model(model: Web2TextModel | str | Path | None) -> Web2TextModel:
-    return model if isinstance(model, Web2TextModel) else load_model(model)
-
-
-def web2text_labels(
-    page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True
-) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
-    """Labels (1 = content), p(content) and stage timings for a parsed page."""
-    threshold = model.config.get("threshold", 0.5) if threshold is None else threshold
-    clock = time.perf_counter()
-    block_x = block_features(page)
-    edge_x = edge_features(page)
-    features_done = time.perf_counter()
-    unary, pair = model.potentials(block_x, edge_x)
-    network_done = time.perf_counter()
-    labels = viterbi(unary, pair if pairwise else np.zeros_like(pair), model.lam if pairwise else 0.0, threshold)
-    decode_done = time.perf_counter()
-    timings = {
-        "features": 1000 * (features_done - clock),
-        "network": 1000 * (network_done - features_done),
-        "decode": 1000 * (decode_done - network_done),
-    }
-    return labels.astype(bool), np.exp(unary[:, 1]), timings
-
-
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
     blocks = tuple(
         Block(text, CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node])
@@ -146,15 +125,13 @@ def extract(
     ``<meta charset>``, UTF-8, then Windows-1252; never raising).  Any other
     type raises ``TypeError``.  ``threshold`` is the probability a block
     needs to be kept (default: the model's, 0.5); ``model`` a loaded
-    :class:`~scrapy_web2text.model.Web2TextModel`, a packaged model's name or
+    :class:`~scrapy_web2text.Web2TextModel`, a packaged model's name or
     a path (default: the shipped model, loaded once per process).
-    ``method`` picks the labeller (see :mod:`scrapy_web2text.methods`).
+    ``method`` picks the labeller (see :mod:`scrapy_web2text.labellers`; a registered name or a dotted path).
     """
-    from .methods import get_method
-
     if not isinstance(html, (str, bytes, bytearray, memoryview)):
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
-    labeller = get_method(method)
+    labeller = get_labeller(method)
     clock = time.perf_counter()
     page = parse_page(html, encoding=encoding)
     parse_ms = 1000 * (time.perf_counter() - clock)

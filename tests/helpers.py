@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_web2text.corpus import default_data_dir
+from scrapy_web2text.research.corpus import default_data_dir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DATA = default_data_dir()

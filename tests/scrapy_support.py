@@ -1,4 +1,4 @@
-"""Helpers for the Scrapy integration tests: crawlers, responses, a counting chain."""
+"""Helpers for the Scrapy integration tests: crawlers, responses, a counting chain (fixtures: conftest.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from scrapy import Spider
 from scrapy.http import HtmlResponse, Request, Response, TextResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_web2text import Web2TextModel
 from scrapy_web2text.integration import runtime as runtime_module
-from scrapy_web2text.model import PACKAGED_MODELS
+from scrapy_web2text.labellers.web2text.network import PACKAGED_MODELS
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_PROJECT = REPO / "example_project"
@@ -28,12 +27,6 @@ ARTICLE = (
 )
 
 
-@pytest.fixture(scope="session")
-def untrained_model(tmp_path_factory) -> Path:
-    """An untrained model saved to a temp folder (labels are random but deterministic)."""
-    return Web2TextModel.initialised(seed=0).save(tmp_path_factory.mktemp("model") / "untrained")
-
-
 def require_default_model() -> Path:
     """The trained default model; the test fails (not skips) until it is shipped."""
     if not DEFAULT_MODEL.is_file():
@@ -45,12 +38,6 @@ def make_crawler(settings: dict[str, Any] | None = None, spider_cls: type[Spider
     crawler = get_crawler(spider_cls, settings or {})
     crawler.spider = crawler._create_spider(spider_kwargs.pop("name", "test"), **spider_kwargs)
     return crawler
-
-
-@pytest.fixture
-def crawler(untrained_model):
-    """A crawler whose Web2Text components load the untrained test model."""
-    return make_crawler({"WEB2TEXT_MODEL": str(untrained_model)})
 
 
 def stat(crawler, key):

@@ -1,7 +1,7 @@
 import numpy as np
 
-from scrapy_web2text.alignment import align_labels, align_text
-from scrapy_web2text.parsing import parse_page
+from scrapy_web2text.page import parse_page
+from scrapy_web2text.research.alignment import align_labels, align_text
 
 from .helpers import fixture_text
 

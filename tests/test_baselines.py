@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from scrapy_web2text import extract
-from scrapy_web2text.baselines import boilerpipe as bp
-from scrapy_web2text.baselines.bte import bte_labels, bte_naive, max_subarray, token_runs
-from scrapy_web2text.baselines.crf import MODELS, CRFModel
-from scrapy_web2text.methods import get_method, method_names
-from scrapy_web2text.parsing import parse_page
+from scrapy_web2text.labellers import boilerpipe as bp
+from scrapy_web2text.labellers import get_labeller, labeller_names
+from scrapy_web2text.labellers.bte import bte_labels, bte_naive, max_subarray, token_runs
+from scrapy_web2text.labellers.crf import MODELS, CRFModel
+from scrapy_web2text.page import parse_page
 
 from .helpers import fixture_text
 
@@ -30,9 +30,9 @@ PAGE = f"""<html><head><title>Budget talks - Daily News</title></head><body>
 
 def test_all_baselines_registered():
     for name in BASELINES:
-        assert name in method_names()
+        assert name in labeller_names()
     for name in BASELINES[:4]:
-        assert callable(get_method(name))
+        assert callable(get_labeller(name))
 
 
 @pytest.mark.parametrize("name", BASELINES[:4])
@@ -47,6 +47,7 @@ def test_heuristic_baselines_keep_the_article_not_the_menu(name):
 
 
 # --- Boilerpipe ---------------------------------------------------------------
+
 
 def test_textblocks_split_at_block_tags_not_inline_tags():
     doc = bp.build_document(parse_page(PAGE))
@@ -150,6 +151,7 @@ def test_potential_titles_include_the_longest_part():
 
 # --- BTE -------------------------------------------------------------------------
 
+
 def test_max_subarray_matches_the_quadratic_definition():
     rng = np.random.default_rng(1)
     for _ in range(200):
@@ -180,10 +182,16 @@ def test_bte_is_linear_on_a_large_page():
 
 # --- CRF ---------------------------------------------------------------------------
 
+
 def _random_crf(rng, features=4):
     return CRFModel(
-        np.zeros(features), np.ones(features), rng.normal(size=(2, features)), rng.normal(size=2),
-        rng.normal(size=(2, 2)), rng.normal(size=2), rng.normal(size=2),
+        np.zeros(features),
+        np.ones(features),
+        rng.normal(size=(2, features)),
+        rng.normal(size=2),
+        rng.normal(size=(2, 2)),
+        rng.normal(size=2),
+        rng.normal(size=2),
     )
 
 
@@ -207,7 +215,7 @@ def test_crf_viterbi_and_marginals_match_brute_force():
 
 def test_crf_torch_likelihood_matches_brute_force():
     torch = pytest.importorskip("torch")
-    from scrapy_web2text.baselines.crf import _nll
+    from scrapy_web2text.research.train.crf import _nll
 
     rng = np.random.default_rng(2)
     model = _random_crf(rng)
@@ -228,7 +236,7 @@ def test_crf_torch_likelihood_matches_brute_force():
 
 
 def test_crf_save_load_roundtrip(tmp_path):
-    from scrapy_web2text.features import BLOCK_FEATURES
+    from scrapy_web2text.labellers.web2text.features import BLOCK_FEATURES
 
     rng = np.random.default_rng(3)
     model = _random_crf(rng, len(BLOCK_FEATURES))
@@ -236,11 +244,11 @@ def test_crf_save_load_roundtrip(tmp_path):
     model.save(tmp_path / "crf")
     loaded = CRFModel.load(tmp_path / "crf")
     page = parse_page(PAGE)
-    from scrapy_web2text.features import block_features
+    from scrapy_web2text.labellers.web2text.features import block_features
 
     x = block_features(page)
     assert (loaded.label(x)[0] == model.label(x)[0]).all()
-    result = get_method("crf")(page, model=loaded)
+    result = get_labeller("crf")(page, model=loaded)
     assert len(result.keep) == len(page) and 0 <= result.probabilities.min() <= result.probabilities.max() <= 1
 
 
@@ -255,9 +263,10 @@ def test_shipped_crf_weights_load_without_pickles():
 
 # --- BoilerNet -----------------------------------------------------------------------
 
+
 def test_boilernet_numpy_lstm_matches_torch():
     torch = pytest.importorskip("torch")
-    from scrapy_web2text.baselines.boilernet import BoilerNetModel
+    from scrapy_web2text.labellers.boilernet import BoilerNetModel
 
     torch.manual_seed(0)
     lstm = torch.nn.LSTM(5, 3, batch_first=True, bidirectional=True)
@@ -271,7 +280,7 @@ def test_boilernet_numpy_lstm_matches_torch():
 
 
 def test_boilernet_leaf_inputs():
-    from scrapy_web2text.baselines.boilernet import BoilerNetModel, leaf_tags
+    from scrapy_web2text.labellers.boilernet import BoilerNetModel, leaf_tags
 
     assert leaf_tags("…>body>div.nav>ul>li>a>#text") == ["body", "div", "ul", "li", "a"]
     model = BoilerNetModel(["a", "p"], ["budget"], {})
@@ -279,9 +288,9 @@ def test_boilernet_leaf_inputs():
 
 
 def test_boilernet_without_weights_says_how_to_train(tmp_path):
-    from scrapy_web2text.baselines.boilernet import load_boilernet
+    from scrapy_web2text.labellers.boilernet import load_boilernet
 
-    with pytest.raises(FileNotFoundError, match="python -m scrapy_web2text.baselines.boilernet"):
+    with pytest.raises(FileNotFoundError, match="python -m scrapy_web2text.research.train.boilernet"):
         load_boilernet(tmp_path / "missing")
 
 

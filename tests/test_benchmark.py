@@ -10,15 +10,10 @@ import json
 import numpy as np
 import pytest
 
-from scrapy_web2text import benchmark
-from scrapy_web2text.benchmark import (
-    add_benchmark_arguments,
-    format_rst,
-    kept_by_text,
-    load_peers,
-    main,
-    run_benchmark,
-)
+from scrapy_web2text.research import peers
+from scrapy_web2text.research.benchmark import add_benchmark_arguments, main, run_benchmark
+from scrapy_web2text.research.peers import kept_by_text, load_peers
+from scrapy_web2text.research.tables import format_rst
 
 from .helpers import corpus_file
 
@@ -63,10 +58,9 @@ def test_limit_and_split(tmp_path):
 
 
 def test_method_without_weights_is_skipped_with_a_note(tmp_path, monkeypatch):
-    from scrapy_web2text.baselines import crf
+    from scrapy_web2text.labellers import crf
 
     monkeypatch.setattr(crf, "MODELS", tmp_path / "nowhere")
-    monkeypatch.setattr(crf, "_loaded", {})
     result = run_benchmark([_corpus(tmp_path)], "test", methods=["bte", "crf"], peers=[])
     assert [row["name"] for row in result.rows] == ["bte"]
     assert any(note.startswith("crf: skipped") for note in result.notes)
@@ -83,13 +77,13 @@ def test_missing_peer_is_a_note(monkeypatch):
     def broken():
         raise ImportError("No module named 'trafilatura'")
 
-    monkeypatch.setitem(benchmark.PEERS, "trafilatura", broken)
+    monkeypatch.setitem(peers.PEERS, "trafilatura", broken)
     loaded, notes = load_peers(["trafilatura"])
     assert loaded == {} and "trafilatura: skipped" in notes[0]
 
 
 def test_peer_rows_use_text_containment(tmp_path, monkeypatch):
-    monkeypatch.setitem(benchmark.PEERS, "echo", lambda: lambda html: ARTICLE)
+    monkeypatch.setitem(peers.PEERS, "echo", lambda: lambda html: ARTICLE)
     result = run_benchmark([_corpus(tmp_path)], "test", methods=[], peers=["echo"])
     row = result.rows[0]
     assert row["kind"] == "peer" and row["precision"] == 1.0 and row["recall"] == pytest.approx(0.5)

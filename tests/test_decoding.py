@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 import pytest
 
-from scrapy_web2text.decoding import sequence_score, threshold_bias, viterbi
+from scrapy_web2text.labellers.web2text.viterbi import sequence_score, threshold_bias, viterbi
 
 
 def random_potentials(rng, n):

@@ -30,13 +30,13 @@ import numpy as np
 import pytest
 
 from scrapy_web2text import ModelError, Web2TextModel, Web2TextPipeline, Web2TextSpiderMiddleware
-from scrapy_web2text.integration.testing import LoopbackServer, Resource, build_site
+from tests.site import LoopbackServer, Resource, build_site
 
 from .scrapy_support import make_crawler
 
 REPO = Path(__file__).resolve().parents[1]
 
-CRAWL_SCRIPT = r'''
+CRAWL_SCRIPT = r"""
 import json, sys
 import scrapy
 from scrapy.crawler import CrawlerProcess
@@ -44,7 +44,7 @@ from scrapy.crawler import CrawlerProcess
 options = json.loads(sys.argv[1])
 if options.get("explode"):
     # A fault inside the chain: the feature step raises on one page.
-    import scrapy_web2text.extraction as extraction
+    import scrapy_web2text.labellers.web2text as extraction
     original = extraction.block_features
 
     def exploding(page):
@@ -98,7 +98,7 @@ process.start()
 with open(options["outcome"], "w") as out:
     json.dump(outcome, out)
 sys.exit(2 if "error" in outcome else 0)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -110,13 +110,21 @@ def start_crawl(tmp_path: Path, base: str, paths: list[str], model: str, **optio
     script = tmp_path / "crawl.py"
     script.write_text(CRAWL_SCRIPT)
     options = {
-        "base": base, "paths": paths, "model": model, "feed": str(tmp_path / "items.jsonl"),
-        "outcome": str(tmp_path / "outcome.json"), **options,
+        "base": base,
+        "paths": paths,
+        "model": model,
+        "feed": str(tmp_path / "items.jsonl"),
+        "outcome": str(tmp_path / "outcome.json"),
+        **options,
     }
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     process = subprocess.Popen(
-        [sys.executable, str(script), json.dumps(options)], cwd=tmp_path, env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [sys.executable, str(script), json.dumps(options)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     return process, options
 

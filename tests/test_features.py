@@ -1,14 +1,14 @@
 import numpy as np
 import pytest
 
-from scrapy_web2text.features import (
+from scrapy_web2text.labellers.web2text.features import (
     BLOCK_FEATURE_BINARY,
     BLOCK_FEATURES,
     EDGE_FEATURES,
     block_features,
     edge_features,
 )
-from scrapy_web2text.parsing import parse_page
+from scrapy_web2text.page import parse_page
 
 from .helpers import fixture_text
 
@@ -105,7 +105,7 @@ def test_every_feature_is_documented():
     from pathlib import Path
 
     documentation = (Path(__file__).parents[1] / "docs" / "model.rst").read_text(encoding="utf-8")
-    from scrapy_web2text.features import NODE_STATISTICS
+    from scrapy_web2text.labellers.web2text.features import NODE_STATISTICS
 
     levels = ("node_", "parent_", "grandparent_")
     per_level = {f"{level}{stat}" for level in levels for stat in NODE_STATISTICS}

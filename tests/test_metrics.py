@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from scrapy_web2text.metrics import BlockCounts, TextScores, shingle_counts, word_f1
+from scrapy_web2text.research.metrics import BlockCounts, TextScores, shingle_counts, word_f1
 
 
 def test_block_counts_pool_over_pages():

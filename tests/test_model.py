@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from scrapy_web2text import extract
-from scrapy_web2text.features import block_features, edge_features
-from scrapy_web2text.model import (
+from scrapy_web2text.labellers.web2text.features import block_features, edge_features
+from scrapy_web2text.labellers.web2text.network import (
     PACKAGED_MODELS,
     ModelError,
     Web2TextModel,
@@ -13,7 +13,7 @@ from scrapy_web2text.model import (
     load_model,
     resolve_model_path,
 )
-from scrapy_web2text.parsing import parse_page
+from scrapy_web2text.page import parse_page
 
 from .helpers import DATA, corpus_pages, fixture_text
 
@@ -109,7 +109,7 @@ def _real_pages():
 
 def test_numpy_inference_matches_torch():
     torch = pytest.importorskip("torch", reason="parity needs the 'train' extra")  # CI installs it
-    from scrapy_web2text.training.networks import ConvStack
+    from scrapy_web2text.research.train.networks import ConvStack
 
     for model in (load_model("default"), Web2TextModel.initialised({**load_model("default").config}, seed=5)):
         unary = ConvStack(128, model.config["unary_filters"], model.config["unary_kernels"], 0.2).eval()
@@ -132,7 +132,7 @@ def test_blas_runs_single_threaded_unless_told_otherwise():
     import sys
 
     probe = (
-        "import scrapy_web2text.model\n"
+        "import scrapy_web2text.labellers.web2text.network\n"
         "from threadpoolctl import threadpool_info\n"
         "print(sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}))"
     )

@@ -1,6 +1,6 @@
 import pytest
 
-from scrapy_web2text.parsing import decode_html, parse_page
+from scrapy_web2text.page import decode_html, parse_page
 
 
 def leaf_tags(page):

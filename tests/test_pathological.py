@@ -68,7 +68,7 @@ from typing import Any
 import pytest
 
 from scrapy_web2text import Extraction, Web2TextModel, extract
-from scrapy_web2text.parsing import MAX_BLOCKS, MAX_NESTING, parse_page
+from scrapy_web2text.page import MAX_BLOCKS, MAX_NESTING, parse_page
 
 MODEL = Web2TextModel.initialised(seed=0)
 
@@ -112,8 +112,11 @@ def _ten_megabytes():
 
 def _deep(tag: str, depth: int, closed: bool = True) -> str:
     return (
-        "<html><body><p>before</p>" + f"<{tag}>" * depth + "deep"
-        + (f"</{tag}>" * depth if closed else "") + "<p>after</p></body></html>"
+        "<html><body><p>before</p>"
+        + f"<{tag}>" * depth
+        + "deep"
+        + (f"</{tag}>" * depth if closed else "")
+        + "<p>after</p></body></html>"
     )
 
 
@@ -133,9 +136,7 @@ def _external_entity(path: str) -> str:
 
 
 def _billion_laughs() -> str:
-    entities = ['<!ENTITY lol0 "lol">'] + [
-        f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10}">' for i in range(1, 10)
-    ]
+    entities = ['<!ENTITY lol0 "lol">'] + [f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10}">' for i in range(1, 10)]
     return (
         '<?xml version="1.0"?><!DOCTYPE html [' + "".join(entities) + "]>"
         "<html><body><p>laugh &lol9; done</p></body></html>"
@@ -343,35 +344,53 @@ CASES: list[Case] = [
     ),
     Case(
         "only scripts and styles",
-        lambda: ("<html><head><style>p{color:red}</style><script>var x='<p>not text</p>';</script></head>"
-                 "<body><script>document.write('<p>nope</p>')</script><style>body{}</style><noscript></noscript>"
-                 "<template><p>inert</p></template></body></html>", {}),
+        lambda: (
+            "<html><head><style>p{color:red}</style><script>var x='<p>not text</p>';</script></head>"
+            "<body><script>document.write('<p>nope</p>')</script><style>body{}</style><noscript></noscript>"
+            "<template><p>inert</p></template></body></html>",
+            {},
+        ),
         _nothing,
         "no blocks",
     ),
     Case(
         "XHTML DOCTYPE with entities",
-        lambda: ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
-                 '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd" [\n<!ENTITY x "EXPANDED">\n'
-                 '<!ENTITY y "<p>EXPANDED markup</p>">\n]>\n<html xmlns="http://www.w3.org/1999/xhtml">'
-                 "<body><p>one &x; two &y; three</p></body></html>", {}),
+        lambda: (
+            '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+            '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd" [\n<!ENTITY x "EXPANDED">\n'
+            '<!ENTITY y "<p>EXPANDED markup</p>">\n]>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+            "<body><p>one &x; two &y; three</p></body></html>",
+            {},
+        ),
         _no_entities,
         "no expansion, no subset text",
     ),
     Case("billion laughs", lambda: (_billion_laughs(), {}), _billion_check, "nothing expands"),
     Case(
         "huge attribute values",
-        lambda: ('<div class="' + "c " * 1_000_000 + '" data-x="' + "x" * 3_000_000 + '"><p title="' + "t" * 500_000
-                 + '">kept text</p><a href="data:text/html;base64,' + "QUFB" * 500_000 + '">link text</a></div>', {}),
+        lambda: (
+            '<div class="'
+            + "c " * 1_000_000
+            + '" data-x="'
+            + "x" * 3_000_000
+            + '"><p title="'
+            + "t" * 500_000
+            + '">kept text</p><a href="data:text/html;base64,'
+            + "QUFB" * 500_000
+            + '">link text</a></div>',
+            {},
+        ),
         _exactly("kept text", "link text"),
         "text kept",
     ),
     Case(
         "comments and CDATA everywhere",
-        lambda: ("<!--c1--><html><!--c2--><head><!--h--><title>T</title></head><body><!--c3-->"
-                 "<p>alpha<!--inner-->beta</p><![CDATA[ hidden cdata ]]><p>gamma <![CDATA[x]]> delta</p>"
-                 "<svg><![CDATA[svgcdata]]></svg><!----><!---->" + "<!-- many -->" * 10_000
-                 + "<p>eps<!-- unterminated", {}),
+        lambda: (
+            "<!--c1--><html><!--c2--><head><!--h--><title>T</title></head><body><!--c3-->"
+            "<p>alpha<!--inner-->beta</p><![CDATA[ hidden cdata ]]><p>gamma <![CDATA[x]]> delta</p>"
+            "<svg><![CDATA[svgcdata]]></svg><!----><!---->" + "<!-- many -->" * 10_000 + "<p>eps<!-- unterminated",
+            {},
+        ),
         _exactly("alphabeta", "gamma delta", "eps"),
         "no comment/CDATA text",
     ),
@@ -461,7 +480,7 @@ def test_deep_nesting_is_flattened_only_when_libxml2_gives_up() -> None:
 
 
 def test_deep_page_features_and_text_output_have_no_recursion() -> None:
-    from scrapy_web2text.features import block_features, edge_features
+    from scrapy_web2text.labellers.web2text.features import block_features, edge_features
 
     # 30,000 levels of text: deep, yet under MAX_BLOCKS so nothing is cut.
     page = parse_page(_every_level(30_000))

@@ -36,14 +36,34 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_web2text import Web2TextModel, extract
-from scrapy_web2text.features import BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
-from scrapy_web2text.parsing import parse_page
+from scrapy_web2text.labellers.web2text.features import BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
+from scrapy_web2text.page import parse_page
 
 MODEL = Web2TextModel.initialised(seed=0)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-BLOCK_TAGS = ["div", "section", "article", "nav", "header", "footer", "aside", "main", "blockquote",
-              "ul", "ol", "li", "h1", "h2", "h3", "p", "form", "figure", "table", "td"]
+BLOCK_TAGS = [
+    "div",
+    "section",
+    "article",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "main",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "p",
+    "form",
+    "figure",
+    "table",
+    "td",
+]
 INLINE_TAGS = ["span", "a", "b", "i", "em", "strong", "code", "small", "label", "font"]
 ATTRIBUTES = ["", ' class="content"', ' id="nav"', ' class="menu item"', ' class="post-body entry"', ' id="footer"']
 WHITESPACE = st.text(alphabet=" \t\n", min_size=1, max_size=4)
@@ -97,7 +117,9 @@ LEAVES = st.one_of(
 TREES = st.recursive(
     LEAVES,
     lambda children: st.builds(
-        Element, st.sampled_from(BLOCK_TAGS + INLINE_TAGS), st.sampled_from(ATTRIBUTES),
+        Element,
+        st.sampled_from(BLOCK_TAGS + INLINE_TAGS),
+        st.sampled_from(ATTRIBUTES),
         st.lists(children, min_size=1, max_size=5),
     ),
     max_leaves=40,
@@ -143,9 +165,11 @@ class Renderer:
         return f"{self.pad}<{node.tag}{node.attributes}>{inner}</{node.tag}>{self.pad}"
 
     def page(self, body: list) -> str:
-        return "<!DOCTYPE html><html><head><title>t</title></head><body>" + "".join(
-            self.render(node) for node in body
-        ) + "</body></html>"
+        return (
+            "<!DOCTYPE html><html><head><title>t</title></head><body>"
+            + "".join(self.render(node) for node in body)
+            + "</body></html>"
+        )
 
 
 def squash(text: str) -> str:

@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from scrapy_web2text.integration.testing import NAVIGATION, LoopbackServer, build_site
+from tests.site import NAVIGATION, LoopbackServer, build_site
 
-from .scrapy_support import EXAMPLE_PROJECT, REPO, require_default_model, untrained_model  # noqa: F401 - fixture
+from .scrapy_support import EXAMPLE_PROJECT, REPO, require_default_model
 
 SCRAPY = [sys.executable, "-m", "scrapy"]
 
@@ -154,7 +154,7 @@ TWO_SPIDERS = textwrap.dedent("""
     import json, sys
     import scrapy
     from scrapy.crawler import CrawlerProcess
-    from scrapy_web2text import model as model_module
+    from scrapy_web2text.labellers.web2text import network as model_module
 
     loads = []
     original = model_module.Web2TextModel.load.__func__

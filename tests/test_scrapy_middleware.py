@@ -16,7 +16,6 @@ from scrapy_web2text import ModelError, Web2TextPipeline, Web2TextSpiderMiddlewa
 from .scrapy_support import (
     ARTICLE,
     ChainCounter,
-    crawler,  # noqa: F401 - fixture
     html_response,
     json_response,
     make_crawler,
@@ -24,7 +23,6 @@ from .scrapy_support import (
     run_output,
     run_start,
     stat,
-    untrained_model,  # noqa: F401 - fixture
 )
 
 

@@ -15,13 +15,11 @@ from scrapy_web2text import Web2TextPipeline, Web2TextSpiderMiddleware
 from .scrapy_support import (
     ARTICLE,
     ChainCounter,
-    crawler,  # noqa: F401 - fixture
     html_response,
     make_crawler,
     run_output,
     run_pipeline,
     stat,
-    untrained_model,  # noqa: F401 - fixture
 )
 
 

@@ -12,7 +12,7 @@ from scrapy_web2text import Web2TextPipeline, Web2TextSpiderMiddleware
 from scrapy_web2text.integration.runtime import get_runtime
 from scrapy_web2text.integration.settings import DEFAULTS, Web2TextConfig
 
-from .scrapy_support import make_crawler, untrained_model  # noqa: F401 - fixture
+from .scrapy_support import make_crawler
 
 
 def test_defaults(untrained_model):

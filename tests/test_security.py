@@ -24,7 +24,7 @@ import pytest
 
 import scrapy_web2text
 from scrapy_web2text import ModelError, Web2TextModel, extract, load_model
-from scrapy_web2text.parsing import parse_page
+from scrapy_web2text.page import parse_page
 
 PACKAGE = Path(scrapy_web2text.__file__).resolve().parent
 PICKLE_MODULES = {"pickle", "_pickle", "cPickle", "dill", "cloudpickle", "joblib", "shelve", "marshal", "pickletools"}

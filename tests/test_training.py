@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from scrapy_web2text.corpus import load_split
-from scrapy_web2text.extraction import web2text_labels
-from scrapy_web2text.model import Web2TextModel
-from scrapy_web2text.parsing import parse_page
+from scrapy_web2text.labellers.web2text import web2text_labels
+from scrapy_web2text.labellers.web2text.network import Web2TextModel
+from scrapy_web2text.page import parse_page
+from scrapy_web2text.research.corpus import load_split
 
 from .helpers import corpus_file
 
@@ -20,7 +20,7 @@ def pages():
 
 
 def test_training_lowers_validation_loss_and_exports_a_numpy_model(pages, tmp_path):
-    from scrapy_web2text.training.trainer import train
+    from scrapy_web2text.research.train.trainer import train
 
     train_pages, validation_pages = pages
     model = train(train_pages, validation_pages, "paper", iterations=150, seed=1, threads=1)
@@ -39,7 +39,7 @@ def test_training_lowers_validation_loss_and_exports_a_numpy_model(pages, tmp_pa
 
 
 def test_training_is_reproducible(pages):
-    from scrapy_web2text.training.trainer import train
+    from scrapy_web2text.research.train.trainer import train
 
     train_pages, validation_pages = pages
     first = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
@@ -49,7 +49,7 @@ def test_training_is_reproducible(pages):
 
 
 def test_feature_statistics_come_from_training_pages(pages):
-    from scrapy_web2text.training.trainer import train
+    from scrapy_web2text.research.train.trainer import train
 
     train_pages, validation_pages = pages
     model = train(train_pages[:8], validation_pages[:3], "paper", iterations=5, seed=0, threads=1)

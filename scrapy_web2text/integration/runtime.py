@@ -28,7 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..extraction import Extraction, extract
-from ..model import Web2TextModel, load_model, resolve_model_path
+from ..labellers.web2text.network import Web2TextModel, load_model, resolve_model_path
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable

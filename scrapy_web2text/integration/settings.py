@@ -92,10 +92,10 @@ class Web2TextConfig:
 
         if not settings.getbool("WEB2TEXT_ENABLED", DEFAULTS["WEB2TEXT_ENABLED"]):
             raise NotConfigured("WEB2TEXT_ENABLED is False")
-        from ..methods import get_method
+        from ..labellers import get_labeller
 
         method = str(get("WEB2TEXT_METHOD"))
-        get_method(method)  # unknown names fail here, at start-up
+        get_labeller(method)  # unknown names fail here, at start-up
         threshold = _threshold(get("WEB2TEXT_THRESHOLD"), "WEB2TEXT_THRESHOLD")
         spider = getattr(crawler, "spider", None)
         if spider is not None and getattr(spider, SPIDER_THRESHOLD_ATTRIBUTE, None) is not None:

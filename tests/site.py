@@ -24,24 +24,56 @@ SIDEBAR = ("Most popular", "Trending quizzes", "Horoscope widget", "Crossword ar
 COOKIE_BANNER = "We use cookies to improve your experience. Accept all cookies or manage preferences."
 
 _SUBJECTS = [
-    "the council", "the new bridge", "local farmers", "the research team", "the museum", "our reporter",
-    "the river", "city planners", "the school board", "volunteers", "the orchestra", "engineers",
-    "the harbour authority", "residents",
+    "the council",
+    "the new bridge",
+    "local farmers",
+    "the research team",
+    "the museum",
+    "our reporter",
+    "the river",
+    "city planners",
+    "the school board",
+    "volunteers",
+    "the orchestra",
+    "engineers",
+    "the harbour authority",
+    "residents",
 ]
 _VERBS = [
-    "announced", "discovered", "argued", "explained", "reported", "described", "measured", "questioned",
-    "welcomed", "rejected", "proposed", "examined",
+    "announced",
+    "discovered",
+    "argued",
+    "explained",
+    "reported",
+    "described",
+    "measured",
+    "questioned",
+    "welcomed",
+    "rejected",
+    "proposed",
+    "examined",
 ]
 _OBJECTS = [
-    "a plan to restore the old market", "the results of a long study", "changes to the bus timetable",
-    "a surprising rise in rainfall", "the cost of the repairs", "new rules for cyclists",
-    "the history of the harbour", "a proposal for more green space", "the findings of the inspection",
+    "a plan to restore the old market",
+    "the results of a long study",
+    "changes to the bus timetable",
+    "a surprising rise in rainfall",
+    "the cost of the repairs",
+    "new rules for cyclists",
+    "the history of the harbour",
+    "a proposal for more green space",
+    "the findings of the inspection",
     "plans for a summer festival",
 ]
 _TAILS = [
-    "after months of debate", "despite strong objections", "on Tuesday evening",
-    "in a statement to the press", "according to public records", "for the first time in a decade",
-    "while critics remained unconvinced", "as the deadline approached",
+    "after months of debate",
+    "despite strong objections",
+    "on Tuesday evening",
+    "in a statement to the press",
+    "according to public records",
+    "for the first time in a decade",
+    "while critics remained unconvinced",
+    "as the deadline approached",
 ]
 
 
@@ -106,7 +138,7 @@ def article_page(number: int, rng: random.Random, prefix: str = "/") -> tuple[st
     comments = "".join(
         f'<li class="comment"><span class="author">reader{rng.randint(1, 999)}</span>'
         f'<span class="date">2 days ago</span>'
-        f'<p>{rng.choice(["Great read!", "I disagree.", "Thanks for sharing."])}</p>'
+        f"<p>{rng.choice(['Great read!', 'I disagree.', 'Thanks for sharing.'])}</p>"
         '<a href="#reply">Reply</a></li>'
         for _ in range(rng.randint(2, 5))
     )

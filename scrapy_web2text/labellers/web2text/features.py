@@ -19,7 +19,8 @@ import re
 
 import numpy as np
 
-from .parsing import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, Page
+from ...page import Page
+from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
 
 # --- per-block raw counts ---------------------------------------------------
 

@@ -26,8 +26,9 @@ import time
 
 import numpy as np
 
-from ..parsing import Page
+from ..page import Page
 from ._walk import TEXT, aligned_events
+from .base import Labelling
 
 
 def max_subarray(values: np.ndarray) -> tuple[int, int, float]:
@@ -91,7 +92,6 @@ def bte_labels(page: Page) -> np.ndarray:
 
 def bte(page: Page, *, model=None, threshold=None):
     """BTE's single densest-text span, as per-block labels."""
-    from ..methods import Labelling
 
     clock = time.perf_counter()
     keep = bte_labels(page)

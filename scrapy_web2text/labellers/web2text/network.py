@@ -8,7 +8,7 @@ the sequence length; ReLU between layers; softmax at the end.
 
 A model is two files side by side: ``NAME.npz`` (plain arrays, loaded with
 ``allow_pickle=False``) and ``NAME.json`` (configuration, feature names,
-training record).  ``scrapy_web2text.training`` writes them from torch.
+training record).  ``scrapy_web2text.research.train`` writes them from torch.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,11 +23,12 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .features import BLOCK_FEATURE_BINARY, BLOCK_FEATURES, EDGE_FEATURE_BINARY, EDGE_FEATURES
+from ..base import load_weights
+from .features import BLOCK_FEATURES, EDGE_FEATURES
 
 MODEL_FORMAT = "scrapy-web2text-model"
 MODEL_FORMAT_VERSION = 1
-PACKAGED_MODELS = Path(__file__).parent / "models"
+PACKAGED_MODELS = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL_NAME = "default"
 
 #: The paper's architecture (Russian translation, §3.4 and "Model sizes").
@@ -287,28 +287,12 @@ class Web2TextModel:
         )
 
 
-def feature_statistics(block_rows: np.ndarray, edge_rows: np.ndarray) -> dict[str, np.ndarray]:
-    """Training-set means and standard deviations; binary columns stay as they are."""
-    out = {}
-    for prefix, rows, binary in (("block", block_rows, BLOCK_FEATURE_BINARY), ("edge", edge_rows, EDGE_FEATURE_BINARY)):
-        mean = rows.mean(axis=0) if len(rows) else np.zeros(rows.shape[1])
-        std = rows.std(axis=0) if len(rows) else np.ones(rows.shape[1])
-        std = np.where(std > 1e-6, std, 1.0)
-        out[f"{prefix}_mean"] = np.where(binary, 0.0, mean).astype(np.float32)
-        out[f"{prefix}_std"] = np.where(binary, 1.0, std).astype(np.float32)
-    return out
-
-
 def _stem(path: Path) -> Path:
     return path.with_suffix("") if path.suffix in (".npz", ".json") else path
 
 
 def _layers(arrays: dict, prefix: str, count: int) -> Layers:
     return [(arrays[f"{prefix}.{i}.weight"], arrays[f"{prefix}.{i}.bias"]) for i in range(count)]
-
-
-_cache: dict[str, Web2TextModel] = {}
-_cache_lock = threading.Lock()
 
 
 def resolve_model_path(name_or_path: str | Path | None) -> Path:
@@ -327,11 +311,4 @@ def resolve_model_path(name_or_path: str | Path | None) -> Path:
 
 def load_model(name_or_path: str | Path | None = None) -> Web2TextModel:
     """Load a model once per process (thread-safe) and return the shared copy."""
-    key = str(resolve_model_path(name_or_path).resolve())
-    model = _cache.get(key)
-    if model is None:
-        with _cache_lock:
-            model = _cache.get(key)
-            if model is None:
-                model = _cache[key] = Web2TextModel.load(key)
-    return model
+    return load_weights(Web2TextModel.load, resolve_model_path(name_or_path))

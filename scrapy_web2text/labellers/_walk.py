@@ -2,9 +2,9 @@
 
 The baselines that have their own notion of a page (Boilerpipe's
 TextBlocks, BTE's tag/word token sequence) need the DOM events between
-the blocks that :class:`~scrapy_web2text.parsing.Page` does not keep.
+the blocks that :class:`~scrapy_web2text.page.Page` does not keep.
 This module parses ``page.source`` again with the same lxml options and
-the same traversal rules as :mod:`scrapy_web2text.parsing`, so the k-th
+the same traversal rules as :mod:`scrapy_web2text.page`, so the k-th
 text event here *is* block k of the page: labels computed on the
 baseline's own units map back to our segmentation exactly, by index.
 
@@ -19,8 +19,9 @@ from collections.abc import Iterator
 
 from lxml import etree
 
-from .. import parsing
-from ..parsing import SKIPPED_TAGS, Page, block_text
+from ..page import Page, block_text
+from ..page.parse import PARSER_OPTIONS
+from ..page.tags import SKIPPED_TAGS
 
 #: Event kinds.
 START, END, TEXT, SKIPPED = "start", "end", "text", "skipped"
@@ -31,7 +32,7 @@ def _parse(page: Page):
     if not data.strip():
         return None
     try:
-        return etree.fromstring(data, etree.HTMLParser(**parsing._PARSER_OPTIONS))
+        return etree.fromstring(data, etree.HTMLParser(**PARSER_OPTIONS))
     except etree.LxmlError:
         return None
 

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..model import Layers
+from ...labellers.web2text.network import Layers
 
 
 class ConvStack(nn.Module):

@@ -17,11 +17,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...labellers.web2text.features import BLOCK_FEATURE_BINARY, EDGE_FEATURE_BINARY
+from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
 from ..corpus import PageData
-from ..model import PAPER_CONFIG, Web2TextModel, feature_statistics
 from . import require_torch
 
 logger = logging.getLogger(__name__)
+
+
+def feature_statistics(block_rows: np.ndarray, edge_rows: np.ndarray) -> dict[str, np.ndarray]:
+    """Training-set means and standard deviations; binary columns stay as they are."""
+    out = {}
+    for prefix, rows, binary in (("block", block_rows, BLOCK_FEATURE_BINARY), ("edge", edge_rows, EDGE_FEATURE_BINARY)):
+        mean = rows.mean(axis=0) if len(rows) else np.zeros(rows.shape[1])
+        std = rows.std(axis=0) if len(rows) else np.ones(rows.shape[1])
+        std = np.where(std > 1e-6, std, 1.0)
+        out[f"{prefix}_mean"] = np.where(binary, 0.0, mean).astype(np.float32)
+        out[f"{prefix}_std"] = np.where(binary, 1.0, std).astype(np.float32)
+    return out
+
 
 #: Named configurations.  ``paper`` is the published recipe; ``default`` is
 #: what the shipped model uses (chosen on validation figures, see the model

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .parsing import Page
+from ..page import Page
 
 WINDOW = 10
 CONTENT_SHARE = 2 / 3

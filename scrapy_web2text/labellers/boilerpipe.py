@@ -40,8 +40,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..parsing import Page
+from ..page import Page
 from ._walk import SKIPPED, START, TEXT, aligned_events
+from .base import Labelling
 
 #: Tags that do not end a TextBlock (Boilerpipe's DefaultTagActionMap: the
 #: anchor and the inline actions); every other tag, known or not, flushes.
@@ -457,7 +458,6 @@ def boilerpipe_labels(page: Page, extractor: str = "article") -> tuple[np.ndarra
 
 def _labeller(extractor: str):
     def label(page: Page, *, model=None, threshold=None):
-        from ..methods import Labelling
 
         clock = time.perf_counter()
         keep, _ = boilerpipe_labels(page, extractor)

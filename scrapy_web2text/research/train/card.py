@@ -1,6 +1,6 @@
 """Write a model card (Markdown) from a model's JSON and evaluation rows.
 
-``python -m scrapy_web2text.training.card MODEL.json --validation V.json --test T.json -o MODEL_CARD.md``
+``python -m scrapy_web2text.research.train.card MODEL.json --validation V.json --test T.json -o MODEL_CARD.md``
 where the row files come from ``web2text evaluate --json``.
 """
 

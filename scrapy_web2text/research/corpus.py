@@ -24,10 +24,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import alignment, features, parsing
+from .. import page as page_package
+from ..labellers.web2text import features
+from ..labellers.web2text.features import BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
+from ..page import parse_page
+from . import alignment
 from .alignment import AlignmentReport, align_labels
-from .features import BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
-from .parsing import parse_page
 
 SPLITS = ("train", "validation", "test")
 
@@ -40,7 +42,7 @@ def default_data_dir() -> Path:
     """``$WEB2TEXT_DATA``, else ``../shared/data`` beside the checkout."""
     if "WEB2TEXT_DATA" in os.environ:
         return Path(os.environ["WEB2TEXT_DATA"])
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
+    return Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def corpus_name(path: str | Path) -> str:
@@ -108,8 +110,9 @@ def code_fingerprint() -> str:
     """Hash of the code that produces cached data, taken once per process:
     the cache must be keyed by the code that runs, not by later edits."""
     digest = hashlib.sha1()
-    for module in (parsing, features, alignment):
-        digest.update(Path(module.__file__).read_bytes())
+    page_sources = sorted(Path(page_package.__file__).parent.glob("*.py"))
+    for source in [*page_sources, Path(features.__file__), Path(alignment.__file__)]:
+        digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
 
 

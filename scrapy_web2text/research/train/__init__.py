@@ -1,7 +1,7 @@
 """Training the Web2Text networks in torch (the ``train`` extra).
 
-Inference never needs torch: :func:`~scrapy_web2text.training.trainer.train`
-exports the weights to a :class:`~scrapy_web2text.model.Web2TextModel`
+Inference never needs torch: :func:`~scrapy_web2text.research.train.trainer.train`
+exports the weights to a :class:`~scrapy_web2text.labellers.web2text.network.Web2TextModel`
 (``.npz`` + ``.json``) that numpy runs.
 """
 

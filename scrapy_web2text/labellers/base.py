@@ -1,0 +1,114 @@
+"""What a labeller is, and the registry that finds one by name.
+
+A labeller takes a parsed :class:`~scrapy_web2text.page.Page` and returns a :class:`Labelling`: one keep/drop
+decision and one p(content) per block.  Every labeller works on the same DOM-leaf blocks, so their figures
+compare.  Built-in labellers are registered by name and imported on first use; a third-party labeller is named by
+its dotted path (``"mypackage.module:my_labeller"``) wherever a method name is accepted (``extract(method=...)``,
+``WEB2TEXT_METHOD``, ``--method``), or registered under a short name with :func:`register_labeller`.
+
+Labellers that need weights load them through :func:`load_weights`, the one cache of model files in the process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from ..page import Page
+
+
+@dataclass
+class Labelling:
+    """A labeller's answer for one page: ``keep`` and ``probabilities`` hold one entry per block."""
+
+    keep: np.ndarray
+    probabilities: np.ndarray
+    model_name: str | None = None
+    #: Milliseconds per stage (``features``, ``network``, ``decode``...).
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class Labeller(Protocol):
+    """``labeller(page, model=..., threshold=...)``.
+
+    ``model`` is the labeller's own weights (an object it loaded, a path, or ``None`` for its shipped ones);
+    ``threshold`` the p(content) a block needs (``None``: the labeller's default).
+    """
+
+    def __call__(self, page: Page, *, model: Any = None, threshold: float | None = None) -> Labelling: ...
+
+
+#: name -> "module:attribute", imported on first use.
+_REGISTRY: dict[str, str] = {
+    "web2text": "scrapy_web2text.labellers.web2text:web2text",
+    "web2text-unary": "scrapy_web2text.labellers.web2text:web2text_unary",
+    "boilerpipe-article": "scrapy_web2text.labellers.boilerpipe:article",
+    "boilerpipe-default": "scrapy_web2text.labellers.boilerpipe:default",
+    "boilerpipe-largest": "scrapy_web2text.labellers.boilerpipe:largest",
+    "bte": "scrapy_web2text.labellers.bte:bte",
+    "crf": "scrapy_web2text.labellers.crf:crf",
+    "boilernet": "scrapy_web2text.labellers.boilernet:boilernet",
+}
+_resolved: dict[str, Labeller] = {}
+
+
+def labeller_names() -> list[str]:
+    """The registered names, built-in ones first."""
+    return list(_REGISTRY)
+
+
+def register_labeller(name: str, target: str | Labeller) -> None:
+    """Register ``target`` (a labeller, or its ``"module:attribute"`` path) under ``name``."""
+    if isinstance(target, str):
+        _REGISTRY[name] = target
+        _resolved.pop(name, None)
+    else:
+        _REGISTRY[name] = f"{getattr(target, '__module__', '?')}:{getattr(target, '__qualname__', name)}"
+        _resolved[name] = target
+
+
+def get_labeller(name: str) -> Labeller:
+    """The labeller registered as ``name``, or at the dotted path ``name``; ``ValueError`` naming the choices."""
+    labeller = _resolved.get(name)
+    if labeller is not None:
+        return labeller
+    target = _REGISTRY.get(name) or (name if ":" in name else None)
+    if target is None:
+        raise ValueError(
+            f"unknown method {name!r}; choose one of: {', '.join(labeller_names())}, "
+            "or give a labeller's dotted path 'package.module:name'"
+        )
+    module, _, attribute = target.partition(":")
+    try:
+        labeller = getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as error:
+        raise ValueError(f"method {name!r}: cannot import {target} ({error})") from error
+    if not callable(labeller):
+        raise ValueError(f"method {name!r}: {target} is not callable")
+    _resolved[name] = labeller
+    return labeller
+
+
+# --- weights ---------------------------------------------------------------------
+
+_Model = TypeVar("_Model")
+_weights: dict[tuple[Callable[..., Any], str], Any] = {}
+_weights_lock = threading.Lock()
+
+
+def load_weights(load: Callable[[Path], _Model], path: str | Path) -> _Model:
+    """``load(path)`` once per process and path (thread-safe); every later call returns the same object."""
+    key = (load, str(Path(path).resolve()))
+    model = _weights.get(key)
+    if model is None:
+        with _weights_lock:
+            model = _weights.get(key)
+            if model is None:
+                model = _weights[key] = load(Path(key[1]))
+    return model

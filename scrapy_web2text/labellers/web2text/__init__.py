@@ -1,0 +1,57 @@
+"""The Web2Text labeller (Vogels et al. 2018): features → two CNNs → Viterbi.
+
+:mod:`.features` turns a page into block and edge features, :mod:`.network` runs the unary and pairwise CNNs in
+numpy, :mod:`.viterbi` decodes the most likely labelling.  ``web2text-unary`` is the ablation without the pairwise
+term: a block is kept when its own p(content) clears the threshold.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ...page import Page
+from ..base import Labelling
+from .features import block_features, edge_features
+from .network import Web2TextModel, load_model
+from .viterbi import viterbi
+
+
+def resolve_model(model: Web2TextModel | str | Path | None) -> Web2TextModel:
+    """A loaded model as it is; a packaged model's name or a path loaded (once per process)."""
+    return model if isinstance(model, Web2TextModel) else load_model(model)
+
+
+def web2text_labels(
+    page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True
+) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
+    """Labels (1 = content), p(content) and stage timings for a parsed page."""
+    threshold = model.config.get("threshold", 0.5) if threshold is None else threshold
+    clock = time.perf_counter()
+    block_x = block_features(page)
+    edge_x = edge_features(page)
+    features_done = time.perf_counter()
+    unary, pair = model.potentials(block_x, edge_x)
+    network_done = time.perf_counter()
+    labels = viterbi(unary, pair if pairwise else np.zeros_like(pair), model.lam if pairwise else 0.0, threshold)
+    decode_done = time.perf_counter()
+    timings = {
+        "features": 1000 * (features_done - clock),
+        "network": 1000 * (network_done - features_done),
+        "decode": 1000 * (decode_done - network_done),
+    }
+    return labels.astype(bool), np.exp(unary[:, 1]), timings
+
+
+def web2text(page: Page, *, model=None, threshold=None, pairwise: bool = True) -> Labelling:
+    """The full method: unary and pairwise potentials, Viterbi."""
+    resolved = resolve_model(model)
+    keep, probabilities, timings = web2text_labels(page, resolved, threshold, pairwise=pairwise)
+    return Labelling(keep, probabilities, resolved.name, timings)
+
+
+def web2text_unary(page: Page, *, model=None, threshold=None) -> Labelling:
+    """The unary network alone (no pairwise term in the decoding)."""
+    return web2text(page, model=model, threshold=threshold, pairwise=False)

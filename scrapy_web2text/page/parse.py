@@ -1,0 +1,99 @@
+"""HTML → Collapsed DOM → blocks: the first stage of the chain, in the order it runs.
+
+decode (bytes → text, :mod:`.decode`) → normalise for libxml2 → parse with lxml → if libxml2 stopped at its nesting
+limit, parse again with the deep nesting unwrapped (:mod:`.flatten`) → walk the tree into the Collapsed DOM and its
+blocks (:mod:`.cdom`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from .cdom import MAX_BLOCKS, Page, collect_blocks
+from .decode import decode_html
+from .flatten import MAX_NESTING, flatten_nesting
+
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+#: A leading DOCTYPE with an internal subset (``<!DOCTYPE html [<!ENTITY ...>]>``).
+#: The HTML parser expands no entities, but it ends the doctype at the first
+#: ``>`` and would show the rest of the subset as page text; the subset is
+#: cut, the doctype name kept.
+_DOCTYPE_SUBSET = re.compile(
+    r"""\A((?>\s*<!--(?s:.*?)-->)*+\s*<!DOCTYPE[^\[>]*)\[(?:[^\]"']++|"[^"]*+"|'[^']*+')*+\]\s*>""", re.I
+)
+
+PARSER_OPTIONS = dict(
+    remove_comments=True,
+    remove_pis=True,
+    no_network=True,
+    recover=True,
+    huge_tree=True,
+    default_doctype=False,
+    encoding="utf-8",
+)
+
+
+def _to_utf8(html: str) -> tuple[str, bytes]:
+    # lxml refuses str with an XML encoding declaration, NUL bytes truncate
+    # libxml2's input, lone surrogates cannot be encoded and a DOCTYPE's
+    # internal subset would leak into the text: normalise all four and hand
+    # lxml UTF-8 bytes with the encoding fixed.
+    html = _XML_DECLARATION.sub("", html, count=1).replace("\x00", "\ufffd")
+    if "[" in html[:4096]:
+        # Only the head is searched: the pattern is anchored, and a page
+        # without a subset must not cost a scan of megabytes.
+        head = _DOCTYPE_SUBSET.sub(r"\1>", html[:65536], count=1)
+        html = head + html[65536:]
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:
+        data = html.encode("utf-8", "replace")
+        html = data.decode("utf-8")
+    return html, data
+
+
+def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int = MAX_BLOCKS) -> Page:
+    """Parse HTML into a :class:`Page` of CDOM nodes and blocks.
+
+    ``html`` may be ``str`` or ``bytes`` (decoded with :func:`decode_html`,
+    ``encoding`` being a declared charset).  Offsets in ``Page.starts`` and
+    ``Page.ends`` index ``Page.source``, the decoded text.
+    """
+    if isinstance(html, (bytes, bytearray, memoryview)):
+        html = decode_html(bytes(html), encoding)
+    elif not isinstance(html, str):
+        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+    source, data = _to_utf8(html)
+    page = Page(source=source)
+    if not data.strip():
+        return page
+    root, stopped = _parse_tree(data)
+    if stopped:
+        # libxml2 gave up at its nesting limit and dropped the rest: parse
+        # again with the deep nesting unwrapped, less deep if need be, and
+        # as plain text if even that fails.
+        page.flattened = True
+        for cap in (MAX_NESTING, 256, 32, 0):
+            root, stopped = _parse_tree(flatten_nesting(source, cap).encode("utf-8"))
+            if not stopped:
+                break
+    if root is None:
+        return page
+    collect_blocks(page, root, max_blocks)
+    return page
+
+
+def _parse_tree(data: bytes):
+    """The lxml root of ``data`` (or None) and whether libxml2 stopped early."""
+    parser = etree.HTMLParser(**PARSER_OPTIONS)
+    try:
+        root = etree.fromstring(data, parser)
+    except etree.LxmlError:
+        root = None
+    stopped = any(error.type == _RESOURCE_LIMIT for error in parser.error_log)
+    return root, stopped
+
+
+_RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
