@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -17,12 +18,12 @@ from .scrapy_support import EXAMPLE_PROJECT, REPO, require_default_model
 SCRAPY = [sys.executable, "-m", "scrapy"]
 
 
-def crawl(tmp_path, url: str | None, model, *extra: str) -> dict:
+def crawl(tmp_path, url: str | None, model, *extra: str, spider: str = "sample") -> dict:
     items_path, probe_path, log_path = tmp_path / "items.jsonl", tmp_path / "probe.json", tmp_path / "crawl.log"
     command = [
         *SCRAPY,
         "crawl",
-        "sample",
+        spider,
         "-O",
         str(items_path),
         "-s",
@@ -129,24 +130,70 @@ def test_trained_model_keeps_article_bodies_and_drops_navigation(site, tmp_path)
             assert entry not in text, (path, entry)
 
 
+EXAMPLE_ARTICLES = {
+    # article file: a sentence from its body that the main text must keep
+    "winter-tomatoes": "Cold nights were handled with water.",
+    "sourdough-starter": "does not need a babysitter.",
+    "night-train": "a grey line of sea appeared behind the fences.",
+    "rain-garden": "It has needed no watering at all.",
+    "fermented-chili": "fuzzy coloured mould means the batch has to go.",
+    "hochbeet-anlegen": "Ein Hochbeet ist mehr als ein Kasten voller Erde.",
+    "confiture-figues": "le figuier du jardin donne plus de fruits que nous ne pouvons en manger.",
+    "huerto-balcon": "Un balcón orientado al sur nos demostró lo contrario",
+}
+
+
 def test_example_project_offline_crawl_with_the_default_model(tmp_path):
     model = require_default_model()
     result = crawl(tmp_path, None, model)
-    articles = [item for item in result["items"] if "/articles/" in item["url"]]
-    assert len(articles) == 3
-    for item in articles:
-        assert "Gardening\nKitchen" not in item["main_text"]
-        assert "cookies for statistics" not in item["main_text"]
-    tomatoes = next(item for item in articles if "winter-tomatoes" in item["url"])
-    assert "Cold nights were handled with water." in tomatoes["main_text"]
+    by_file = {item["url"].split("/site/", 1)[1]: item for item in result["items"]}
+    html_pages = [path for path in by_file if path.endswith(".html")]
+    assert len(html_pages) >= 20 and set(by_file) - set(html_pages) == {
+        "files/planting-calendar.pdf",
+        "images/tomato-bed.png",
+    }
+    assert "main_text" not in by_file["files/planting-calendar.pdf"]
+    assert sum(len(by_file[path]["main_text"]) >= 200 for path in html_pages) >= 5
+    for name, sentence in EXAMPLE_ARTICLES.items():
+        text = by_file[f"articles/{name}.html"]["main_text"]
+        assert sentence in text, name
+        assert "Gardening\nKitchen" not in text, name
+        assert "cookies for statistics" not in text, name
+        assert "Get our best stories every Friday." not in text, name
+    thread = by_file["forum/thread-compost-smell.html"]["main_text"]
+    assert "The heap is wet and slimy in the middle." in thread
+    assert "Not ruined at all." in thread
+
+
+def test_csv_export_has_main_text_even_when_the_first_item_has_none(tmp_path, untrained_model):
+    # Crawl the PDF alone: without FEED_EXPORT_FIELDS the CSV columns would be that item's keys only.
+    csv_path = tmp_path / "items.csv"
+    pdf = (EXAMPLE_PROJECT / "site" / "files" / "planting-calendar.pdf").as_uri()
+    result = crawl(tmp_path, pdf, untrained_model, "-O", str(csv_path))
+    with csv_path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        rows = list(reader)
+    assert "main_text" in reader.fieldnames and "web2text_blocks" in reader.fieldnames
+    assert len(rows) == len(result["items"]) == 1 and rows[0]["main_text"] == ""
+
+
+def test_sample_markdown_spider_uses_its_own_threshold(tmp_path, untrained_model):
+    result = crawl(tmp_path, None, untrained_model, spider="sample_markdown")
+    assert "threshold 0.6" in result["log"]
+    html_items = [item for item in result["items"] if item["url"].endswith(".html")]
+    assert len(html_items) >= 20
+    assert all(isinstance(item["main_text"], str) for item in html_items)
+    assert "Traceback" not in result["log"]
 
 
 def test_example_project_runs_on_a_non_asyncio_reactor(tmp_path, untrained_model):
     result = crawl(
         tmp_path, None, untrained_model, "-s", "TWISTED_REACTOR=twisted.internet.selectreactor.SelectReactor"
     )
-    assert len(result["items"]) == 4
-    assert all(item["web2text_blocks"] for item in result["items"])
+    html_items = [item for item in result["items"] if item["url"].endswith(".html")]
+    assert len(result["items"]) == len(html_items) + 2  # the PDF and the PNG pass through
+    assert len(html_items) >= 20
+    assert all(item["web2text_blocks"] for item in html_items)
     assert "Traceback" not in result["log"]
 
 

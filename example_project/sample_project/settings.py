@@ -16,6 +16,9 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4
 DOWNLOAD_DELAY = 0.25
 USER_AGENT = "scrapy-web2text-example (+https://pypi.org/project/scrapy-web2text/)"
 FEED_EXPORT_ENCODING = "utf-8"
+# Fixed columns for every export: CSV and other fixed-column exporters take their columns from the
+# first item otherwise, so a first item without ``main_text`` (a PDF, an image) would drop the column.
+FEED_EXPORT_FIELDS = ["url", "status", "content_type", "title", "main_text", "web2text_blocks"]
 
 SPIDER_MIDDLEWARES = {"scrapy_web2text.Web2TextSpiderMiddleware": 543}
 ITEM_PIPELINES = {"scrapy_web2text.Web2TextPipeline": 300}
