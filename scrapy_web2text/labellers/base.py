@@ -112,3 +112,8 @@ def load_weights(load: Callable[[Path], _Model], path: str | Path) -> _Model:
             if model is None:
                 model = _weights[key] = load(Path(key[1]))
     return model
+
+
+# The 0.1 names, for code that still imports them from the deprecated ``scrapy_web2text.methods`` path.
+get_method = get_labeller
+method_names = labeller_names
