@@ -128,33 +128,28 @@ def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, in
     return described
 
 
-class _Subtree:
-    """A finished CDOM subtree while the page is being walked.
+#: The per-block columns the walk records, in the order of its rows: each becomes the ``Page`` attribute of
+#: that name (an int64 array; bool for those in ``_BOOL_BLOCK_COLUMNS``).  A new per-block column is one name
+#: here and one value in the row that :meth:`_Walker.walk` appends for a block.
+BLOCK_COLUMNS = ("starts", "ends", "path_ids", "in_link", "break_before", "ancestor_tags", "ancestor_keywords")
+_BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
+#: The per-node columns of ``Page.node_table``, in order.
+NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children")
 
-    ``tags_inner_first`` grows at the end as ancestors collapse into it:
-    prepending would cost O(depth) per merge.
-    """
-
-    __slots__ = ("tags_inner_first", "attributes", "children", "leaf")
-
-    def __init__(self, tag: str, attributes: str, leaf: int = -1):
-        self.tags_inner_first = [tag]
-        self.attributes = [attributes] if attributes else []
-        self.children: list[_Subtree] = []
-        self.leaf = leaf
+#: lxml tag → (lower-case local name, is block-level, is skipped, ancestor tag bit, is a link): one dict lookup
+#: per element instead of a namespace test, a lower() and three set lookups.
+_TAG_TABLE: dict[str, tuple[str, bool, bool, int, bool]] = {}
+_TAG_TABLE_SIZE = 10_000
 
 
-class _Open:
-    __slots__ = ("tag", "attributes", "children", "path_id", "tag_mask", "keyword_mask", "in_link")
-
-    def __init__(self, tag, attributes, path_id, tag_mask, keyword_mask, in_link):
-        self.tag = tag
-        self.attributes = attributes
-        self.children: list[_Subtree] = []
-        self.path_id = path_id
-        self.tag_mask = tag_mask
-        self.keyword_mask = keyword_mask
-        self.in_link = in_link
+def _describe_tag(raw: str) -> tuple[str, bool, bool, int, bool]:
+    tag = raw.rpartition("}")[2] if raw.startswith("{") else raw
+    tag = tag.lower()
+    described = (tag, tag in BLOCK_LEVEL_TAGS, tag in SKIPPED_TAGS, _ANCESTOR_TAG_BITS.get(tag, 0), tag == "a")
+    if len(_TAG_TABLE) >= _TAG_TABLE_SIZE:  # made-up tags are unbounded; real pages use a few dozen
+        _TAG_TABLE.clear()
+    _TAG_TABLE[raw] = described
+    return described
 
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
@@ -162,190 +157,200 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
     _Walker(page, max_blocks).walk(root)
 
 
+# While the page is walked, an open element is a tuple
+#   (tag, attributes, path id, ancestor tag mask, ancestor keyword mask, in link, finished children)
+# and a finished CDOM subtree a tuple
+#   (tags innermost first, attributes innermost first, children, leaf block index or -1).
+# The tag list grows at its end as ancestors collapse into the subtree: prepending would cost O(depth).
+_TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _CHILDREN = range(7)
+
+
 class _Walker:
-    """One pass over the lxml tree: preprocess, collapse, collect blocks."""
+    """One pass over the lxml tree: preprocess, collapse, collect blocks.
+
+    The loop body runs twice per element of the page, so it is one function with everything it needs bound to
+    locals, tuples instead of objects, and a per-tag table instead of string tests.
+    """
 
     def __init__(self, page: Page, max_blocks: int):
         self.page = page
         self.max_blocks = max_blocks
-        self.stack: list[_Open] = []
-        self.paths: dict[tuple[int, str], int] = {}
-        self.segments: list[str] = []
-        self.pending_break = False
-        self.cursor = 0
         self.block_rows: list[tuple] = []
 
-    def walk(self, root) -> None:
-        top = _Open("#root", "", 0, 0, 0, False)
-        self.stack.append(top)
+    def walk(self, root) -> None:  # noqa: C901 - one loop on purpose (see the class docstring)
+        page = self.page
+        source = page.source
+        source_length = len(source)
+        max_blocks = self.max_blocks
+        texts, tag_paths, rows = page.texts, page.tag_paths, self.block_rows
+        tag_table, describe_attributes, anchor_search = _TAG_TABLE, _describe_attributes, _ANCHOR_WORD.search
+        paths: dict[tuple[int, str], int] = {}  # (parent path id, segment) → path id
+        path_strings: dict[int, str] = {}  # path id → tag path: the id fixes every segment of the path
+        segments: list[str] = []
+        top_children: list = []
+        parent = ("#root", "", 0, 0, 0, False, top_children)
+        stack = [parent]
+        pending_break = False
+        cursor = 0
+        skipped_element = None
         events = etree.iterwalk(root, events=("start", "end"))
-        skipping: set = set()
-        # Bound once: this loop runs twice per element of the page.
-        add_text, open_element, close_element = self._add_text, self._open, self._close
-        block_level, skipped = BLOCK_LEVEL_TAGS, SKIPPED_TAGS
         for event, element in events:
             tag = element.tag
-            if tag.__class__ is not str:  # comment or PI left by a recovering parse
-                if event == "end" and element.tail:
-                    add_text(element.tail)
-                continue
-            if tag.startswith("{"):
-                tag = tag.rpartition("}")[2]
-            tag = tag.lower()
-            if event == "start":
-                if tag in block_level:
-                    self.pending_break = True
-                if tag in skipped:
-                    events.skip_subtree()
-                    skipping.add(element)
-                    continue
-                open_element(tag, element)
-                text = element.text
-                if text:
-                    add_text(text)
-            else:
-                if skipping and element in skipping:
-                    skipping.discard(element)
+            if tag.__class__ is str:
+                tag, block_level, skipped, tag_bit, is_link = tag_table.get(tag) or _describe_tag(tag)
+                if event == "start":
+                    if block_level:
+                        pending_break = True
+                    if skipped:
+                        events.skip_subtree()  # its end event comes next
+                        skipped_element = element
+                        continue
+                    # Open the element: its tag path segment, path id and ancestor masks.
+                    get = element.get
+                    class_name = get("class")
+                    element_id = get("id")
+                    if class_name or element_id:
+                        attributes, suffix, keyword_mask = describe_attributes(class_name or "", element_id or "")
+                        segment = tag + suffix
+                        keyword_mask |= parent[_KEYWORD_MASK]
+                    else:
+                        attributes, segment, keyword_mask = "", tag, parent[_KEYWORD_MASK]
+                    key = (parent[_PATH_ID], segment)
+                    path_id = paths.get(key)
+                    if path_id is None:
+                        path_id = paths[key] = len(paths) + 1
+                    segments.append(segment)
+                    parent = (
+                        tag,
+                        attributes,
+                        path_id,
+                        parent[_TAG_MASK] | tag_bit,
+                        keyword_mask,
+                        parent[_IN_LINK] or is_link,
+                        [],
+                    )
+                    stack.append(parent)
+                    raw = element.text
                 else:
-                    close_element()
-                if tag in block_level:
-                    self.pending_break = True
-                tail = element.tail
-                if tail:
-                    add_text(tail)
-        while len(self.stack) > 1:
-            close_element()
-        self._finish(top)
-
-    def _open(self, tag: str, element) -> None:
-        parent = self.stack[-1]
-        get = element.get
-        class_name = get("class")
-        element_id = get("id")
-        if class_name or element_id:
-            attributes, suffix, keyword_mask = _describe_attributes(class_name or "", element_id or "")
-            segment = tag + suffix
-            keyword_mask |= parent.keyword_mask
-        else:
-            attributes, segment, keyword_mask = "", tag, parent.keyword_mask
-        key = (parent.path_id, segment)
-        path_id = self.paths.get(key)
-        if path_id is None:
-            path_id = self.paths[key] = len(self.paths) + 1
-        self.segments.append(segment)
-        self.stack.append(
-            _Open(
-                tag,
-                attributes,
-                path_id,
-                parent.tag_mask | _ANCESTOR_TAG_BITS.get(tag, 0),
-                keyword_mask,
-                parent.in_link or tag == "a",
+                    if element is skipped_element:
+                        skipped_element = None
+                    else:
+                        closed = stack.pop()
+                        segments.pop()
+                        parent = stack[-1]
+                        children = closed[_CHILDREN]
+                        # An element with nothing below is dropped (the preprocessing step); one with a
+                        # single child merges into it (the collapse step).
+                        if children:
+                            if len(children) == 1:
+                                merged = children[0]
+                                merged[0].append(tag)
+                                if closed[_ATTRIBUTES]:
+                                    merged[1].append(closed[_ATTRIBUTES])
+                            else:
+                                merged = ([tag], [closed[_ATTRIBUTES]] if closed[_ATTRIBUTES] else [], children, -1)
+                            parent[_CHILDREN].append(merged)
+                    if block_level:
+                        pending_break = True
+                    raw = element.tail
+            elif event == "end":  # comment or PI left by a recovering parse: only its tail is text
+                raw = element.tail
+            else:
+                continue
+            if not raw or raw.isspace():
+                continue
+            # The block text: blank runs collapsed.  str.split() splits on exactly the regex's \s; a text that
+            # still holds a C0 control (not printable) goes through the regex.
+            text = " ".join(raw.split())
+            if not text.isprintable():
+                text = block_text(raw)
+                if not text:
+                    continue
+            if len(rows) >= max_blocks:
+                page.truncated = True
+                continue
+            # Best-effort source offset: lxml keeps none, so the first word of the text is searched for after
+            # the previous block, in a bounded window so that a miss (an entity-escaped word) costs O(window).
+            start = min(cursor, source_length)
+            match = anchor_search(raw)
+            if match:
+                found = source.find(match.group(), cursor, cursor + 65536)
+                if found >= 0:
+                    start = max(found - match.start(), cursor)
+            if start >= cursor:
+                cursor = start + len(raw)
+            path_id = parent[_PATH_ID]
+            tag_path = path_strings.get(path_id)
+            if tag_path is None:
+                prefix = "…>" if len(segments) > TAG_PATH_SEGMENTS else ""
+                tag_path = path_strings[path_id] = prefix + ">".join(segments[-TAG_PATH_SEGMENTS:] + ["#text"])
+            texts.append(text)
+            tag_paths.append(tag_path)
+            rows.append(
+                (
+                    start,
+                    min(start + len(raw), source_length),
+                    path_id,
+                    parent[_IN_LINK],
+                    pending_break,
+                    parent[_TAG_MASK],
+                    parent[_KEYWORD_MASK],
+                )
             )
-        )
+            pending_break = False
+            parent[_CHILDREN].append((["#text"], [], (), len(rows) - 1))
+        while len(stack) > 1:  # only if the walk stopped early: close what is open
+            closed = stack.pop()
+            children = closed[_CHILDREN]
+            if len(children) == 1:
+                children[0][0].append(closed[_TAG])
+                if closed[_ATTRIBUTES]:
+                    children[0][1].append(closed[_ATTRIBUTES])
+                stack[-1][_CHILDREN].append(children[0])
+            elif children:
+                attributes = [closed[_ATTRIBUTES]] if closed[_ATTRIBUTES] else []
+                stack[-1][_CHILDREN].append(([closed[_TAG]], attributes, children, -1))
+        self._finish(top_children)
 
-    def _close(self) -> None:
-        node = self.stack.pop()
-        self.segments.pop()
-        children = node.children
-        if not children:
-            return  # the preprocessing step: nothing to extract below
-        if len(children) == 1:  # the collapse step
-            merged = children[0]
-            merged.tags_inner_first.append(node.tag)
-            if node.attributes:
-                merged.attributes.append(node.attributes)
-        else:
-            merged = _Subtree(node.tag, node.attributes)
-            merged.children = children
-        self.stack[-1].children.append(merged)
-
-    def _add_text(self, raw: str | None) -> None:
-        if raw.isspace():
-            return
-        text = block_text(raw)
-        if not text:
-            return
+    def _finish(self, top_children: list) -> None:
         page = self.page
-        if len(self.block_rows) >= self.max_blocks:
-            page.truncated = True
+        if not top_children:
             return
-        parent = self.stack[-1]
-        start = self._locate(raw)
-        self.cursor = start + len(raw) if start >= self.cursor else self.cursor
-        segments = self.segments[-TAG_PATH_SEGMENTS:]
-        prefix = "…>" if len(self.segments) > TAG_PATH_SEGMENTS else ""
-        page.texts.append(text)
-        page.tag_paths.append(prefix + ">".join(segments + ["#text"]))
-        self.block_rows.append(
-            (
-                start,
-                min(start + len(raw), len(page.source)),
-                parent.path_id,
-                parent.in_link,
-                self.pending_break,
-                parent.tag_mask,
-                parent.keyword_mask,
-            )
-        )
-        self.pending_break = False
-        parent.children.append(_Subtree("#text", "", leaf=len(self.block_rows) - 1))
-
-    def _locate(self, raw: str) -> int:
-        """Best-effort offset of a text node in the source.
-
-        lxml keeps no character offsets, so the first word of the text is
-        searched for after the previous block, in a bounded window so a miss
-        (an entity-escaped word) costs O(window), not O(page).
-        """
-        source = self.page.source
-        match = _ANCHOR_WORD.search(raw)
-        if match:
-            found = source.find(match.group(), self.cursor, self.cursor + 65536)
-            if found >= 0:
-                return max(found - match.start(), self.cursor)
-        return min(self.cursor, len(source))
-
-    def _finish(self, top: _Open) -> None:
-        page = self.page
-        if not top.children:
-            return
-        root = top.children[0] if len(top.children) == 1 else _Subtree("#root", "")
-        if len(top.children) > 1:
-            root.children = top.children
-        nodes = page.nodes
-        block_nodes = np.zeros(len(self.block_rows), np.int64)
-        # Per node: parent, depth, first block, end block, children (the
-        # feature code's view of the tree, as one array).
+        root = top_children[0] if len(top_children) == 1 else (["#root"], [], top_children, -1)
+        n_blocks = len(self.block_rows)
+        block_nodes = np.zeros(n_blocks, np.int64)
+        node_tags: list[tuple[str, ...]] = []
+        node_attributes: list[str] = []
+        # Per node: parent, depth, first block, end block, children (NODE_COLUMNS: the feature code's view of
+        # the tree, as one array).
         table: list[list[int]] = []
-        # Iterative pre-order numbering; a node's leaf range is known once its
-        # last child is done, hence the post-visit entries (index < 0).
-        work: list[tuple[_Subtree, int, int]] = [(root, -1, 0)]
+        # Iterative pre-order numbering; a node's leaf range is known once its last child is done, hence the
+        # post-visit entries (parent < -1 holds ~(index + 1)).
+        work: list[tuple] = [(root, -1, 0)]
         leaves_seen = 0
         while work:
             subtree, parent, depth = work.pop()
-            if parent < -1:  # post-visit marker: parent holds ~index
-                nodes[~parent - 1].end_block = table[~parent - 1][3] = leaves_seen
+            if parent < -1:
+                table[~parent - 1][3] = leaves_seen
                 continue
-            index = len(nodes)
-            tags = tuple(reversed(subtree.tags_inner_first))
-            attributes = " ".join(reversed(subtree.attributes))
-            n_children = len(subtree.children)
-            node = CDOMNode(index, tags, attributes, parent, depth, leaves_seen, leaves_seen, n_children)
-            nodes.append(node)
-            row = [parent, depth, leaves_seen, leaves_seen, n_children]
-            table.append(row)
-            if subtree.leaf >= 0:
-                block_nodes[subtree.leaf] = index
+            index = len(table)
+            tags, attributes, children, leaf = subtree
+            node_tags.append(tuple(reversed(tags)))
+            node_attributes.append(" ".join(reversed(attributes)))
+            if leaf >= 0:
+                block_nodes[leaf] = index
+                table.append([parent, depth, leaves_seen, leaves_seen + 1, 0])
                 leaves_seen += 1
-                node.end_block = row[3] = leaves_seen
                 continue
+            table.append([parent, depth, leaves_seen, leaves_seen, len(children)])
             work.append((subtree, ~(index + 1), 0))
-            for child in reversed(subtree.children):
-                work.append((child, index, depth + 1))
-        page.node_table = np.array(table, np.int64).reshape(-1, 5)
-        columns = np.array(self.block_rows, np.int64).reshape(-1, 7)
+            depth += 1
+            work.extend([(child, index, depth) for child in reversed(children)])
+        node_table = np.array(table, np.int64).reshape(-1, len(NODE_COLUMNS))
+        page.node_table = node_table
+        page.nodes = list(map(CDOMNode, range(len(table)), node_tags, node_attributes, *node_table.T.tolist()))
         page.block_nodes = block_nodes
-        page.starts, page.ends, page.path_ids = columns[:, 0], columns[:, 1], columns[:, 2]
-        page.in_link, page.break_before = columns[:, 3].astype(bool), columns[:, 4].astype(bool)
-        page.ancestor_tags, page.ancestor_keywords = columns[:, 5], columns[:, 6]
+        columns = np.array(self.block_rows, np.int64).reshape(-1, len(BLOCK_COLUMNS))
+        for position, name in enumerate(BLOCK_COLUMNS):
+            column = columns[:, position]
+            setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)
