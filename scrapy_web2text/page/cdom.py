@@ -86,8 +86,11 @@ class Page:
     #: Per block: bit masks of ancestor tags / class-id keywords (features.py).
     ancestor_tags: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     ancestor_keywords: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    #: Per CDOM node: parent, depth, first_block, end_block, n_children.
-    node_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 5), np.int64))
+    #: Per CDOM node, the columns of ``NODE_COLUMNS``: parent, depth, first_block, end_block, n_children, and
+    #: the node's index in ``distinct_tags`` and in ``distinct_attributes`` (equal ids: equal values).
+    node_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 7), np.int64))
+    distinct_tags: list[tuple[str, ...]] = field(default_factory=list)
+    distinct_attributes: list[str] = field(default_factory=list)
     truncated: bool = False
     #: libxml2 hit its nesting limit: elements nested deeper than
     #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
@@ -112,6 +115,8 @@ def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, in
     key = (class_name, element_id)
     described = _ATTRIBUTE_CACHE.get(key)
     if described is None:
+        if len(_ATTRIBUTE_CACHE) >= _ATTRIBUTE_CACHE_SIZE:
+            _ATTRIBUTE_CACHE.clear()
         attributes = f"{class_name} {element_id}".strip().lower()
         classes = class_name.split()
         mask = 0
@@ -121,10 +126,23 @@ def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, in
             for bit, pattern in enumerate(_KEYWORD_PATTERNS):
                 if pattern.search(attributes):
                     mask |= 1 << bit
-        described = (attributes, "." + classes[0] if classes else "", mask)
-        if len(_ATTRIBUTE_CACHE) >= _ATTRIBUTE_CACHE_SIZE:
-            _ATTRIBUTE_CACHE.clear()
-        _ATTRIBUTE_CACHE[key] = described
+        described = _ATTRIBUTE_CACHE[key] = (attributes, "." + classes[0] if classes else "", mask)
+    return described
+
+
+#: (tag, class, id) → (attributes, tag path segment, keyword mask): one lookup per element in the walk.
+_ELEMENT_CACHE: dict[tuple[str, str | None, str | None], tuple[str, str, int]] = {}
+
+
+def _describe_element(tag: str, class_name: str | None, element_id: str | None) -> tuple[str, str, int]:
+    if class_name or element_id:
+        attributes, suffix, mask = _describe_attributes(class_name or "", element_id or "")
+        described = (attributes, tag + suffix, mask)
+    else:
+        described = ("", tag, 0)
+    if len(_ELEMENT_CACHE) >= _ATTRIBUTE_CACHE_SIZE:
+        _ELEMENT_CACHE.clear()
+    _ELEMENT_CACHE[(tag, class_name, element_id)] = described
     return described
 
 
@@ -134,7 +152,7 @@ def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, in
 BLOCK_COLUMNS = ("starts", "ends", "path_ids", "in_link", "break_before", "ancestor_tags", "ancestor_keywords")
 _BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
 #: The per-node columns of ``Page.node_table``, in order.
-NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children")
+NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
 
 #: lxml tag → (lower-case local name, is block-level, is skipped, ancestor tag bit, is a link): one dict lookup
 #: per element instead of a namespace test, a lower() and three set lookups.
@@ -183,7 +201,7 @@ class _Walker:
         source_length = len(source)
         max_blocks = self.max_blocks
         texts, tag_paths, rows = page.texts, page.tag_paths, self.block_rows
-        tag_table, describe_attributes, anchor_search = _TAG_TABLE, _describe_attributes, _ANCHOR_WORD.search
+        tag_table, element_cache, anchor_search = _TAG_TABLE, _ELEMENT_CACHE, _ANCHOR_WORD.search
         paths: dict[tuple[int, str], int] = {}  # (parent path id, segment) → path id
         path_strings: dict[int, str] = {}  # path id → tag path: the id fixes every segment of the path
         segments: list[str] = []
@@ -207,14 +225,8 @@ class _Walker:
                         continue
                     # Open the element: its tag path segment, path id and ancestor masks.
                     get = element.get
-                    class_name = get("class")
-                    element_id = get("id")
-                    if class_name or element_id:
-                        attributes, suffix, keyword_mask = describe_attributes(class_name or "", element_id or "")
-                        segment = tag + suffix
-                        keyword_mask |= parent[_KEYWORD_MASK]
-                    else:
-                        attributes, segment, keyword_mask = "", tag, parent[_KEYWORD_MASK]
+                    key = (tag, get("class"), get("id"))
+                    attributes, segment, keyword_mask = element_cache.get(key) or _describe_element(*key)
                     key = (parent[_PATH_ID], segment)
                     path_id = paths.get(key)
                     if path_id is None:
@@ -225,7 +237,7 @@ class _Walker:
                         attributes,
                         path_id,
                         parent[_TAG_MASK] | tag_bit,
-                        keyword_mask,
+                        parent[_KEYWORD_MASK] | keyword_mask,
                         parent[_IN_LINK] or is_link,
                         [],
                     )
@@ -321,8 +333,13 @@ class _Walker:
         block_nodes = np.zeros(n_blocks, np.int64)
         node_tags: list[tuple[str, ...]] = []
         node_attributes: list[str] = []
-        # Per node: parent, depth, first block, end block, children (NODE_COLUMNS: the feature code's view of
-        # the tree, as one array).
+        # Equal tag lists and attribute strings are stored once and numbered: the features compare and look up
+        # numbers, and nodes share the objects.
+        tag_ids: dict[tuple[str, ...], int] = {}
+        attribute_ids: dict[str, int] = {"": 0}
+        distinct_tags, distinct_attributes = page.distinct_tags, page.distinct_attributes
+        distinct_attributes.append("")
+        # Per node: NODE_COLUMNS (the feature code's view of the tree, as one array).
         table: list[list[int]] = []
         # Iterative pre-order numbering; a node's leaf range is known once its last child is done, hence the
         # post-visit entries (parent < -1 holds ~(index + 1)).
@@ -335,20 +352,34 @@ class _Walker:
                 continue
             index = len(table)
             tags, attributes, children, leaf = subtree
-            node_tags.append(tuple(reversed(tags)))
-            node_attributes.append(" ".join(reversed(attributes)))
+            tags = tuple(reversed(tags))
+            tags_id = tag_ids.get(tags)
+            if tags_id is None:
+                tags_id = tag_ids[tags] = len(distinct_tags)
+                distinct_tags.append(tags)
+            node_tags.append(distinct_tags[tags_id])
+            if attributes:
+                attributes = " ".join(reversed(attributes))
+                attributes_id = attribute_ids.get(attributes)
+                if attributes_id is None:
+                    attributes_id = attribute_ids[attributes] = len(distinct_attributes)
+                    distinct_attributes.append(attributes)
+                node_attributes.append(distinct_attributes[attributes_id])
+            else:
+                attributes_id = 0
+                node_attributes.append("")
             if leaf >= 0:
                 block_nodes[leaf] = index
-                table.append([parent, depth, leaves_seen, leaves_seen + 1, 0])
+                table.append([parent, depth, leaves_seen, leaves_seen + 1, 0, tags_id, attributes_id])
                 leaves_seen += 1
                 continue
-            table.append([parent, depth, leaves_seen, leaves_seen, len(children)])
+            table.append([parent, depth, leaves_seen, leaves_seen, len(children), tags_id, attributes_id])
             work.append((subtree, ~(index + 1), 0))
             depth += 1
             work.extend([(child, index, depth) for child in reversed(children)])
         node_table = np.array(table, np.int64).reshape(-1, len(NODE_COLUMNS))
         page.node_table = node_table
-        page.nodes = list(map(CDOMNode, range(len(table)), node_tags, node_attributes, *node_table.T.tolist()))
+        page.nodes = list(map(CDOMNode, range(len(table)), node_tags, node_attributes, *node_table.T[:5].tolist()))
         page.block_nodes = block_nodes
         columns = np.array(self.block_rows, np.int64).reshape(-1, len(BLOCK_COLUMNS))
         for position, name in enumerate(BLOCK_COLUMNS):
