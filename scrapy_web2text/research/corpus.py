@@ -111,7 +111,8 @@ def code_fingerprint() -> str:
     the cache must be keyed by the code that runs, not by later edits."""
     digest = hashlib.sha1()
     page_sources = sorted(Path(page_package.__file__).parent.glob("*.py"))
-    for source in [*page_sources, Path(features.__file__), Path(alignment.__file__)]:
+    feature_sources = [Path(features.__file__), Path(features.__file__).with_name("counts.py")]
+    for source in [*page_sources, *feature_sources, Path(alignment.__file__)]:
         digest.update(source.read_bytes())
     return digest.hexdigest()[:12]
 

@@ -6,58 +6,21 @@ neighbouring blocks, but names only some of them.  The full lists below are
 a reconstruction around the named ones; ``docs/features.rst`` describes
 every column.
 
-Text statistics are counted once per block with regular expressions over
-the page's joined text, then summed up the CDOM with prefix sums over leaf
-ranges (a node's leaves are contiguous), so parents and grandparents cost
-no re-tokenising.
+Text statistics are counted once per block, for the whole page at once
+(:mod:`.counts`), then summed up the CDOM with prefix sums over leaf ranges
+(a node's leaves are contiguous), so parents and grandparents cost no
+re-tokenising.  Tag tests look at each distinct tag list of the page once.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
 
 import numpy as np
 
 from ...page import Page
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
-
-# --- per-block raw counts ---------------------------------------------------
-
-_WORD = re.compile(r"\w+")
-_COUNT_PATTERNS = {
-    "sentences": re.compile(r"[.!?]+(?=\s|$)"),
-    "digits": re.compile(r"\d"),
-    "email": re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+"),
-    "url": re.compile(r"https?://|www\.\w"),
-    "year": re.compile(r"\b(?:19|20)\d\d\b"),
-    "copyright": re.compile(r"©|\(c\)|copyright|all rights reserved", re.I),
-}
-#: Substrings a match needs (all groups, one of each group's): a page
-#: without them is skipped, exactly.
-_REQUIRED_SUBSTRINGS = {"email": (("@",),), "url": (("://", "www."),)}
-_CHARACTER_CLASSES = {
-    name: np.array([ord(c) for c in characters], np.uint32)
-    for name, characters in {
-        "punctuation": ",.?;:!",
-        "dashes": "-_/\\",
-        "periods": ".",
-        "separators": "|•·»«›‹>",
-    }.items()
-}
-_ENDS_WITH_PUNCTUATION = re.compile(r"[.!?:;,\"'”’)]$")
-
-STOPWORDS = frozenset(
-    """a about above after again against all am an and any are as at be because
-    been before being below between both but by can could did do does doing down
-    during each few for from further had has have having he her here hers herself
-    him himself his how i if in into is it its itself just me more most my myself
-    no nor not now of off on once only or other our ours ourselves out over own
-    same she should so some such than that the their theirs them themselves then
-    there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours
-    yourself yourselves""".split()
-)
+from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_characters
 
 # --- the 128 block features -------------------------------------------------
 
@@ -184,61 +147,16 @@ assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
 assert len(EDGE_FEATURES) == 25, len(EDGE_FEATURES)
 
 
-def _tag_masks(nodes, groups) -> np.ndarray:
-    """(n_nodes, n_groups) booleans: does the node's merged tag list hit the group."""
+def _tag_masks(page: Page, groups) -> np.ndarray:
+    """(n_distinct_tag_lists, n_groups) booleans: does the merged tag list hit the group (index by ``tags_id``)."""
     index = {tag: column for column, group in enumerate(groups) for tag in group.split("|")}
-    out = np.zeros((len(nodes), len(groups)), bool)
-    for row, node in enumerate(nodes):
-        for tag in node.tags:
+    out = np.zeros((len(page.distinct_tags), len(groups)), bool)
+    for row, tags in enumerate(page.distinct_tags):
+        for tag in tags:
             column = index.get(tag)
             if column is not None:
                 out[row, column] = True
     return out
-
-
-def _per_block_counts(page: Page) -> dict[str, np.ndarray]:
-    texts = page.texts
-    n = len(texts)
-    lengths = np.fromiter(map(len, texts), np.int64, n)
-    # One string for the page: a match's block is found by binary search on
-    # the block start offsets, so counting is a few regex scans per page.
-    joined = "\n".join(texts)
-    starts = np.zeros(n, np.int64)
-    np.cumsum(lengths[:-1] + 1, out=starts[1:])
-    counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
-    # Single-character classes are counted on the code points at once.
-    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), np.uint32)
-    owner_of_char = np.repeat(np.arange(n), lengths + 1)[: len(codes)]
-    for name, characters in _CHARACTER_CLASSES.items():
-        hits = np.isin(codes, characters)
-        counts[name] = np.bincount(owner_of_char[hits], minlength=n).astype(float)
-    # \w+ never spans the "\n" between blocks: per-block findall gives the
-    # same words without a match object per word.
-    words_by_block = [_WORD.findall(text) for text in texts]
-    word_counts = np.fromiter(map(len, words_by_block), np.int64, n)
-    words = list(itertools.chain.from_iterable(words_by_block))
-    word_owner = np.repeat(np.arange(n), word_counts)
-    counts["words"] = word_counts.astype(float)
-    for name, pattern in _COUNT_PATTERNS.items():
-        if not all(any(part in joined for part in parts) for parts in _REQUIRED_SUBSTRINGS.get(name, ())):
-            counts[name] = np.zeros(n)  # cannot match: skip the (backtracking) scan
-            continue
-        positions = [m.start() for m in pattern.finditer(joined)]
-        owners = np.searchsorted(starts, np.asarray(positions, np.int64), side="right") - 1
-        counts[name] = np.bincount(owners, minlength=n).astype(float)
-    if words:
-        word_lengths = np.fromiter(map(len, words), float, len(words))
-        capital = np.fromiter((w[0].isupper() for w in words), float, len(words))
-        stop = np.fromiter((w.lower() in STOPWORDS for w in words), float, len(words))
-    else:
-        word_lengths = capital = stop = np.zeros(0)
-    counts["word_length"] = np.bincount(word_owner, word_lengths, minlength=n)
-    counts["capital_words"] = np.bincount(word_owner, capital, minlength=n)
-    counts["stopwords"] = np.bincount(word_owner, stop, minlength=n)
-    counts["link_chars"] = np.where(page.in_link, lengths, 0).astype(float)
-    counts["ends_punct"] = np.fromiter((bool(_ENDS_WITH_PUNCTUATION.search(t)) for t in texts), float, n)
-    counts["ends_question"] = np.fromiter((t.endswith("?") for t in texts), float, n)
-    return counts
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -250,9 +168,15 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     first, end = page.node_table[:, 2], page.node_table[:, 3]
     last = np.maximum(end - 1, 0)
 
+    # One prefix sum over every count: a node's total is prefix[end] - prefix[first].
+    names = list(counts)
+    prefix = np.zeros((len(page) + 1, len(names)))
+    np.cumsum(np.column_stack([counts[name] for name in names]), axis=0, out=prefix[1:])
+    totals = prefix[end] - prefix[first]
+    column_of = {name: column for column, name in enumerate(names)}
+
     def total(name: str) -> np.ndarray:
-        prefix = np.concatenate(([0.0], np.cumsum(counts[name])))
-        return prefix[end] - prefix[first]
+        return totals[:, column_of[name]]
 
     chars, words = total("chars"), total("words")
     source_length = max(len(page.source), 1)
@@ -303,14 +227,15 @@ def block_features(page: Page) -> np.ndarray:
     n = len(page)
     if n == 0:
         return np.zeros((0, len(BLOCK_FEATURES)), np.float32)
-    counts = _per_block_counts(page)
+    counts = block_counts(page.texts, page.in_link)
     stats = _node_statistics(page, counts)
     parents = page.node_table[:, 0]
     chain = _ancestors(parents, page.block_nodes, 2)
     # The root stands in for a missing parent or grandparent.
     chain = np.where(chain >= 0, chain, 0)
-    node_tags = _tag_masks(page.nodes, NODE_TAGS)
-    parent_tags = _tag_masks(page.nodes, PARENT_TAGS)
+    tags_id = page.node_table[:, 5]
+    node_tags = _tag_masks(page, NODE_TAGS)[tags_id[page.block_nodes]]
+    parent_tags = _tag_masks(page, PARENT_TAGS)[tags_id[chain[:, 1]]]
     ancestor_tags = (page.ancestor_tags[:, None] >> np.arange(10)) & 1
     ancestor_keywords = (page.ancestor_keywords[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
     total_chars = counts["chars"].sum()
@@ -329,8 +254,8 @@ def block_features(page: Page) -> np.ndarray:
             stats[chain[:, 0]],
             stats[chain[:, 1]],
             stats[chain[:, 2]],
-            node_tags[page.block_nodes],
-            parent_tags[chain[:, 1]],
+            node_tags,
+            parent_tags,
             ancestor_tags,
             ancestor_keywords,
             page_columns,
@@ -343,7 +268,6 @@ def edge_features(page: Page) -> np.ndarray:
     n = len(page)
     if n < 2:
         return np.zeros((0, len(EDGE_FEATURES)), np.float32)
-    nodes = page.nodes
     parents, depth = page.node_table[:, 0], page.node_table[:, 1]
     levels = 5
     chain = _ancestors(parents, page.block_nodes, levels)
@@ -357,16 +281,16 @@ def edge_features(page: Page) -> np.ndarray:
 
     texts = page.texts
     lengths = np.fromiter(map(len, texts), float, n)
-    words = np.fromiter((t.count(" ") + 1 for t in texts), float, n)
-    ends_punct = np.fromiter((bool(_ENDS_WITH_PUNCTUATION.search(t)) for t in texts), bool, n)
-    starts_capital = np.fromiter((t[:1].isupper() for t in texts), bool, n)
-    leaf_tags = [nodes[i].tags for i in page.block_nodes]
-    leaf_attributes = [nodes[i].attributes for i in page.block_nodes]
-    heading = np.fromiter(
-        (any(tag in ("h1", "h2", "h3", "h4", "h5", "h6") for tag in tags) for tags in leaf_tags), bool, n
-    )
-    same_tag = np.fromiter((leaf_tags[i] == leaf_tags[i + 1] for i in range(n - 1)), bool, n - 1)
-    same_class = np.fromiter((leaf_attributes[i] == leaf_attributes[i + 1] for i in range(n - 1)), bool, n - 1)
+    words = np.fromiter(map(str.count, texts, itertools.repeat(" ")), float, n) + 1.0
+    first, last = edge_characters(texts)
+    ends_punct = (last & ENDS_SENTENCE) != 0
+    starts_capital = (first & UPPER) != 0
+    # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
+    leaf_tags = page.node_table[page.block_nodes, 5]
+    leaf_attributes = page.node_table[page.block_nodes, 6]
+    heading = _tag_masks(page, ("h1|h2|h3|h4|h5|h6",))[leaf_tags, 0]
+    same_tag = leaf_tags[:-1] == leaf_tags[1:]
+    same_class = leaf_attributes[:-1] == leaf_attributes[1:]
     bucket = np.floor(np.log2(lengths + 1))
     leaf_depth = depth[page.block_nodes]
     gap = np.maximum(page.starts[1:] - page.ends[:-1], 0)

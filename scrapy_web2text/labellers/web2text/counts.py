@@ -1,0 +1,163 @@
+"""Per-block text counts of a page, vectorised over its code points.
+
+Every text statistic the features need (characters of a class, words, capitalised words, stop words, digits,
+pattern hits) is counted for the whole page at once: the block texts are joined, each code point is looked up in a
+table of character properties, and per-block totals come from ``np.bincount`` over the block that owns each
+character.  The properties are the ones Python's ``str`` methods and ``re`` use (``\\w`` is ``isalnum()`` or
+``_``, ``\\d`` is ``isdecimal()``), so the counts equal those of a loop over the words, exactly; the table is
+filled lazily, one ``chr()`` test per distinct code point ever seen.
+"""
+
+from __future__ import annotations
+
+import re
+from operator import itemgetter
+
+import numpy as np
+
+#: Character property bits.
+WORD, UPPER, DECIMAL, SPACE, PUNCTUATION, DASH, PERIOD, SEPARATOR, ENDS_SENTENCE, QUESTION = (1 << b for b in range(10))
+_UNKNOWN = 1 << 15
+_CHARACTER_CLASSES = {
+    SPACE: " ",
+    PUNCTUATION: ",.?;:!",
+    DASH: "-_/\\",
+    PERIOD: ".",
+    SEPARATOR: "|•·»«›‹>",
+    ENDS_SENTENCE: ".!?:;,\"'”’)",  # a block ending with one of these "ends with punctuation"
+    QUESTION: "?",
+}
+#: One uint16 of property bits per code point (2.2 MB, filled on first sight of each code point).
+_PROPERTIES = np.full(0x110000, _UNKNOWN, np.uint16)
+
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+_URL = re.compile(r"https?://|www\.\w")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_COPYRIGHT = re.compile(r"©|\(c\)|copyright|all rights reserved", re.I)
+_COPYRIGHT_LITERALS = ("©", "(c)", "copyright", "all rights reserved")
+#: The only characters outside ASCII that a case-insensitive ASCII pattern matches (İ ı ſ K), and İ is the only
+#: one whose ``lower()`` is longer than one character: without them, matching the lower-cased literals in the
+#: lower-cased text is the same as matching ``_COPYRIGHT``, at the same offsets.
+_CASE_FOLDING_EXCEPTIONS = re.compile("[\u0130\u0131\u017f\u212a]")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because
+    been before being below between both but by can could did do does doing down
+    during each few for from further had has have having he her here hers herself
+    him himself his how i if in into is it its itself just me more most my myself
+    no nor not now of off on once only or other our ours ourselves out over own
+    same she should so some such than that the their theirs them themselves then
+    there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours
+    yourself yourselves""".split()
+)
+
+
+def _describe(code: int) -> int:
+    character = chr(code)
+    bits = 0
+    if character.isalnum() or character == "_":
+        bits |= WORD
+    if character.isupper():
+        bits |= UPPER
+    if character.isdecimal():
+        bits |= DECIMAL
+    for bit, characters in _CHARACTER_CLASSES.items():
+        if character in characters:
+            bits |= bit
+    return bits
+
+
+def character_properties(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The code points of ``text`` and their property bits."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    properties = _PROPERTIES[codes]
+    unknown = properties == _UNKNOWN
+    if unknown.any():
+        # Filling is idempotent, so threads racing here write the same values.
+        for code in np.unique(codes[unknown]).tolist():
+            _PROPERTIES[code] = _describe(code)
+        properties = _PROPERTIES[codes]
+    return codes, properties
+
+
+def edge_characters(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Property bits of each block's first and of its last character (block texts are never empty)."""
+    return character_properties("".join(map(itemgetter(0), texts)))[1], character_properties(
+        "".join(map(itemgetter(-1), texts))
+    )[1]
+
+
+def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-block float counts: characters, words and their kinds, character classes, pattern hits.
+
+    ``email``, ``url``, ``year`` and ``copyright`` are 1 where the block holds at least one match (the features
+    only ask whether a node holds one); block texts hold no newline (blank runs are collapsed).
+    """
+    n = len(texts)
+    lengths = np.fromiter(map(len, texts), np.int64, n)
+    # One string for the page; a character's block is known from the block lengths (+1 for the "\n" between).
+    joined = "\n".join(texts)
+    codes, properties = character_properties(joined)
+    owner = np.repeat(np.arange(n), lengths + 1)[: len(codes)]
+
+    def per_block(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(owner[mask], minlength=n).astype(float)
+
+    counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
+    for name, bit in (("punctuation", PUNCTUATION), ("dashes", DASH), ("periods", PERIOD), ("separators", SEPARATOR)):
+        counts[name] = per_block((properties & bit) != 0)
+    digits = (properties & DECIMAL) != 0
+    counts["digits"] = per_block(digits)
+    # A word starts where a word character follows a non-word one ("\n" between blocks is not one).
+    is_word = (properties & WORD) != 0
+    word_start = is_word.copy()
+    word_start[1:] &= ~is_word[:-1]
+    word_starts = np.flatnonzero(word_start)
+    word_owner = owner[word_starts]
+    counts["words"] = np.bincount(word_owner, minlength=n).astype(float)
+    counts["word_length"] = per_block(is_word)
+    counts["capital_words"] = np.bincount(word_owner[(properties[word_starts] & UPPER) != 0], minlength=n).astype(float)
+    words = _WORD.findall(joined)  # the same words, in the same order, as the word starts
+    stop = np.fromiter(map(STOPWORDS.__contains__, map(str.lower, words)), bool, len(words))
+    counts["stopwords"] = np.bincount(word_owner[stop], minlength=n).astype(float)
+    counts["link_chars"] = np.where(in_link, lengths, 0).astype(float)
+    _, last = edge_characters(texts)
+    counts["ends_punct"] = ((last & ENDS_SENTENCE) != 0).astype(float)
+    counts["ends_question"] = ((last & QUESTION) != 0).astype(float)
+
+    offsets = np.zeros(n, np.int64)
+    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
+
+    def owners(positions: list[int]) -> np.ndarray:
+        return np.searchsorted(offsets, np.asarray(positions, np.int64), side="right") - 1
+
+    counts["sentences"] = np.bincount(owners([m.start() for m in _SENTENCE_END.finditer(joined)]), minlength=n).astype(
+        float
+    )
+
+    def present(blocks) -> np.ndarray:
+        out = np.zeros(n)
+        out[np.asarray(blocks, np.int64)] = 1.0
+        return out
+
+    # Patterns that need a character few blocks have are searched in those blocks only.
+    at_blocks = np.unique(owner[codes == ord("@")])
+    counts["email"] = present([i for i in at_blocks.tolist() if _EMAIL.search(texts[i])])
+    urls = [m.start() for m in _URL.finditer(joined)] if "://" in joined or "www." in joined else []
+    counts["url"] = present(owners(urls))
+    four_digits = np.flatnonzero(counts["digits"] >= 4)
+    counts["year"] = present([i for i in four_digits.tolist() if _YEAR.search(texts[i])])
+    if _CASE_FOLDING_EXCEPTIONS.search(joined) is None:
+        lowered, hits = joined.lower(), []
+        for literal in _COPYRIGHT_LITERALS:
+            found = lowered.find(literal)
+            while found >= 0:
+                hits.append(found)
+                found = lowered.find(literal, found + 1)
+        counts["copyright"] = present(owners(hits))
+    else:
+        counts["copyright"] = present(owners([m.start() for m in _COPYRIGHT.finditer(joined)]))
+    return counts
