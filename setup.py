@@ -11,12 +11,21 @@ setup(
     license="BSD-3-Clause",
     python_requires=">=3.11",
     packages=find_packages(include=["scrapy_web2text", "scrapy_web2text.*"]),
-    package_data={"scrapy_web2text": ["models/*.npz", "models/*.json", "models/*.md"]},
+    package_data={
+        "scrapy_web2text": [
+            "py.typed",
+            "models/*.npz",
+            "models/*.json",
+            "models/*.md",
+            "models/baselines/*.npz",
+            "models/baselines/*.json",
+        ]
+    },
     install_requires=[
         "lxml>=5.0",
         "numpy>=1.26",
         "threadpoolctl>=3.1",
-        "scrapy>=2.13",
+        "scrapy>=2.14",  # 2.13 calls spider middlewares with the spider argument removed in 2.14
         "itemadapter>=0.8",
         "parsel>=1.8",
     ],

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from lxml import etree
@@ -88,6 +89,11 @@ class Page:
     ancestor_keywords: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: Per CDOM node: parent, depth, first_block, end_block, n_children.
     node_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 5), np.int64))
+    #: The parsed lxml tree (``None`` for an empty page) and, per block, where its text sits in it:
+    #: ``(element, False)`` for ``element.text``, ``(element, True)`` for ``element.tail``.  Output formats
+    #: (Markdown, clean HTML, titles, block paths) read them; labellers do not.
+    root: Any = field(default=None, repr=False)
+    block_elements: list[tuple[Any, bool]] = field(default_factory=list, repr=False)
     truncated: bool = False
     #: libxml2 hit its nesting limit: elements nested deeper than
     #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
@@ -159,6 +165,7 @@ class _Open:
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
     """Walk the lxml tree under ``root`` into ``page``'s CDOM nodes and blocks."""
+    page.root = root
     _Walker(page, max_blocks).walk(root)
 
 
@@ -187,7 +194,7 @@ class _Walker:
             tag = element.tag
             if tag.__class__ is not str:  # comment or PI left by a recovering parse
                 if event == "end" and element.tail:
-                    add_text(element.tail)
+                    add_text(element.tail, element, True)
                 continue
             if tag.startswith("{"):
                 tag = tag.rpartition("}")[2]
@@ -202,7 +209,7 @@ class _Walker:
                 open_element(tag, element)
                 text = element.text
                 if text:
-                    add_text(text)
+                    add_text(text, element, False)
             else:
                 if skipping and element in skipping:
                     skipping.discard(element)
@@ -212,7 +219,7 @@ class _Walker:
                     self.pending_break = True
                 tail = element.tail
                 if tail:
-                    add_text(tail)
+                    add_text(tail, element, True)
         while len(self.stack) > 1:
             close_element()
         self._finish(top)
@@ -260,7 +267,7 @@ class _Walker:
             merged.children = children
         self.stack[-1].children.append(merged)
 
-    def _add_text(self, raw: str | None) -> None:
+    def _add_text(self, raw: str, element: Any, is_tail: bool) -> None:
         if raw.isspace():
             return
         text = block_text(raw)
@@ -276,6 +283,7 @@ class _Walker:
         segments = self.segments[-TAG_PATH_SEGMENTS:]
         prefix = "…>" if len(self.segments) > TAG_PATH_SEGMENTS else ""
         page.texts.append(text)
+        page.block_elements.append((element, is_tail))
         page.tag_paths.append(prefix + ">".join(segments + ["#text"]))
         self.block_rows.append(
             (
