@@ -240,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     try:
+        from .labellers.web2text.network import limit_blas_threads
+
+        limit_blas_threads()  # this command owns its process (see limit_blas_threads for why)
         return args.handler(args)
     except (MissingData, ValueError, ImportError, FileNotFoundError) as error:
         print(f"web2text {args.command}: {error}", file=sys.stderr)

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..extraction import Extraction, extract
 from ..labellers.base import load_labeller_weights
+from ..labellers.web2text.network import limit_blas_threads
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -74,6 +75,9 @@ class Web2TextRuntime:
         weights stop the crawl before the first request, with an error naming
         the file.  Returns the weights (``None`` for labellers without any).
         """
+        if self.notice_once(("blas", config.blas_threads)):
+            # Here, on the thread that starts the pool: OpenBLAS ignores limits set from worker threads.
+            limit_blas_threads(config.blas_threads)
         clock = time.perf_counter()
         model = load_labeller_weights(config.method, config.model)
         model_name = getattr(model, "name", None) or (config.method if model is not None else "none")

@@ -23,6 +23,8 @@ Setting                      Default                Meaning
 ``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
 ``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
 ``WEB2TEXT_CONCURRENCY``     ``2``                  Worker threads that label pages (process-wide pool).
+``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
+                                                    environment variable of that name, else 1; ``"keep"``).
 ===========================  =====================  =========================================================
 
 A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
@@ -55,6 +57,7 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_DROP_HTML": False,
     "WEB2TEXT_MAX_BYTES": 5_000_000,
     "WEB2TEXT_CONCURRENCY": 2,
+    "WEB2TEXT_BLAS_THREADS": None,
 }
 
 #: ``WEB2TEXT_BLOCKS`` values.
@@ -96,6 +99,7 @@ class Web2TextConfig:
     block_form: str = "compact"
     formats: tuple[str, ...] = ()
     title_field: str | None = "title"
+    blas_threads: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Web2TextConfig:
@@ -151,6 +155,7 @@ class Web2TextConfig:
             block_form=block_form if include_blocks else "none",
             formats=tuple(formats),
             title_field=str(get("WEB2TEXT_TITLE_FIELD") or "") or None,
+            blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
         )
 
     @property
