@@ -114,7 +114,7 @@ class Extraction:
 
     @property
     def markdown(self) -> str:
-        """The main content as Markdown (``#`` headings by level, ``- `` lists, pipe tables, quotes, code)."""
+        """The main content as Markdown (``#`` headings by level, ``-`` lists, pipe tables, quotes, code)."""
         return self._format("markdown", lambda: output.to_markdown(self.html))
 
     def block_dicts(self, form: str = "full") -> list[dict[str, Any]]:

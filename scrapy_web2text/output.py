@@ -29,6 +29,8 @@ BLOCK_CONTAINERS = frozenset(
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|–|—|·|::|»)\s+")
 _BLANKS = re.compile(r"\s+")
+#: Characters XML (and so lxml's tree) refuses: C0 controls other than tab and line ends, U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _tag(element: Any) -> str:
@@ -90,7 +92,7 @@ def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[b
         if tag in KEPT_TAGS:
             target = etree.SubElement(target, tag)
             if tag == "a" and source.get("href"):
-                target.set("href", source.get("href"))
+                target.set("href", _NOT_XML.sub("", source.get("href")))
         elif tag in BLOCK_CONTAINERS:
             target = etree.SubElement(target, "div")
         if source in kept_text:
@@ -106,6 +108,7 @@ def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[b
 def _append_text(target: Any, text: str | None) -> None:
     if not text:
         return
+    text = _NOT_XML.sub(" ", text)
     if len(target):
         last = target[-1]
         last.tail = (last.tail or "") + text
@@ -147,7 +150,7 @@ def _append_tail(element: Any, text: str) -> None:
 
 
 def to_markdown(html: str) -> str:
-    """Clean HTML as Markdown: ``#`` headings by level, ``- `` lists, pipe tables, ``>`` quotes, fenced code."""
+    """Clean HTML as Markdown: ``#`` headings by level, ``-`` lists, pipe tables, ``>`` quotes, fenced code."""
     if not html:
         return ""
     from markdownify import markdownify

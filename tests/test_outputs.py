@@ -141,3 +141,12 @@ def test_formats_setting_fills_markdown_and_html_fields(untrained_model):
 
 async def _one(pipeline, item):
     return [await pipeline.process_item(item)]
+
+
+def test_control_characters_do_not_break_the_formats():
+    html = '<h1>Head\x0bline</h1><p>Body \x01text\x1f with <a href="/x\x02y">a link</a> and more words here.</p>'
+    page, elements, keep = everything(html)
+    assert "Body  text  with" in clean_html(elements, keep)
+    assert "[a link](/xy)" in to_markdown(clean_html(elements, keep))
+    result = extract(html, threshold=0.001)
+    assert isinstance(result.markdown, str) and isinstance(result.title, str)
