@@ -39,8 +39,10 @@ def feed_bytes(results, form: str, formats: tuple[str, ...] = ()) -> int:
     total = 0
     for url, result in results:
         item = {"url": url, "title": result.title, "main_text": result.main_text}
-        if form != "none":
-            item["web2text_blocks"] = result.block_dicts(form)
+        if form == "0.1":  # the 0.1 form: text, label, probability
+            item["web2text_blocks"] = [{k: v for k, v in d.items() if k != "xpath"} for d in result.block_records()]
+        elif form != "none":
+            item["web2text_blocks"] = result.block_records(form)
         for name in formats:
             item[f"main_{name}"] = getattr(result, name)
         total += len((json.dumps(item, ensure_ascii=False) + "\n").encode("utf-8"))
@@ -60,6 +62,7 @@ def main() -> None:
     blocks = sum(len(result.blocks) for _, result in results)
     print(f"{len(source)} pages, {blocks} blocks ({args.data or 'example site'}), {extract_ms:.1f} ms/page extract")
     for label, form, formats in (
+        ("0.1 (text, no xpath)", "0.1", ()),
         ("full", "full", ()),
         ("compact (default)", "compact", ()),
         ("none", "none", ()),

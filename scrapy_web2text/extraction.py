@@ -49,15 +49,23 @@ class Block:
 
     @property
     def xpath(self) -> str | None:
-        """The XPath of the element that holds the block's text (computed on demand)."""
+        """The absolute XPath of the element that holds the block's text (computed on demand)."""
         return None if self.element is None else output.block_xpath(self.element, self.in_tail)
 
-    def to_dict(self, form: str = "full") -> dict[str, Any]:
-        """``"full"``: text, label, probability (4 decimals), XPath; ``"compact"``: label, probability
-        (2 decimals) and XPath, no text."""
-        if form == "compact":
-            return {"label": self.label, "probability": round(self.probability, 2), "xpath": self.xpath}
-        return {"text": self.text, "label": self.label, "probability": round(self.probability, 4), "xpath": self.xpath}
+    def to_dict(self, xpath: str | None = None) -> dict[str, Any]:
+        """``{"text", "label", "probability"`` (4 decimals) ``, "xpath"}``; ``xpath`` replaces :attr:`xpath`
+        (:meth:`Extraction.xpaths` gives the shorter id-anchored one)."""
+        return {
+            "text": self.text,
+            "label": self.label,
+            "probability": round(self.probability, 4),
+            "xpath": xpath or self.xpath,
+        }
+
+    def to_compact(self, xpath: str | None = None) -> list[Any]:
+        """``[label, probability, xpath]``: probability to 2 decimals, no text; a list, not a dict, because the
+        key names would be a third of a feed's bytes."""
+        return [self.label, round(self.probability, 2), xpath or self.xpath]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,9 +125,30 @@ class Extraction:
         """The main content as Markdown (``#`` headings by level, ``-`` lists, pipe tables, quotes, code)."""
         return self._format("markdown", lambda: output.to_markdown(self.html))
 
-    def block_dicts(self, form: str = "full") -> list[dict[str, Any]]:
-        """The blocks as dicts (:meth:`Block.to_dict`), computed once per form; a new list each call."""
-        return list(self._format(f"blocks:{form}", lambda: [block.to_dict(form) for block in self.blocks]))
+    def xpaths(self) -> list[str | None]:
+        """Each block's XPath, anchored at its nearest ancestor with a page-unique ``id`` where there is one
+        (``//*[@id="main"]/p[2]``), else absolute; computed once."""
+
+        def compute() -> list[str | None]:
+            elements, _ = self._elements()
+            if len(elements) != len(self.blocks):
+                return [block.xpath for block in self.blocks]
+            return list(output.block_xpaths(self.root, elements))
+
+        return self._format("xpaths", compute)
+
+    def block_records(self, form: str = "full") -> list[Any]:
+        """The blocks for a feed, with :meth:`xpaths`: ``"full"``, a dict each (:meth:`Block.to_dict`);
+        ``"compact"``, ``[label, probability, xpath]`` each (:meth:`Block.to_compact`).  Computed once per form;
+        a new list each call."""
+
+        def compute() -> list[Any]:
+            pairs = zip(self.blocks, self.xpaths())
+            if form == "compact":
+                return [block.to_compact(xpath) for block, xpath in pairs]
+            return [block.to_dict(xpath) for block, xpath in pairs]
+
+        return list(self._format(f"blocks:{form}", compute))
 
     def to_dict(self, include_blocks: bool = True, formats: tuple[str, ...] = ()) -> dict[str, Any]:
         """``formats`` adds ``"markdown"``/``"html"``/``"title"`` keys."""
@@ -129,7 +158,7 @@ class Extraction:
         if self.skipped:
             out["skipped"] = self.skipped
         if include_blocks:
-            out["blocks"] = self.block_dicts()
+            out["blocks"] = self.block_records()
         return out
 
 

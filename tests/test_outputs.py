@@ -98,10 +98,9 @@ def test_title_from_headings_and_metadata():
 def test_compact_blocks_point_at_their_elements():
     result = extract(ARTICLE)
     tree = lxml_html.fromstring(ARTICLE).getroottree()
-    for block, compact in zip(result.blocks, result.block_dicts("compact")):
-        assert set(compact) == {"label", "probability", "xpath"}
-        assert compact["label"] == block.label and compact["probability"] == round(block.probability, 2)
-        (element,) = tree.xpath(compact["xpath"])
+    for block, (label, probability, xpath) in zip(result.blocks, result.block_records("compact")):
+        assert label == block.label and probability == round(block.probability, 2)
+        (element,) = tree.xpath(xpath)
         assert block.text in " ".join(element.text_content().split())
 
 

@@ -216,8 +216,9 @@ def test_the_addon_alone_enables_labelling(tmp_path, untrained_model):
     html_items = [item for item in result["items"] if item["url"].endswith(".html")]
     assert len(html_items) >= 20
     assert all(item["web2text_blocks"] and isinstance(item["main_text"], str) for item in html_items)
-    # The add-on's default block form is the compact one.
-    assert set(html_items[0]["web2text_blocks"][0]) == {"label", "probability", "xpath"}
+    # The add-on's default block form is the compact one: [label, probability, xpath].
+    label, probability, xpath = html_items[0]["web2text_blocks"][0]
+    assert label in ("content", "boilerplate") and 0 <= probability <= 1 and xpath.startswith("/")
 
 
 def test_example_project_runs_on_a_non_asyncio_reactor(tmp_path, untrained_model):

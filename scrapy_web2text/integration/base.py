@@ -90,7 +90,7 @@ class Web2TextComponent:
         adapter[config.text_field] = extraction.main_text if extraction is not None else ""
         if config.include_blocks:
             form = config.block_form
-            adapter[config.blocks_field] = extraction.block_dicts(form) if extraction else []
+            adapter[config.blocks_field] = extraction.block_records(form) if extraction else []
         for name in config.formats:
             adapter[FORMAT_FIELDS[name]] = getattr(extraction, name) if extraction is not None else ""
         self.fill_title(adapter, extraction)

@@ -189,7 +189,7 @@ def run_chain(
     if config.title_field:
         _ = result.title
     if config.block_form != "none":
-        result.block_dicts(config.block_form)
+        result.block_records(config.block_form)
     result.timings["total"] = 1000 * (time.perf_counter() - clock)
     return result
 
