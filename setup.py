@@ -11,19 +11,30 @@ setup(
     license="BSD-3-Clause",
     python_requires=">=3.11",
     packages=find_packages(include=["scrapy_web2text", "scrapy_web2text.*"]),
-    package_data={"scrapy_web2text": ["models/*.npz", "models/*.json", "models/*.md"]},
+    package_data={
+        "scrapy_web2text": [
+            "py.typed",
+            "models/*.npz",
+            "models/*.json",
+            "models/*.md",
+            "models/baselines/*.npz",
+            "models/baselines/*.json",
+        ]
+    },
     install_requires=[
         "lxml>=5.0",
         "numpy>=1.26",
         "threadpoolctl>=3.1",
-        "scrapy>=2.13",
+        "tqdm>=4.60",
+        "scrapy>=2.14",  # 2.13 calls spider middlewares with the spider argument removed in 2.14
         "itemadapter>=0.8",
         "parsel>=1.8",
+        "markdownify>=0.13",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"
         # would pull gigabytes of CUDA packages.
-        "train": ["torch==2.13.0", "tqdm>=4.60"],
+        "train": ["torch==2.13.0"],
         "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib"],
         "test": ["pytest>=8", "hypothesis>=6.100", "attrs>=23", "psutil>=5.9"],
         "docs": ["sphinx>=7"],
@@ -31,8 +42,17 @@ setup(
     },
     entry_points={"console_scripts": ["web2text = scrapy_web2text.cli:main"]},
     classifiers=[
+        "Development Status :: 4 - Beta",
         "Framework :: Scrapy",
+        "Intended Audience :: Developers",
+        "License :: OSI Approved :: BSD License",
+        "Operating System :: OS Independent",
         "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3 :: Only",
+        "Programming Language :: Python :: 3.11",
+        "Programming Language :: Python :: 3.12",
+        "Programming Language :: Python :: 3.13",
         "Topic :: Text Processing :: Markup :: HTML",
+        "Typing :: Typed",
     ],
 )

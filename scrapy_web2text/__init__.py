@@ -13,6 +13,7 @@ from .labellers.web2text.network import ModelError, Web2TextModel, load_model
 __version__ = "0.1.0"
 
 __all__ = [
+    "Addon",
     "Block",
     "Extraction",
     "ModelError",
@@ -26,6 +27,7 @@ __all__ = [
 
 #: Scrapy components, imported on first access so that ``import scrapy_web2text`` does not import Scrapy.
 _LAZY_EXPORTS = {
+    "Addon": "scrapy_web2text.integration.addon",
     "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
     "Web2TextPipeline": "scrapy_web2text.integration.pipeline",
 }

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import logging
 import sys
 import urllib.request
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from . import __version__
@@ -24,11 +26,33 @@ def _read_source(source: str) -> tuple[bytes, str | None, str | None]:
     return path.read_bytes(), None, path.resolve().as_uri()
 
 
+def progress(iterable: Iterable, total: int | None, description: str, unit: str = "page") -> Iterable:
+    """A tqdm progress bar on stderr when it is a terminal; the iterable itself otherwise."""
+    if not sys.stderr.isatty():
+        return iterable
+    from tqdm import tqdm
+
+    return tqdm(iterable, total=total, desc=description, unit=unit, file=sys.stderr)
+
+
+def expand_sources(sources: Iterable[str]) -> Iterator[str]:
+    """Paths, with shell-style globs (``pages/**/*.html``) expanded here for shells that do not; URLs and ``-``
+    as they are.  A glob that matches nothing is passed on, to be reported as unreadable."""
+    for source in sources:
+        if source == "-" or source.startswith(("http://", "https://")) or not glob.has_magic(source):
+            yield source
+            continue
+        matches = sorted(glob.glob(source, recursive=True))
+        yield from matches or [source]
+
+
 def _extract(args) -> int:
     from .extraction import extract
 
     status = 0
-    for source in args.sources:
+    sources = list(expand_sources(args.sources))
+    formats = () if args.format == "text" else (args.format,)
+    for source in progress(sources, len(sources), "extract", "file") if len(sources) > 1 else sources:
         try:
             data, charset, url = _read_source(source)
         except OSError as error:
@@ -39,11 +63,13 @@ def _extract(args) -> int:
             data, url=url, threshold=args.threshold, model=args.model, method=args.method, encoding=charset
         )
         if args.json:
-            print(json.dumps(result.to_dict(include_blocks=args.blocks), ensure_ascii=False))
+            document = result.to_dict(include_blocks=args.blocks, formats=formats)
+            document["source"] = source
+            print(json.dumps(document, ensure_ascii=False))
         else:
-            if len(args.sources) > 1:
+            if len(sources) > 1:
                 print(f"==> {source} <==")
-            print(result.main_text)
+            print(result.main_text if args.format == "text" else getattr(result, args.format))
     return status
 
 
@@ -53,14 +79,39 @@ def _default_data_files() -> list[str]:
     return sorted(str(path) for path in default_data_dir().glob("*.jsonl.gz"))
 
 
-def _train(args) -> int:
-    from .research.corpus import corpus_name, load_split
-    from .research.train.trainer import train
+class MissingData(Exception):
+    """No corpus files: the message says what to give."""
 
-    files = args.data or _default_data_files()
+
+def _data_files(args) -> list[str]:
+    """``--data`` files, else the ``*.jsonl.gz`` of the data folder; :class:`MissingData` naming both if none."""
+    if args.data:
+        missing = [path for path in args.data if not Path(path).is_file()]
+        if missing:
+            raise MissingData(f"corpus file(s) not found: {', '.join(missing)}")
+        return list(args.data)
+    files = _default_data_files()
     if not files:
-        print("web2text train: no --data files given and none found in the default data folder", file=sys.stderr)
-        return 2
+        from .research.corpus import default_data_dir
+
+        raise MissingData(
+            f"no corpus files: give them with --data FILE.jsonl.gz ... or set WEB2TEXT_DATA to a folder of "
+            f"*.jsonl.gz corpora (looked in {default_data_dir()}; a checkout keeps them in ../shared/data)"
+        )
+    return files
+
+
+def _train(args) -> int:
+    files = _data_files(args)
+    from .research.corpus import corpus_name, load_split
+
+    try:
+        from .research.train.trainer import train
+    except ImportError as error:
+        raise MissingData(
+            f"training needs torch ({error}): pip install 'scrapy-web2text[train]' "
+            "(the CPU build: --extra-index-url https://download.pytorch.org/whl/cpu)"
+        ) from error
     train_pages, validation_pages = [], []
     for path in files:
         train_pages += load_split(path, "train", cache_dir=args.cache_dir, workers=args.workers, limit=args.limit)
@@ -92,9 +143,11 @@ def _evaluate(args) -> int:
     from .research.evaluate import evaluate_files
     from .research.tables import EVALUATE_COLUMNS, format_text
 
-    files = args.data or _default_data_files()
+    files = _data_files(args)
     model = resolve_model(args.model) if args.method.startswith("web2text") else args.model
-    rows = evaluate_files(files, args.split, method=args.method, model=model, threshold=args.threshold)
+    rows = evaluate_files(
+        files, args.split, method=args.method, model=model, threshold=args.threshold, progress=progress
+    )
     print(f"method {args.method}, split {args.split}" + (f", model {model.path}" if hasattr(model, "path") else ""))
     print(format_text(rows, EVALUATE_COLUMNS))
     if args.json:
@@ -105,6 +158,7 @@ def _evaluate(args) -> int:
 def _benchmark(args) -> int:
     from .research import benchmark
 
+    args.data = _data_files(args)
     return benchmark.main(args)
 
 
@@ -114,7 +168,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="web2text", description="Main-text extraction with Web2Text.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress (training, evaluation)")
+    # -v after the sub-command too; SUPPRESS keeps a sub-command without -v from resetting a -v given before it.
+    verbose = argparse.ArgumentParser(add_help=False)
+    verbose.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log progress")
     commands = parser.add_subparsers(dest="command", required=True)
+
+    def add_command(name: str, **options) -> argparse.ArgumentParser:
+        return commands.add_parser(name, parents=[verbose], **options)
 
     def model_options(sub):
         sub.add_argument(
@@ -129,15 +189,25 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"labelling method: {', '.join(labeller_names())}, or a labeller's dotted path",
         )
 
-    extract = commands.add_parser("extract", help="print the main text of HTML files or URLs")
-    extract.add_argument("sources", nargs="+", metavar="FILE|URL", help="HTML file, http(s) URL, or - for stdin")
-    extract.add_argument("--json", action="store_true", help="one JSON object per source")
+    extract = add_command("extract", help="print the main text of HTML files or URLs")
+    extract.add_argument(
+        "sources", nargs="+", metavar="FILE|GLOB|URL", help="HTML files, globs ('pages/**/*.html'), URLs, - for stdin"
+    )
+    extract.add_argument(
+        "--json", "--jsonl", action="store_true", help="JSON Lines: one JSON object per source, one per line"
+    )
+    extract.add_argument(
+        "--format",
+        choices=("text", "markdown", "html"),
+        default="text",
+        help="main content as plain text (default), Markdown or clean HTML; with --json adds that key",
+    )
     extract.add_argument("--no-blocks", dest="blocks", action="store_false", help="with --json: leave out the blocks")
     model_options(extract)
     extract.set_defaults(handler=_extract)
 
-    train = commands.add_parser("train", help="train a model on corpus files (needs the 'train' extra)")
-    train.add_argument("--data", nargs="+", metavar="FILE", help="*.jsonl.gz corpora (default: all in the data folder)")
+    train = add_command("train", help="train a model on corpus files (needs the 'train' extra)")
+    train.add_argument("--data", nargs="+", metavar="FILE", help="*.jsonl.gz corpora (default: all in $WEB2TEXT_DATA)")
     train.add_argument("--config", default="paper", choices=["paper", "default"], help="architecture and recipe")
     train.add_argument("--iterations", type=int, default=None, help="override the configuration's iterations")
     train.add_argument("--seed", type=int, default=0)
@@ -148,9 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--limit", type=int, default=None, help="use only the first N pages of each split (no cache)")
     train.set_defaults(handler=_train)
 
-    evaluate = commands.add_parser("evaluate", help="score a model on corpus files")
+    evaluate = add_command("evaluate", help="score a model on corpus files")
     evaluate.add_argument(
-        "--data", nargs="+", metavar="FILE", help="*.jsonl.gz corpora (default: all in the data folder)"
+        "--data", nargs="+", metavar="FILE", help="*.jsonl.gz corpora (default: all in $WEB2TEXT_DATA)"
     )
     evaluate.add_argument("--split", default="test", choices=["train", "validation", "test"])
     evaluate.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
@@ -159,7 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .research import benchmark
 
-    bench = commands.add_parser("benchmark", help="every method and installed peer on the same blocks")
+    bench = add_command("benchmark", help="every method and installed peer on the same blocks")
     benchmark.add_benchmark_arguments(bench)
     bench.set_defaults(handler=_benchmark)
     return parser
@@ -170,8 +240,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     try:
+        from .labellers.web2text.network import limit_blas_threads
+
+        limit_blas_threads()  # this command owns its process (see limit_blas_threads for why)
         return args.handler(args)
-    except (ValueError, ImportError, FileNotFoundError) as error:
+    except (MissingData, ValueError, ImportError, FileNotFoundError) as error:
         print(f"web2text {args.command}: {error}", file=sys.stderr)
         return 2
 

@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from . import output
 from .labellers.base import get_labeller
 from .labellers.web2text.network import Web2TextModel
 from .page import CDOMNode, Page, parse_page
+from .page.sniff import non_html_reason
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")
@@ -37,13 +39,33 @@ class Block:
     start: int
     end: int
     node: CDOMNode = field(repr=False, compare=False)
+    #: The lxml element holding the text, and whether the text is that element's tail (``None`` when unknown).
+    element: Any = field(default=None, repr=False, compare=False)
+    in_tail: bool = field(default=False, repr=False, compare=False)
 
     @property
     def is_content(self) -> bool:
         return self.label == CONTENT
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "label": self.label, "probability": round(self.probability, 4)}
+    @property
+    def xpath(self) -> str | None:
+        """The absolute XPath of the element that holds the block's text (computed on demand)."""
+        return None if self.element is None else output.block_xpath(self.element, self.in_tail)
+
+    def to_dict(self, xpath: str | None = None) -> dict[str, Any]:
+        """``{"text", "label", "probability"`` (4 decimals) ``, "xpath"}``; ``xpath`` replaces :attr:`xpath`
+        (:meth:`Extraction.xpaths` gives the shorter id-anchored one)."""
+        return {
+            "text": self.text,
+            "label": self.label,
+            "probability": round(self.probability, 4),
+            "xpath": xpath or self.xpath,
+        }
+
+    def to_compact(self, xpath: str | None = None) -> list[Any]:
+        """``[label, probability, xpath]``: probability to 2 decimals, no text; a list, not a dict, because the
+        key names would be a third of a feed's bytes."""
+        return [self.label, round(self.probability, 2), xpath or self.xpath]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +78,9 @@ class Extraction:
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
+    ``skipped`` names why a body was not labelled (``"binary:png"``, ``"binary:pdf"``, ``"binary"``,
+    ``"not_html:<type>"``); it then has no blocks and empty main text.  :attr:`title`, :attr:`markdown` and
+    :attr:`html` are computed on first access, from the page's tree and the labels.
     """
 
     main_text: str
@@ -66,15 +91,74 @@ class Extraction:
     truncated: bool = False
     flattened: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
+    skipped: str | None = None
+    #: The parsed tree's root (kept for the lazy formats) and their computed values.
+    root: Any = field(default=None, repr=False, compare=False)
+    _formats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def content_blocks(self) -> list[Block]:
         return [block for block in self.blocks if block.is_content]
 
-    def to_dict(self, include_blocks: bool = True) -> dict[str, Any]:
+    def _format(self, name: str, compute: Any) -> Any:
+        if name not in self._formats:
+            self._formats[name] = compute()
+        return self._formats[name]
+
+    def _elements(self) -> tuple[list[tuple[Any, bool]], list[bool]]:
+        known = [block for block in self.blocks if block.element is not None]
+        return [(block.element, block.in_tail) for block in known], [block.is_content for block in known]
+
+    @property
+    def title(self) -> str | None:
+        """The headline: a heading block matching ``og:title``/``<title>`` (site suffix removed), else the first
+        ``h1``, else that metadata title; ``None`` when the page has none."""
+        return self._format("title", lambda: output.find_title(self.root, *self._elements()))
+
+    @property
+    def html(self) -> str:
+        """The main content as clean HTML (``<div>`` with headings, paragraphs, lists, tables... kept)."""
+        return self._format("html", lambda: output.clean_html(*self._elements()))
+
+    @property
+    def markdown(self) -> str:
+        """The main content as Markdown (``#`` headings by level, ``-`` lists, pipe tables, quotes, code)."""
+        return self._format("markdown", lambda: output.to_markdown(self.html))
+
+    def xpaths(self) -> list[str | None]:
+        """Each block's XPath, anchored at its nearest ancestor with a page-unique ``id`` where there is one
+        (``//*[@id="main"]/p[2]``), else absolute; computed once."""
+
+        def compute() -> list[str | None]:
+            elements, _ = self._elements()
+            if len(elements) != len(self.blocks):
+                return [block.xpath for block in self.blocks]
+            return list(output.block_xpaths(self.root, elements))
+
+        return self._format("xpaths", compute)
+
+    def block_records(self, form: str = "full") -> list[Any]:
+        """The blocks for a feed, with :meth:`xpaths`: ``"full"``, a dict each (:meth:`Block.to_dict`);
+        ``"compact"``, ``[label, probability, xpath]`` each (:meth:`Block.to_compact`).  Computed once per form;
+        a new list each call."""
+
+        def compute() -> list[Any]:
+            pairs = zip(self.blocks, self.xpaths())
+            if form == "compact":
+                return [block.to_compact(xpath) for block, xpath in pairs]
+            return [block.to_dict(xpath) for block, xpath in pairs]
+
+        return list(self._format(f"blocks:{form}", compute))
+
+    def to_dict(self, include_blocks: bool = True, formats: tuple[str, ...] = ()) -> dict[str, Any]:
+        """``formats`` adds ``"markdown"``/``"html"``/``"title"`` keys."""
         out: dict[str, Any] = {"url": self.url, "method": self.method, "model": self.model, "main_text": self.main_text}
+        for name in formats:
+            out[name] = getattr(self, name)
+        if self.skipped:
+            out["skipped"] = self.skipped
         if include_blocks:
-            out["blocks"] = [block.to_dict() for block in self.blocks]
+            out["blocks"] = self.block_records()
         return out
 
 
@@ -95,10 +179,11 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
 
 
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
+    elements = page.block_elements if len(page.block_elements) == len(page.texts) else [(None, False)] * len(page)
     blocks = tuple(
-        Block(text, CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node])
-        for text, kept, p, path, start, end, node in zip(
-            page.texts, keep, probabilities, page.tag_paths, page.starts, page.ends, page.block_nodes
+        Block(text, CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node], *where)
+        for text, kept, p, path, start, end, node, where in zip(
+            page.texts, keep, probabilities, page.tag_paths, page.starts, page.ends, page.block_nodes, elements
         )
     )
     return Extraction(
@@ -106,6 +191,7 @@ def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **
         blocks=blocks,
         truncated=page.truncated,
         flattened=page.flattened,
+        root=page.root,
         **details,
     )
 
@@ -118,6 +204,7 @@ def extract(
     model: Web2TextModel | str | Path | None = None,
     method: str = "web2text",
     encoding: str | None = None,
+    content_type: str | bytes | None = None,
 ) -> Extraction:
     """Label every block of ``html`` as content or boilerplate.
 
@@ -128,10 +215,16 @@ def extract(
     :class:`~scrapy_web2text.Web2TextModel`, a packaged model's name or
     a path (default: the shipped model, loaded once per process).
     ``method`` picks the labeller (see :mod:`scrapy_web2text.labellers`; a registered name or a dotted path).
+    ``content_type`` is the declared type (an HTTP ``Content-Type``), if known.  Bodies that are not HTML (file
+    signatures of images, PDFs, archives; NULs or many control characters; a declared non-HTML type) are not
+    labelled: the result has no blocks, empty main text and :attr:`Extraction.skipped` says why.
     """
     if not isinstance(html, (str, bytes, bytearray, memoryview)):
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
     labeller = get_labeller(method)
+    reason = non_html_reason(html, content_type)
+    if reason is not None:
+        return Extraction(main_text="", blocks=(), url=url, method=method, skipped=reason)
     clock = time.perf_counter()
     page = parse_page(html, encoding=encoding)
     parse_ms = 1000 * (time.perf_counter() - clock)

@@ -19,5 +19,5 @@ def untrained_model(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def crawler(untrained_model):
-    """A crawler whose Web2Text components load the untrained test model."""
-    return make_crawler({"WEB2TEXT_MODEL": str(untrained_model)})
+    """A crawler whose Web2Text components load the untrained test model (blocks in the full form, with text)."""
+    return make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_BLOCKS": "full"})

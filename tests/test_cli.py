@@ -2,12 +2,16 @@ import gzip
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from scrapy_web2text.cli import main
 
 from .helpers import FIXTURES, fixture_text
+from .scrapy_support import EXAMPLE_PROJECT
+
+EXAMPLE_SITE = EXAMPLE_PROJECT / "site"
 
 
 def test_extract_prints_main_text(capsys):
@@ -23,7 +27,7 @@ def test_extract_json_with_blocks(capsys):
     assert document["url"].startswith("file://")
     labels = {block["label"] for block in document["blocks"]}
     assert labels == {"content", "boilerplate"}
-    assert all(set(block) == {"text", "label", "probability"} for block in document["blocks"])
+    assert all(set(block) == {"text", "label", "probability", "xpath"} for block in document["blocks"])
 
 
 def test_extract_unary_method_and_missing_file(capsys, tmp_path):
@@ -90,3 +94,44 @@ def test_train_writes_a_loadable_model(capsys, tiny_corpus, tmp_path):
 def test_module_entry_point_runs():
     done = subprocess.run([sys.executable, "-m", "scrapy_web2text", "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and "web2text" in done.stdout
+
+
+def test_extract_many_files_and_globs_as_json_lines(capsys, tmp_path):
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.html").write_text(fixture_text("article.html"), encoding="utf-8")
+    png = EXAMPLE_SITE / "images" / "logo.png"
+    assert main(["extract", "--jsonl", "--no-blocks", str(tmp_path / "*.html"), str(png)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    documents = [json.loads(line) for line in lines]
+    assert [Path(d["source"]).name for d in documents] == ["a.html", "b.html", "logo.png"]
+    assert all("Volunteers from neighbouring villages" in d["main_text"] for d in documents[:2])
+    assert documents[2]["main_text"] == "" and documents[2]["skipped"] == "binary:png"
+    assert all("blocks" not in d for d in documents)
+
+
+def test_extract_markdown_format(capsys):
+    assert main(["extract", "--format", "markdown", str(FIXTURES / "article.html")]) == 0
+    out = capsys.readouterr().out
+    assert "Volunteers from neighbouring villages" in out and "Most read" not in out
+    assert any(line.startswith("#") for line in out.splitlines())
+
+
+@pytest.mark.parametrize("command", ["evaluate", "benchmark", "train"])
+def test_research_commands_without_data_name_what_is_missing(capsys, tmp_path, monkeypatch, command):
+    monkeypatch.setenv("WEB2TEXT_DATA", str(tmp_path / "empty"))
+    assert main([command]) == 2
+    err = capsys.readouterr().err
+    assert "--data" in err and "WEB2TEXT_DATA" in err and str(tmp_path / "empty") in err
+    assert main([command, "--data", str(tmp_path / "missing.jsonl.gz")]) == 2
+    assert "missing.jsonl.gz" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["-v", "evaluate"], ["evaluate", "-v"]])
+def test_verbose_before_or_after_the_command(argv, tiny_corpus, capsys):
+    from scrapy_web2text.cli import build_parser
+
+    args = build_parser().parse_args([*argv, "--data", str(tiny_corpus)])
+    assert args.verbose is True
+    assert build_parser().parse_args(["evaluate"]).verbose is False
+    assert main([*argv, "--data", str(tiny_corpus), "--split", "test"]) == 0
+    assert "tiny" in capsys.readouterr().out

@@ -1,4 +1,5 @@
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -127,24 +128,46 @@ def test_numpy_inference_matches_torch():
             assert np.abs(conv_stack(model.pairwise_inputs(x, e), model.pairwise) - expected_pair).max() < 1e-5
 
 
-def test_blas_runs_single_threaded_unless_told_otherwise():
+def test_blas_threads_are_set_where_the_project_owns_the_labelling_not_at_import(untrained_model):
+    import os
     import subprocess
     import sys
 
+    # BLAS starts at 2 threads (fewer on a one-core machine); importing and extract() leave that alone, starting
+    # the Scrapy runtime sets the limit (1 unless the setting or the environment variable says otherwise).
     probe = (
-        "import scrapy_web2text.labellers.web2text.network\n"
-        "from threadpoolctl import threadpool_info\n"
-        "print(sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'}))"
+        "import sys\nimport numpy\n"
+        "from threadpoolctl import threadpool_info, threadpool_limits\n"
+        "def blas(): return sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'})\n"
+        "threadpool_limits(2, user_api='blas')\n"
+        "before = blas()\n"
+        "import scrapy_web2text, scrapy_web2text.labellers.web2text.network\n"
+        "scrapy_web2text.extract('<p>hello</p>')\n"
+        "after_import = blas()\n"
+        "from tests.scrapy_support import make_crawler\n"
+        "from scrapy_web2text import Web2TextPipeline\n"
+        "settings = {'WEB2TEXT_MODEL': sys.argv[1]}\n"
+        "if sys.argv[2] != '-': settings['WEB2TEXT_BLAS_THREADS'] = sys.argv[2]\n"
+        "Web2TextPipeline.from_crawler(make_crawler(settings))\n"
+        "print(before, after_import, blas(), sep='|')"
     )
 
-    def threads(value):
-        env = {k: v for k, v in __import__("os").environ.items() if k != "WEB2TEXT_BLAS_THREADS"}
-        if value is not None:
-            env["WEB2TEXT_BLAS_THREADS"] = value
-        done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
-        return done.returncode, done.stdout.strip(), done.stderr
+    def threads(setting=None, variable=None):
+        env = {k: v for k, v in os.environ.items() if k != "WEB2TEXT_BLAS_THREADS"}
+        if variable is not None:
+            env["WEB2TEXT_BLAS_THREADS"] = variable
+        command = [sys.executable, "-c", probe, str(untrained_model), setting or "-"]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=Path(__file__).parents[1])
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip().split("|")
 
-    assert threads(None)[:2] == (0, "[1]")
-    assert threads("2")[:2] == (0, "[2]")
-    code, _, error = threads("many")
+    before, after_import, after_start = threads()
+    assert after_import == before and after_start == "[1]"
+    assert threads(setting="keep")[2] == before
+    assert threads(variable="1")[1] == "[1]"  # named by the user: applied at import too
+    assert threads(variable="1", setting="2")[2] == before  # the Scrapy setting wins over the variable
+    env = {k: v for k, v in os.environ.items() if k != "WEB2TEXT_BLAS_THREADS"}
+    command = [sys.executable, "-c", probe, str(untrained_model), "many"]
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=Path(__file__).parents[1])
+    code, error = done.returncode, done.stderr
     assert code != 0 and "WEB2TEXT_BLAS_THREADS must be a positive integer" in error

@@ -310,3 +310,27 @@ def test_any_bytes_give_an_extraction(data, encoding) -> None:
     for block in result.blocks:
         assert "\x00" not in block.text
         block.text.encode("utf-8")
+
+
+@SETTINGS
+@given(BODIES, st.floats(0.05, 0.95))
+def test_clean_html_and_markdown_hold_exactly_the_content_blocks(body, threshold) -> None:
+    """Every word of a content block is in the clean HTML and the Markdown, no word of a boilerplate block is;
+    each xpath finds the element holding its block's text."""
+    renderer = Renderer()
+    result = extract(renderer.page(body), model=MODEL, method="web2text-unary", threshold=threshold)
+    html_words = set(re.findall(r"\S+#\d+", html_lib.unescape(re.sub(r"<[^>]+>", " ", result.html))))
+    kept = {word for block in result.blocks if block.is_content for word in block.text.split(" ")}
+    assert html_words == kept
+    markdown = result.markdown.replace("\\", "")
+    assert all(word in markdown for word in kept)
+    for block in result.blocks:
+        assert result.root.getroottree().xpath(block.xpath)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_gives_formats_without_raising(text) -> None:
+    result = extract(text, model=MODEL, threshold=0.001)
+    assert isinstance(result.markdown, str) and isinstance(result.html, str)
+    assert result.title is None or isinstance(result.title, str)

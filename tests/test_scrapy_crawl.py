@@ -183,7 +183,42 @@ def test_sample_markdown_spider_uses_its_own_threshold(tmp_path, untrained_model
     html_items = [item for item in result["items"] if item["url"].endswith(".html")]
     assert len(html_items) >= 20
     assert all(isinstance(item["main_text"], str) for item in html_items)
+    assert all(isinstance(item["main_markdown"], str) for item in html_items)
+    # The same kept blocks, as Markdown: text where there is text, nothing where nothing was kept.
+    assert all(bool(item["main_markdown"]) == bool(item["main_text"]) for item in html_items)
     assert "Traceback" not in result["log"]
+
+
+@pytest.mark.parametrize("method", ["crf", "boilernet"])
+def test_example_crawl_with_a_baseline_method_labels_every_page(tmp_path, method):
+    # WEB2TEXT_MODEL=default: the method's own shipped weights, not the Web2Text model.
+    result = crawl(tmp_path, None, "default", "-s", f"WEB2TEXT_METHOD={method}")
+    html_items = [item for item in result["items"] if item["url"].endswith(".html")]
+    assert len(html_items) >= 20
+    assert all(item["web2text_blocks"] for item in html_items)
+    assert sum(len(item["main_text"]) >= 200 for item in html_items) >= 5
+    assert result["probe"]["stats"].get("web2text/errors") is None
+    assert "Traceback" not in result["log"]
+
+
+def test_the_addon_alone_enables_labelling(tmp_path, untrained_model):
+    result = crawl(
+        tmp_path,
+        None,
+        untrained_model,
+        "-s",
+        "SPIDER_MIDDLEWARES={}",
+        "-s",
+        "ITEM_PIPELINES={}",
+        "-s",
+        'ADDONS={"scrapy_web2text.Addon": 0}',
+    )
+    html_items = [item for item in result["items"] if item["url"].endswith(".html")]
+    assert len(html_items) >= 20
+    assert all(item["web2text_blocks"] and isinstance(item["main_text"], str) for item in html_items)
+    # The add-on's default block form is the compact one: [label, probability, xpath].
+    label, probability, xpath = html_items[0]["web2text_blocks"][0]
+    assert label in ("content", "boilerplate") and 0 <= probability <= 1 and xpath.startswith("/")
 
 
 def test_example_project_runs_on_a_non_asyncio_reactor(tmp_path, untrained_model):

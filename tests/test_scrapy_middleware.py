@@ -55,7 +55,9 @@ class AttrsItem:
     web2text_blocks: list | None = None
 
 
-def test_chain_runs_once_per_response_for_many_items(crawler, middleware, monkeypatch):
+def test_chain_runs_once_per_response_for_many_items(untrained_model, monkeypatch):
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_BLOCKS": "full"})
+    middleware = Web2TextSpiderMiddleware.from_crawler(crawler)
     counter = ChainCounter(monkeypatch)
     response = html_response()
     items = [{"n": n} for n in range(5)]
@@ -66,7 +68,7 @@ def test_chain_runs_once_per_response_for_many_items(crawler, middleware, monkey
     for item in out:
         blocks = item["web2text_blocks"]
         assert [b["text"] for b in blocks][:2] == ["Home", "About"]
-        assert all(set(b) == {"text", "label", "probability"} for b in blocks)
+        assert all(set(b) == {"text", "label", "probability", "xpath"} for b in blocks)
         assert all(b["label"] in ("content", "boilerplate") and 0 <= b["probability"] <= 1 for b in blocks)
         content = [b["text"] for b in blocks if b["label"] == "content"]
         assert all(text in item["main_text"] for text in content)
@@ -84,7 +86,7 @@ def test_main_text_joins_the_content_blocks(untrained_model):
     crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.001})
     out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [{}])
     assert out[0]["main_text"].startswith("Home\nAbout\nHeadline\nThe first paragraph")
-    assert all(b["label"] == "content" for b in out[0]["web2text_blocks"])
+    assert all(label == "content" for label, _, _ in out[0]["web2text_blocks"])  # compact: label, p, xpath
 
 
 def test_requests_pass_through_untouched(crawler, middleware, monkeypatch):
@@ -172,7 +174,7 @@ def test_include_blocks_false_needs_and_fills_only_the_text_field(untrained_mode
     crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_INCLUDE_BLOCKS": False})
     out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [TextOnly(), {}])
     assert set(out[0].keys()) == {"main_text"}
-    assert set(out[1]) == {"main_text"}
+    assert set(out[1]) == {"main_text", "title"}  # a dict item also takes the page's headline
 
 
 def test_custom_field_names(untrained_model):
@@ -180,7 +182,7 @@ def test_custom_field_names(untrained_model):
         {"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_TEXT_FIELD": "body", "WEB2TEXT_BLOCKS_FIELD": "labels"}
     )
     out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [{}])
-    assert set(out[0]) == {"body", "labels"}
+    assert set(out[0]) == {"body", "labels", "title"}
 
 
 def test_failure_keeps_items_with_empty_fields_and_logs_the_url(crawler, middleware, monkeypatch, caplog):

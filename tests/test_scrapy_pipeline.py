@@ -55,7 +55,7 @@ def test_drop_html_and_custom_html_field(untrained_model):
         {"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_HTML_FIELD": "raw", "WEB2TEXT_DROP_HTML": True}
     )
     out = run_pipeline(Web2TextPipeline.from_crawler(crawler), [{"raw": ARTICLE}])
-    assert set(out[0]) == {"main_text", "web2text_blocks"}
+    assert set(out[0]) == {"main_text", "web2text_blocks", "title"}
 
 
 def test_failure_keeps_the_item(crawler, pipeline, monkeypatch, caplog):

@@ -96,8 +96,9 @@ def test_threshold_changes_labels(untrained_model):
     high = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.99})
     [kept] = run_output(Web2TextSpiderMiddleware.from_crawler(low), html_response(), [{}])
     [dropped] = run_output(Web2TextSpiderMiddleware.from_crawler(high), html_response(), [{}])
-    assert all(b["label"] == "content" for b in kept["web2text_blocks"])
-    assert all(b["label"] == "boilerplate" for b in dropped["web2text_blocks"]) and dropped["main_text"] == ""
+    # The compact block form: [label, probability, xpath].
+    assert all(label == "content" for label, _, _ in kept["web2text_blocks"])
+    assert all(label == "boilerplate" for label, _, _ in dropped["web2text_blocks"]) and dropped["main_text"] == ""
 
 
 def test_model_is_shared_by_crawlers_and_components_and_announced_once(untrained_model, caplog):

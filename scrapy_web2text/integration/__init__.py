@@ -9,10 +9,12 @@ not (the two components are exported from there lazily).
   that spiders put into *items* themselves;
 - :mod:`~scrapy_web2text.integration.runtime` holds what every crawler in the
   process shares: the loaded models and the worker threads;
-- :mod:`~scrapy_web2text.integration.settings` the ``WEB2TEXT_*`` defaults.
+- :mod:`~scrapy_web2text.integration.settings` the ``WEB2TEXT_*`` defaults;
+- :class:`~scrapy_web2text.integration.addon.Addon` enables all of it with one ``ADDONS`` entry.
 """
 
+from .addon import Addon
 from .middleware import Web2TextSpiderMiddleware
 from .pipeline import Web2TextPipeline
 
-__all__ = ["Web2TextPipeline", "Web2TextSpiderMiddleware"]
+__all__ = ["Addon", "Web2TextPipeline", "Web2TextSpiderMiddleware"]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import ItemAdapter
 
 from .runtime import get_runtime
-from .settings import Web2TextConfig
+from .settings import FORMAT_FIELDS, Web2TextConfig
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -86,12 +86,28 @@ class Web2TextComponent:
 
     def fill(self, adapter: ItemAdapter, extraction: Extraction | None) -> None:
         """Write the output fields; ``None`` (a failed page) writes them empty."""
-        adapter[self.config.text_field] = extraction.main_text if extraction is not None else ""
-        if self.config.include_blocks:
-            adapter[self.config.blocks_field] = [block.to_dict() for block in extraction.blocks] if extraction else []
+        config = self.config
+        adapter[config.text_field] = extraction.main_text if extraction is not None else ""
+        if config.include_blocks:
+            form = config.block_form
+            adapter[config.blocks_field] = extraction.block_records(form) if extraction else []
+        for name in config.formats:
+            adapter[FORMAT_FIELDS[name]] = getattr(extraction, name) if extraction is not None else ""
+        self.fill_title(adapter, extraction)
         if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
             del adapter[self.config.html_field]
         self.inc("items")
+
+    def fill_title(self, adapter: ItemAdapter, extraction: Extraction | None) -> None:
+        """The headline into the title field, unless the spider set one or the item cannot take it."""
+        field = self.config.title_field
+        if not field or extraction is None or adapter.get(field):
+            return
+        if not isinstance(adapter.item, dict) and field not in adapter.field_names():
+            return
+        title = extraction.title
+        if title:
+            adapter[field] = title
 
     async def label_item_html(self, adapter: ItemAdapter, html: str | bytes, fallback_url: str | None = None) -> None:
         """Label HTML the item carries itself and fill its fields (skips are counted)."""
@@ -105,10 +121,12 @@ class Web2TextComponent:
 
     # --- pages --------------------------------------------------------------
 
-    async def label(self, html: str | bytes, url: str | None) -> Extraction | None:
+    async def label(
+        self, html: str | bytes, url: str | None, content_type: str | bytes | None = None
+    ) -> Extraction | None:
         """Run the chain off the reactor; count it; ``None`` if it failed (logged with the URL)."""
         try:
-            extraction = await self.runtime.extract(html, url, self.model, self.config)
+            extraction = await self.runtime.extract(html, url, self.model, self.config, content_type)
         except Exception as error:
             self.inc("errors")
             logger.error(
@@ -121,6 +139,9 @@ class Web2TextComponent:
             )
             logger.debug("Web2Text failure on %s", url, exc_info=error)
             return None
+        if extraction.skipped:
+            self.skip(extraction.skipped)  # not HTML (binary:png, not_html:application/json...): fields go out empty
+            return extraction
         self.inc("pages")
         self.inc("blocks", len(extraction.blocks))
         self.inc("content_blocks", sum(1 for block in extraction.blocks if block.is_content))

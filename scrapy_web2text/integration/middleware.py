@@ -72,7 +72,8 @@ class _ResponsePage:
 
     async def labelled(self) -> Extraction | None:
         if not self._done:
-            self._result = await self.middleware.label(self.response.text, self.response.url)  # type: ignore[attr-defined]
+            content_type = self.response.headers.get(b"Content-Type")
+            self._result = await self.middleware.label(self.response.text, self.response.url, content_type)  # type: ignore[attr-defined]
             self._done = True
         return self._result
 

@@ -28,7 +28,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..extraction import Extraction, extract
-from ..labellers.web2text.network import Web2TextModel, load_model, resolve_model_path
+from ..labellers.base import load_labeller_weights
+from ..labellers.web2text.network import limit_blas_threads
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -67,15 +68,19 @@ class Web2TextRuntime:
 
     # --- start-up ---------------------------------------------------------
 
-    def start(self, crawler: Crawler, config: Web2TextConfig, component: str) -> Web2TextModel:
-        """Register ``component`` for ``crawler``; load the model and size the pool now.
+    def start(self, crawler: Crawler, config: Web2TextConfig, component: str) -> Any:
+        """Register ``component`` for ``crawler``; load the chosen labeller's weights and size the pool now.
 
-        Called from the components' ``from_crawler``, so a missing or corrupt
-        model stops the crawl before the first request, with a
-        :class:`~scrapy_web2text.ModelError` naming the file.
+        Called from the components' ``from_crawler``, so missing or corrupt
+        weights stop the crawl before the first request, with an error naming
+        the file.  Returns the weights (``None`` for labellers without any).
         """
+        if self.notice_once(("blas", config.blas_threads)):
+            # Here, on the thread that starts the pool: OpenBLAS ignores limits set from worker threads.
+            limit_blas_threads(config.blas_threads)
         clock = time.perf_counter()
-        model = load_model(config.model)
+        model = load_labeller_weights(config.method, config.model)
+        model_name = getattr(model, "name", None) or (config.method if model is not None else "none")
         load_ms = 1000 * (time.perf_counter() - clock)
         self.ensure_workers(config.concurrency)
         with self._lock:
@@ -85,15 +90,15 @@ class Web2TextRuntime:
         if first:
             logger.info(
                 "Web2Text: model %r (%s), method %s, threshold %s, %d worker thread(s)",
-                model.name,
-                model.path or resolve_model_path(config.model),
+                model_name,
+                getattr(model, "path", None) or config.model,
                 config.method,
                 "model default" if config.threshold is None else config.threshold,
                 self.workers,
                 extra={"spider": getattr(crawler, "spider", None)},
             )
         if crawler.stats is not None:
-            crawler.stats.set_value("web2text/model", model.name)
+            crawler.stats.set_value("web2text/model", model_name)
             crawler.stats.max_value("web2text/model_load_ms", round(load_ms, 1))
         return model
 
@@ -149,9 +154,14 @@ class Web2TextRuntime:
         return deferred
 
     async def extract(
-        self, html: str | bytes, url: str | None, model: Web2TextModel, config: Web2TextConfig
+        self,
+        html: str | bytes,
+        url: str | None,
+        model: Any,
+        config: Web2TextConfig,
+        content_type: str | bytes | None = None,
     ) -> Extraction:
-        return await self.call(run_chain, html, url, model, config)
+        return await self.call(run_chain, html, url, model, config, content_type)
 
     def notice_once(self, key: Any) -> bool:
         """True the first time ``key`` is seen in this process."""
@@ -162,10 +172,24 @@ class Web2TextRuntime:
             return True
 
 
-def run_chain(html: str | bytes, url: str | None, model: Web2TextModel, config: Web2TextConfig) -> Extraction:
-    """The worker threads' job: :func:`scrapy_web2text.extract` with the crawler's settings."""
+def run_chain(
+    html: str | bytes, url: str | None, model: Any, config: Web2TextConfig, content_type: str | bytes | None = None
+) -> Extraction:
+    """The worker threads' job: :func:`scrapy_web2text.extract` with the crawler's settings.
+
+    The formats the crawler asked for (Markdown, HTML, title) are computed here too, on the worker thread, so the
+    reactor only copies strings into items.
+    """
     clock = time.perf_counter()
-    result = extract(html, url, threshold=config.threshold, model=model, method=config.method)
+    result = extract(
+        html, url, threshold=config.threshold, model=model, method=config.method, content_type=content_type
+    )
+    for name in config.formats:
+        getattr(result, name)
+    if config.title_field:
+        _ = result.title
+    if config.block_form != "none":
+        result.block_records(config.block_form)
     result.timings["total"] = 1000 * (time.perf_counter() - clock)
     return result
 

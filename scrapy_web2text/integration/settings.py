@@ -13,12 +13,18 @@ Setting                      Default                Meaning
 ``WEB2TEXT_THRESHOLD``       ``None``               p(content) a block needs; ``None``: the model's own.
 ``WEB2TEXT_TEXT_FIELD``      ``"main_text"``        Item field that receives the main text.
 ``WEB2TEXT_BLOCKS_FIELD``    ``"web2text_blocks"``  Item field that receives the labelled blocks.
-``WEB2TEXT_INCLUDE_BLOCKS``  ``True``               ``False``: fill only the text field.
+``WEB2TEXT_INCLUDE_BLOCKS``  ``True``               ``False``: fill only the text field (``WEB2TEXT_BLOCKS="none"``).
+``WEB2TEXT_BLOCKS``          ``"compact"``          Block form: ``"compact"`` (label, probability, XPath),
+                                                    ``"full"`` (also the text) or ``"none"``.
+``WEB2TEXT_FORMATS``         ``["text"]``           Also ``"markdown"``, ``"html"``: ``main_markdown``/``main_html``.
+``WEB2TEXT_TITLE_FIELD``     ``"title"``            Item field for the headline (``""``: none); never overwritten.
 ``WEB2TEXT_HTML_FIELD``      ``"html"``             Item field holding raw HTML put there by the spider.
 ``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
 ``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
 ``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
 ``WEB2TEXT_CONCURRENCY``     ``2``                  Worker threads that label pages (process-wide pool).
+``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
+                                                    environment variable of that name, else 1; ``"keep"``).
 ===========================  =====================  =========================================================
 
 A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
@@ -43,12 +49,21 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_TEXT_FIELD": "main_text",
     "WEB2TEXT_BLOCKS_FIELD": "web2text_blocks",
     "WEB2TEXT_INCLUDE_BLOCKS": True,
+    "WEB2TEXT_BLOCKS": "compact",
+    "WEB2TEXT_FORMATS": ["text"],
+    "WEB2TEXT_TITLE_FIELD": "title",
     "WEB2TEXT_HTML_FIELD": "html",
     "WEB2TEXT_URL_FIELD": "url",
     "WEB2TEXT_DROP_HTML": False,
     "WEB2TEXT_MAX_BYTES": 5_000_000,
     "WEB2TEXT_CONCURRENCY": 2,
+    "WEB2TEXT_BLAS_THREADS": None,
 }
+
+#: ``WEB2TEXT_BLOCKS`` values.
+BLOCK_FORMS = ("compact", "full", "none")
+#: ``WEB2TEXT_FORMATS`` values -> the item field each fills (``"text"`` fills ``WEB2TEXT_TEXT_FIELD``).
+FORMAT_FIELDS = {"markdown": "main_markdown", "html": "main_html"}
 
 #: The spider attribute that overrides ``WEB2TEXT_THRESHOLD``.
 SPIDER_THRESHOLD_ATTRIBUTE = "web2text_threshold"
@@ -81,6 +96,10 @@ class Web2TextConfig:
     drop_html: bool
     max_bytes: int
     concurrency: int
+    block_form: str = "compact"
+    formats: tuple[str, ...] = ()
+    title_field: str | None = "title"
+    blas_threads: str | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Web2TextConfig:
@@ -105,6 +124,17 @@ class Web2TextConfig:
         text_field = str(get("WEB2TEXT_TEXT_FIELD") or "")
         blocks_field = str(get("WEB2TEXT_BLOCKS_FIELD") or "")
         include_blocks = settings.getbool("WEB2TEXT_INCLUDE_BLOCKS", DEFAULTS["WEB2TEXT_INCLUDE_BLOCKS"])
+        block_form = str(get("WEB2TEXT_BLOCKS") or "none").lower()
+        if block_form not in BLOCK_FORMS:
+            raise ValueError(f"WEB2TEXT_BLOCKS must be one of {', '.join(BLOCK_FORMS)}, not {block_form!r}")
+        include_blocks = include_blocks and block_form != "none"
+        formats = []
+        for name in settings.getlist("WEB2TEXT_FORMATS", DEFAULTS["WEB2TEXT_FORMATS"]):
+            name = str(name).strip().lower()
+            if name != "text" and name not in FORMAT_FIELDS:
+                raise ValueError(f"WEB2TEXT_FORMATS: unknown format {name!r}; choose from text, markdown, html")
+            if name != "text" and name not in formats:
+                formats.append(name)
         if not text_field or (include_blocks and not blocks_field):
             raise ValueError("WEB2TEXT_TEXT_FIELD and WEB2TEXT_BLOCKS_FIELD must name item fields")
         concurrency = settings.getint("WEB2TEXT_CONCURRENCY", DEFAULTS["WEB2TEXT_CONCURRENCY"])
@@ -122,8 +152,14 @@ class Web2TextConfig:
             drop_html=settings.getbool("WEB2TEXT_DROP_HTML", DEFAULTS["WEB2TEXT_DROP_HTML"]),
             max_bytes=max(0, settings.getint("WEB2TEXT_MAX_BYTES", DEFAULTS["WEB2TEXT_MAX_BYTES"])),
             concurrency=concurrency,
+            block_form=block_form if include_blocks else "none",
+            formats=tuple(formats),
+            title_field=str(get("WEB2TEXT_TITLE_FIELD") or "") or None,
+            blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
         )
 
     @property
     def output_fields(self) -> tuple[str, ...]:
-        return (self.text_field, self.blocks_field) if self.include_blocks else (self.text_field,)
+        """The fields every labelled item gets (the optional title field is not among them)."""
+        fields = (self.text_field, self.blocks_field) if self.include_blocks else (self.text_field,)
+        return fields + tuple(FORMAT_FIELDS[name] for name in self.formats)

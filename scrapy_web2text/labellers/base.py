@@ -57,6 +57,17 @@ _REGISTRY: dict[str, str] = {
 }
 _resolved: dict[str, Labeller] = {}
 
+#: name -> "module:attribute" of the function that loads the labeller's own weights (a name or path -> weights);
+#: labellers missing here take no weights.
+_WEIGHT_LOADERS: dict[str, str] = {
+    "web2text": "scrapy_web2text.labellers.web2text.network:load_model",
+    "web2text-unary": "scrapy_web2text.labellers.web2text.network:load_model",
+    "crf": "scrapy_web2text.labellers.crf:load_crf",
+    "boilernet": "scrapy_web2text.labellers.boilernet:load_boilernet",
+}
+#: The name that means "the labeller's shipped weights" (``WEB2TEXT_MODEL``'s default).
+SHIPPED_WEIGHTS = "default"
+
 
 def labeller_names() -> list[str]:
     """The registered names, built-in ones first."""
@@ -112,6 +123,26 @@ def load_weights(load: Callable[[Path], _Model], path: str | Path) -> _Model:
             if model is None:
                 model = _weights[key] = load(Path(key[1]))
     return model
+
+
+def load_labeller_weights(method: str, model: Any = None) -> Any:
+    """The weights ``method``'s labeller runs with, loaded once per process, or ``None``.
+
+    ``model`` is what a user set (``WEB2TEXT_MODEL``): ``None`` or ``"default"`` for the labeller's shipped
+    weights, a path for others, or weights already loaded (returned as they are).  Labellers without weights
+    (the boilerpipe family, BTE) get ``None``; a third-party labeller gets ``model`` unchanged (``None`` for the
+    default).  Loading here, once, lets a crawl fail at start-up on missing or corrupt weights.
+    """
+    get_labeller(method)  # an unknown name fails here, naming the choices
+    wants_shipped = model is None or (isinstance(model, (str, Path)) and str(model) in ("", SHIPPED_WEIGHTS))
+    loader = _WEIGHT_LOADERS.get(method)
+    if loader is None:
+        return None if wants_shipped else model
+    if not isinstance(model, (str, Path)) and not wants_shipped:
+        return model
+    module, _, attribute = loader.partition(":")
+    load = getattr(importlib.import_module(module), attribute)
+    return load(None if wants_shipped else model)
 
 
 # The 0.1 names, for code that still imports them from the deprecated ``scrapy_web2text.methods`` path.

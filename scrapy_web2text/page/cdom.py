@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from lxml import etree
@@ -91,6 +92,11 @@ class Page:
     node_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 7), np.int64))
     distinct_tags: list[tuple[str, ...]] = field(default_factory=list)
     distinct_attributes: list[str] = field(default_factory=list)
+    #: The parsed lxml tree (``None`` for an empty page) and, per block, where its text sits in it:
+    #: ``(element, False)`` for ``element.text``, ``(element, True)`` for ``element.tail``.  Output formats
+    #: (Markdown, clean HTML, titles, block paths) read them; labellers do not.
+    root: Any = field(default=None, repr=False)
+    block_elements: list[tuple[Any, bool]] = field(default_factory=list, repr=False)
     truncated: bool = False
     #: libxml2 hit its nesting limit: elements nested deeper than
     #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
@@ -172,6 +178,7 @@ def _describe_tag(raw: str) -> tuple[str, bool, bool, int, bool]:
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
     """Walk the lxml tree under ``root`` into ``page``'s CDOM nodes and blocks."""
+    page.root = root
     _Walker(page, max_blocks).walk(root)
 
 
@@ -200,7 +207,7 @@ class _Walker:
         source = page.source
         source_length = len(source)
         max_blocks = self.max_blocks
-        texts, tag_paths, rows = page.texts, page.tag_paths, self.block_rows
+        texts, tag_paths, rows, block_elements = page.texts, page.tag_paths, self.block_rows, page.block_elements
         tag_table, element_cache, anchor_search = _TAG_TABLE, _ELEMENT_CACHE, _ANCHOR_WORD.search
         paths: dict[tuple[int, str], int] = {}  # (parent path id, segment) → path id
         path_strings: dict[int, str] = {}  # path id → tag path: the id fixes every segment of the path
@@ -242,7 +249,7 @@ class _Walker:
                         [],
                     )
                     stack.append(parent)
-                    raw = element.text
+                    raw, is_tail = element.text, False
                 else:
                     if element is skipped_element:
                         skipped_element = None
@@ -264,9 +271,9 @@ class _Walker:
                             parent[_CHILDREN].append(merged)
                     if block_level:
                         pending_break = True
-                    raw = element.tail
+                    raw, is_tail = element.tail, True
             elif event == "end":  # comment or PI left by a recovering parse: only its tail is text
-                raw = element.tail
+                raw, is_tail = element.tail, True
             else:
                 continue
             if not raw or raw.isspace():
@@ -298,6 +305,7 @@ class _Walker:
                 tag_path = path_strings[path_id] = prefix + ">".join(segments[-TAG_PATH_SEGMENTS:] + ["#text"])
             texts.append(text)
             tag_paths.append(tag_path)
+            block_elements.append((element, is_tail))
             rows.append(
                 (
                     start,

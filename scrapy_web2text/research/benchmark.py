@@ -63,7 +63,7 @@ def run_benchmark(
     rows: list[dict] = []
     for path in data:
         corpus = corpus_name(path)
-        report = _progress_printer(f"{corpus}/{split}") if progress else None
+        bar = _progress_bar(f"{corpus}/{split}", limit) if progress else None
 
         scores = score_corpus(
             iter_records(path, split),
@@ -73,23 +73,19 @@ def run_benchmark(
             peers=peer_functions,
             options=options,
             limit=limit,
-            on_page=report,
+            on_page=bar.update if bar is not None else None,
         )
+        if bar is not None:
+            bar.close()
         rows.extend(scores.rows())
         notes.extend(scores.notes)
     return BenchmarkResult(rows, notes)
 
 
-def _progress_printer(label: str):
-    pages = 0
+def _progress_bar(label: str, total: int | None):
+    from tqdm import tqdm
 
-    def report() -> None:
-        nonlocal pages
-        pages += 1
-        if pages % 20 == 0:
-            print(f"{label}: {pages} pages", file=sys.stderr)
-
-    return report
+    return tqdm(total=total, desc=label, unit="page", file=sys.stderr)
 
 
 def plot(rows: Sequence[dict], path: str | Path) -> bool:
@@ -127,7 +123,9 @@ def plot(rows: Sequence[dict], path: str | Path) -> bool:
 
 
 def add_benchmark_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--data", nargs="+", required=True, metavar="FILE", help="corpus .jsonl.gz files")
+    parser.add_argument(
+        "--data", nargs="+", metavar="FILE", help="corpus .jsonl.gz files (default: all in $WEB2TEXT_DATA)"
+    )
     parser.add_argument("--split", default="test", choices=("train", "validation", "test"))
     parser.add_argument(
         "--methods", nargs="*", metavar="NAME", help=f"methods (default: all of {', '.join(labeller_names())})"
@@ -148,6 +146,9 @@ def add_benchmark_arguments(parser: argparse.ArgumentParser) -> argparse.Argumen
 
 
 def main(args: argparse.Namespace) -> int:
+    if not args.data:
+        print("web2text benchmark: no corpus files: give them with --data FILE.jsonl.gz ...", file=sys.stderr)
+        return 2
     try:
         result = run_benchmark(
             args.data,

@@ -7,7 +7,7 @@ alignment are reported beside the scores.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..labellers.base import get_labeller
@@ -28,10 +28,18 @@ def evaluate_records(
     return score_corpus(records, corpus, split, labellers={method: get_labeller(method)}, options=options)
 
 
-def evaluate_files(paths: Iterable[str], split: str, **options: Any) -> list[dict[str, Any]]:
-    """One row per corpus file (see :meth:`~.scoring.SystemScores.row`)."""
+def evaluate_files(
+    paths: Iterable[str], split: str, *, progress: Callable[..., Iterable] | None = None, **options: Any
+) -> list[dict[str, Any]]:
+    """One row per corpus file (see :meth:`~.scoring.SystemScores.row`).
+
+    ``progress(iterable, total, description)`` wraps each corpus' pages (the CLI's progress bar).
+    """
     rows = []
     for path in paths:
-        scores = evaluate_records(iter_records(path, split), corpus_name(path), split, **options)
+        records: Iterable[dict] = iter_records(path, split)
+        if progress is not None:
+            records = progress(records, None, f"{corpus_name(path)}/{split}")
+        scores = evaluate_records(records, corpus_name(path), split, **options)
         rows.extend(scores.rows())
     return rows

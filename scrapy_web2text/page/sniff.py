@@ -1,0 +1,98 @@
+"""Is this body HTML at all?  Magic numbers, control characters and the declared content type.
+
+Images, PDFs and archives parsed as HTML give "text" made of decoding debris, which a labeller would happily
+keep.  :func:`non_html_reason` looks at the first bytes only (:data:`SNIFF_BYTES`), so the check costs the same on a
+1 KB and a 1 GB body, and says why a body is not labelled: ``"binary:<kind>"`` for a known file signature,
+``"binary"`` for bytes with many NULs or other control characters, ``"not_html:<type>"`` for a declared content type
+that is neither HTML nor XHTML (nor a generic type that says nothing, such as ``application/octet-stream``).
+"""
+
+from __future__ import annotations
+
+import codecs
+
+#: How much of a body is looked at.
+SNIFF_BYTES = 1024
+
+#: Share of C0 control characters (other than tab, line feed, form feed, carriage return, escape) above which a
+#: body counts as binary.  Legacy HTML carries a stray control character now and then, never this many.
+CONTROL_SHARE = 0.10
+#: ... and at least this many of them, so that a few stray ones in a tiny page do not make it binary.
+MIN_CONTROLS = 16
+
+#: (signature, kind), checked at the start of the body (after leading whitespace for the text formats).
+SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"%PDF-", "pdf"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"PK\x03\x04", "zip"),
+    (b"\x1f\x8b", "gzip"),
+    (b"BM", "bmp"),
+    (b"\x00\x00\x01\x00", "ico"),
+    (b"wOFF", "woff"),
+    (b"wOF2", "woff2"),
+    (b"OggS", "ogg"),
+    (b"ID3", "mp3"),
+    (b"\x7fELF", "elf"),
+    (b"%!PS", "postscript"),
+    (b"{\\rtf", "rtf"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "ole"),
+    (b"7z\xbc\xaf\x27\x1c", "7z"),
+    (b"Rar!\x1a\x07", "rar"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+#: RIFF containers: the kind is at bytes 8-12.
+_RIFF_KINDS = {b"WEBP": "webp", b"WAVE": "wav", b"AVI ": "avi"}
+
+#: Content types labelled as HTML; types that say nothing about the body are sniffed instead.
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+UNINFORMATIVE_TYPES = frozenset({"", "application/octet-stream", "application/unknown", "unknown/unknown"})
+
+_WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+_ALLOWED_CONTROLS = frozenset(b"\t\n\x0c\r\x1b")
+_CONTROLS = bytes(c for c in range(32) if c not in _ALLOWED_CONTROLS) + b"\x7f"
+
+
+def media_type(content_type: str | bytes | None) -> str:
+    """``"text/html; charset=utf-8"`` -> ``"text/html"``."""
+    if isinstance(content_type, bytes):
+        content_type = content_type.decode("latin-1")
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def binary_kind(head: bytes) -> str | None:
+    """The file kind of a body that starts with ``head``, or ``None`` when it may be text."""
+    for signature, kind in SIGNATURES:
+        if head.startswith(signature):
+            return kind
+    if head.startswith(b"RIFF") and head[8:12] in _RIFF_KINDS:
+        return _RIFF_KINDS[head[8:12]]
+    if head[4:12] in (b"ftypavif", b"ftypheic", b"ftypisom", b"ftypmp42"):
+        return head[8:12].decode("ascii")
+    if any(head.startswith(bom) for bom in _WIDE_BOMS):
+        return None  # UTF-16/32 text: NULs are part of the encoding
+    # NULs count with the other control characters: a stray NUL in legacy HTML is replaced and labelled as text,
+    # a body where they are common is binary.
+    controls = len(head) - len(head.translate(None, _CONTROLS))
+    if controls >= MIN_CONTROLS and controls > CONTROL_SHARE * len(head):
+        return ""
+    return None
+
+
+def non_html_reason(body: str | bytes, content_type: str | bytes | None = None) -> str | None:
+    """Why ``body`` is not labelled as HTML (``"binary:png"``, ``"not_html:application/json"``...), or ``None``."""
+    if isinstance(body, str):
+        # Text already decoded: a binary body decoded as Latin-1 keeps its bytes, as UTF-8 with replacement its
+        # ASCII signatures and control characters; either way the encoded head shows them.
+        head = body[:SNIFF_BYTES].encode("latin-1", "replace")
+    else:
+        head = bytes(body[:SNIFF_BYTES])
+    kind = binary_kind(head)
+    if kind is not None:
+        return f"binary:{kind}" if kind else "binary"
+    declared = media_type(content_type)
+    if declared not in HTML_TYPES and declared not in UNINFORMATIVE_TYPES:
+        return f"not_html:{declared}"
+    return None
