@@ -86,9 +86,7 @@ class SiteSpider(scrapy.Spider):
             raise DontCloseSpider
 
 
-def main(
-    worker: str, workers: str, redis_url: str, start_url: str, model: str, report_path: str, log_path: str
-) -> None:
+def main(worker: str, workers: str, redis_url: str, start_url: str, model: str, report: str, log_path: str) -> None:
     settings = {
         "SCHEDULER": "scrapy_web2text.integration.redis.RedisScheduler",
         "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
@@ -118,15 +116,15 @@ def main(
     process.crawl(crawler, start_url=start_url, worker=worker, workers=int(workers))
     process.start()
     stats = {key: value for key, value in crawler.stats.get_stats().items() if isinstance(value, (int, float, str))}
-    report = {
+    summary = {
         "loads": loads,
         "reason": reasons[0] if reasons else None,
         "stats": stats,
         "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "torch": "torch" in sys.modules,
     }
-    with open(report_path, "w", encoding="utf-8") as out:
-        json.dump(report, out)
+    with open(report, "w", encoding="utf-8") as out:
+        json.dump(summary, out)
 
 
 if __name__ == "__main__":

@@ -78,12 +78,18 @@ def check_clean_log(report: dict, model: Path) -> None:
     assert report["torch"] is False
 
 
-@pytest.fixture
-def shared_crawl(site, redis_server, untrained_model, tmp_path):
-    with LoopbackServer(site, delay=0.01) as server:
-        workers = [Worker(name, 2, redis_server, server.url + "index.html", untrained_model, tmp_path) for name in "ab"]
+@pytest.fixture(scope="module")
+def shared_crawl(site, untrained_model, tmp_path_factory):
+    directory = tmp_path_factory.mktemp("shared")
+    with RedisServer(directory) as redis, LoopbackServer(site, delay=0.01) as server:
+        workers = [Worker(name, 2, redis, server.url + "index.html", untrained_model, directory) for name in "ab"]
         reports = [worker.finish() for worker in workers]
-        return {"server": server, "reports": reports, "items": crawl_items(redis_server), "redis": redis_server}
+        return {
+            "server": server,
+            "reports": reports,
+            "items": crawl_items(redis),
+            "queued": redis.client().zcard(QUEUE_KEY),
+        }
 
 
 def test_redis_two_workers_crawl_every_page_exactly_once(site, shared_crawl, untrained_model):
@@ -95,7 +101,7 @@ def test_redis_two_workers_crawl_every_page_exactly_once(site, shared_crawl, unt
         check_clean_log(report, untrained_model)
     assert {item["worker"] for item in items} == {"a", "b"}
     assert sum(report["stats"]["web2text/pages"] for report in reports) == len(site.html_paths)
-    assert shared_crawl["redis"].client().zcard(QUEUE_KEY) == 0
+    assert shared_crawl["queued"] == 0
 
 
 def test_redis_items_carry_main_text_and_block_labels(site, shared_crawl):
