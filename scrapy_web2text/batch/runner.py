@@ -182,10 +182,17 @@ def start_client(workers: int | None, scheduler: str | None):
     """A client of the cluster at ``scheduler``, or of a new local one; returns (client, cluster we started)."""
     from dask.distributed import Client, LocalCluster
 
+    if not logging.getLogger().isEnabledFor(logging.INFO):
+        # Dask logs every worker start and stop at INFO; web2text -v shows them.
+        logging.getLogger("distributed").setLevel(logging.WARNING)
     if scheduler:
         return Client(scheduler), None
     cluster = LocalCluster(
-        n_workers=workers or 1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=workers or 1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",  # None does not turn it off; a free loopback port clashes with nothing
     )
     return Client(cluster), cluster
 
