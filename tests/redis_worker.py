@@ -43,20 +43,25 @@ class SiteSpider(scrapy.Spider):
     """Every worker yields the start URL; the shared Redis dupefilter lets only the first one through."""
 
     name = "site"
-    #: Seconds with an empty shared queue before this worker closes: another worker may still be
-    #: labelling pages whose links will refill the queue.
-    idle_close_after = 1.5
+    #: Seconds that the shared queue must stay empty with every worker idle before this worker closes
+    #: (a busy worker may still add links); after ``idle_give_up`` seconds idle it closes anyway.
+    idle_close_after = 0.5
+    idle_give_up = 20.0
 
     def __init__(self, start_url: str, worker: str, workers: int, **kwargs):
         super().__init__(**kwargs)
         self.start_url, self.worker, self.workers = start_url, worker, workers
         self.idle_since: float | None = None
+        self.all_idle_since: float | None = None
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.on_idle, signal=signals.spider_idle)
+        crawler.signals.connect(spider.on_busy, signal=signals.request_reached_downloader)
+        crawler.signals.connect(spider.on_closed, signal=signals.spider_closed)
         spider.server = get_redis_from_settings(crawler.settings)
+        spider.idle_key = f"{spider.name}:idle-workers"
         return spider
 
     async def start(self):
@@ -68,22 +73,42 @@ class SiteSpider(scrapy.Spider):
         yield scrapy.Request(self.start_url)
 
     def parse(self, response):
-        self.idle_since = None
         content_type = response.headers.get(b"Content-Type", b"").decode()
         yield {"url": response.url, "content_type": content_type, "worker": self.worker}
         if isinstance(response, scrapy.http.TextResponse):
             for href in response.css("a::attr(href)").getall():
                 yield response.follow(href)
 
+    def on_busy(self):
+        self.idle_since = None
+        self.server.srem(self.idle_key, self.worker)
+
+    def on_closed(self):
+        self.server.sadd(self.idle_key, self.worker)  # a stopped worker adds no more links
+
     def on_idle(self):
-        if self.server.zcard(f"{self.name}:requests"):  # scrapy-redis's default queue key and (sorted-set) class
-            self.idle_since = None
-            raise DontCloseSpider
         now = time.monotonic()
         if self.idle_since is None:
-            self.idle_since = now
-        if now - self.idle_since < self.idle_close_after:
+            self.idle_since, self.all_idle_since = now, None
+        self.server.sadd(self.idle_key, self.worker)
+        queued = self.server.zcard(f"{self.name}:requests")  # scrapy-redis's default queue key and sorted-set queue
+        if queued or self.server.scard(self.idle_key) < self.workers:
+            self.all_idle_since = None
+        elif self.all_idle_since is None:
+            self.all_idle_since = now
+        if now - self.idle_since > self.idle_give_up:
+            return
+        if self.all_idle_since is None or now - self.all_idle_since < self.idle_close_after:
             raise DontCloseSpider
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM: unlike ``ru_maxrss`` it does not inherit the parent's peak across exec)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main(worker: str, workers: str, redis_url: str, start_url: str, model: str, report: str, log_path: str) -> None:
@@ -100,7 +125,7 @@ def main(worker: str, workers: str, redis_url: str, start_url: str, model: str, 
         "WEB2TEXT_MODEL": model,
         "ROBOTSTXT_OBEY": False,
         "DOWNLOAD_DELAY": 0,
-        "CONCURRENT_REQUESTS": 8,
+        "CONCURRENT_REQUESTS": 4,
         "LOG_LEVEL": "INFO",
         "LOG_FILE": log_path,
         "TELNETCONSOLE_ENABLED": False,
@@ -120,7 +145,7 @@ def main(worker: str, workers: str, redis_url: str, start_url: str, model: str, 
         "loads": loads,
         "reason": reasons[0] if reasons else None,
         "stats": stats,
-        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "max_rss_mb": peak_rss_mb(),
         "torch": "torch" in sys.modules,
     }
     with open(report, "w", encoding="utf-8") as out:
