@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
@@ -12,7 +15,7 @@ from scrapy_web2text.batch.runner import Options, available_formats, run, worker
 from scrapy_web2text.cli import main
 from scrapy_web2text.extraction import extract
 
-from .scrapy_support import untrained_model  # noqa: F401 - fixture
+from .scrapy_support import REPO, untrained_model  # noqa: F401 - fixture
 from .warc_support import arc_archive, mixed_archive
 
 
@@ -111,6 +114,20 @@ def test_warc_command_joins_a_scheduler_and_prints_the_summary(archives, client,
     assert len(rows) == len(archives[0][1].html) + len(archives[2][1].html)
     err = capsys.readouterr().err
     assert "inputs: 2 done" in err and "skipped: " in err and "image 2" in err
+
+
+def test_warc_command_starts_its_own_cluster(archives, untrained_model, tmp_path):
+    output = tmp_path / "own.jsonl"
+    inputs = [str(path) for path, _ in archives[:2]]
+    command = [sys.executable, "-m", "scrapy_web2text.cli", "warc", *inputs, "-o", str(output), "--workers", "2"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [*command, "--model", str(untrained_model)], capture_output=True, text=True, timeout=180, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    check_rows(read_rows(output), archives[:2], str(untrained_model))
+    assert "inputs: 2 done" in done.stderr and "Traceback" not in done.stderr
+    assert "rec/s" not in done.stderr  # no progress bar when standard error is not a terminal
 
 
 def test_warc_command_errors(archives, tmp_path, capsys):
