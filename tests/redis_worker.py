@@ -21,7 +21,7 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.exceptions import DontCloseSpider
 from scrapy_redis.connection import get_redis_from_settings
 
-from scrapy_web2text import model as model_module
+from scrapy_web2text.labellers.web2text import network as model_module
 
 loads: list[str] = []
 _original_load = model_module.Web2TextModel.load.__func__

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from .redis_support import RedisServer
-from .scrapy_support import REPO, untrained_model  # noqa: F401 - fixture
-from .sites import LoopbackServer, build_site
+from .scrapy_support import REPO
+from .site import LoopbackServer, build_site
 
 ITEMS_KEY, QUEUE_KEY = "site:items", "site:requests"
 # Paths the site links to that answer 404: fetched once, dropped by HttpErrorMiddleware, no item.

@@ -15,7 +15,7 @@ from scrapy_web2text.batch.runner import Options, available_formats, run, worker
 from scrapy_web2text.cli import main
 from scrapy_web2text.extraction import extract
 
-from .scrapy_support import REPO, untrained_model  # noqa: F401 - fixture
+from .scrapy_support import REPO
 from .warc_support import arc_archive, mixed_archive
 
 

@@ -28,8 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..extraction import Extraction, extract
-from ..model import load_model
+from .. import Extraction, extract, load_model
 from .warc import DEFAULT_MAX_BYTES, HtmlRecord, plan_chunks, read_html
 
 logger = logging.getLogger(__name__)
