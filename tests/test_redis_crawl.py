@@ -122,7 +122,7 @@ def test_redis_items_carry_main_text_and_block_labels(site, shared_crawl):
 
 def test_redis_worker_stopped_gracefully_loses_nothing(site, redis_server, untrained_model, tmp_path):
     client = redis_server.client()
-    with LoopbackServer(site, delay=0.05) as server:
+    with LoopbackServer(site, delay=0.02) as server:
         first, second = (
             Worker(name, 2, redis_server, server.url + "index.html", untrained_model, tmp_path) for name in "ab"
         )
