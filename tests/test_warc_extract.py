@@ -97,13 +97,14 @@ def test_warc_resume_skips_finished_inputs_and_pieces(archives, client, untraine
     lines = done.read_text().splitlines()
     second = [line for line in lines if json.loads(line)["input"] == str(inputs[1])]
     kept = lines[: lines.index(second[1]) + 1]
-    done.write_text("\n".join(kept) + "\n")
+    done.write_text("\n".join(kept) + "\n" + second[-1][:20])  # and the next note cut short
     with output.open("ab") as out:
         out.write(b'{"url": "http://half.example/written", "main_te')
     summary = run(inputs, output, client=client, options=options, chunk_records=5)
     assert summary.inputs_skipped == 1 and summary.inputs_done == 2
     assert summary.counts["records"] < archives[1][1].records + archives[2][1].records
     check_rows(read_rows(output), archives, str(untrained_model))
+    assert run(inputs, output, client=client, options=options, chunk_records=5).inputs_skipped == 3
 
 
 def test_warc_command_joins_a_scheduler_and_prints_the_summary(archives, client, untrained_model, tmp_path, capsys):

@@ -152,17 +152,30 @@ class DoneLog:
         self.pieces: set[tuple[str, int, int]] = set()
         self.inputs: set[str] = set()
         self.output_bytes = 0
-        if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
+        if not self.path.exists():
+            return
+        with self.path.open("r+b") as log:
+            good = 0
+            for line in log:
                 try:
+                    if not line.endswith(b"\n"):
+                        raise ValueError("no end of line")
                     entry = json.loads(line)
-                except json.JSONDecodeError:
-                    break  # a line cut by a crash: everything after it is unknown
-                self.output_bytes = int(entry["output_bytes"])
-                if entry.get("complete"):
+                    output_bytes = int(entry["output_bytes"])
+                    piece = None
+                    if not entry.get("complete"):
+                        piece = (entry["input"], int(entry["offset"]), int(entry["records"]))
+                except (ValueError, KeyError, TypeError):
+                    # A line cut by a crash (or edited): it and everything after it are unknown, and go.
+                    logger.warning("web2text warc: %s ends in an unreadable line; dropping it", self.path)
+                    log.truncate(good)
+                    break
+                good += len(line)
+                self.output_bytes = output_bytes
+                if piece is None:
                     self.inputs.add(entry["input"])
                 else:
-                    self.pieces.add((entry["input"], int(entry["offset"]), int(entry["records"])))
+                    self.pieces.add(piece)
 
     def note(self, output_bytes: int, **entry: Any) -> None:
         self.output_bytes = output_bytes
