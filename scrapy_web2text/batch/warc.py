@@ -1,0 +1,195 @@
+"""Web archives in, HTML pages out: WARC and ARC records read with warcio, HTML picked by header and content.
+
+Why warcio: it is the Webrecorder project's maintained streaming reader and
+writer, reads WARC *and* ARC, gzip-compressed (record by record) or not, and
+decodes chunked and gzip-encoded HTTP bodies.  FastWARC parses WARC faster but
+reads no ARC; parsing is not what costs here (labelling a page takes
+milliseconds, reading its record microseconds; see ``docs/cli.rst``).
+
+Only ``response`` records whose HTTP payload is HTML are kept.  Everything
+else is counted by reason: the record type (``request``, ``metadata``,
+``warcinfo``, ``revisit``, ``resource`` ...), ``image``, ``pdf``,
+``not_html`` (another declared type), ``no_http`` (a response without HTTP
+headers, such as ``dns:`` records), ``empty`` and ``too_large``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import email.message
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from warcio.archiveiterator import ArchiveIterator
+from warcio.timeutils import timestamp_to_iso_date
+
+#: Declared types that are HTML.
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+#: Declared types that say nothing about the bytes, so the content decides.
+SNIFFED_TYPES = frozenset({"", "application/octet-stream", "unknown/unknown", "application/unknown", "*/*"})
+#: Leading bytes of formats that are never HTML, whatever the header says.
+MAGIC = (
+    (b"%PDF-", "pdf"),
+    (b"\x89PNG\r\n\x1a\n", "image"),
+    (b"\xff\xd8\xff", "image"),
+    (b"GIF87a", "image"),
+    (b"GIF89a", "image"),
+    (b"BM", "image"),
+    (b"\x00\x00\x01\x00", "image"),
+)
+HTML_OPENINGS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<!--", b"<p", b"<div", b"<meta")
+#: Pages larger than this many bytes are skipped (``too_large``), as ``WEB2TEXT_MAX_BYTES`` does in crawls.
+DEFAULT_MAX_BYTES = 5_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlRecord:
+    """One HTML response: its payload bytes and what the archive says about it."""
+
+    url: str | None
+    record_id: str | None
+    date: str | None
+    status: int | None
+    charset: str | None
+    body: bytes
+
+
+def media_type(content_type: str | None) -> tuple[str, str | None]:
+    """``("text/html", "iso-8859-1")`` from ``"text/html; charset=ISO-8859-1"``; charset ``None`` if not given."""
+    if not content_type:
+        return "", None
+    message = email.message.Message()
+    message["Content-Type"] = content_type
+    declared = message.get_content_type() if "/" in content_type.split(";", 1)[0] else ""
+    charset = message.get_content_charset()
+    return declared.lower(), charset.strip() if charset and charset.strip() else None
+
+
+def sniff(head: bytes) -> str | None:
+    """The skip reason for a payload that starts with ``head``, or ``None`` if it looks like HTML."""
+    for magic, kind in MAGIC:
+        if head.startswith(magic):
+            return kind
+    if head[4:12] in (b"ftypavif", b"ftypheic") or (head.startswith(b"RIFF") and head[8:12] == b"WEBP"):
+        return "image"
+    start = head.lstrip(b"\xef\xbb\xbf \t\r\n\f").lower()
+    return None if start.startswith(HTML_OPENINGS) else "not_html"
+
+
+def classify(declared: str, head: bytes) -> str | None:
+    """``None`` for HTML, else why the payload is skipped; the header decides unless it is missing or generic."""
+    by_content = sniff(head)
+    if by_content in ("pdf", "image"):
+        return by_content
+    if declared in HTML_TYPES:
+        return None
+    if declared in SNIFFED_TYPES:
+        return by_content
+    if declared.startswith("image/"):
+        return "image"
+    if declared == "application/pdf":
+        return "pdf"
+    return "not_html"
+
+
+def _open(path: Path, offset: int):
+    stream = path.open("rb")
+    stream.seek(offset)
+    return stream
+
+
+def plan_chunks(path: str | Path, records_per_chunk: int) -> list[tuple[int, int]]:
+    """``(offset, records)`` pieces of at most ``records_per_chunk`` records that cover the archive.
+
+    Record offsets are where warcio starts a record, so a piece can be read
+    on its own (a gzip-compressed archive is one gzip member per record).
+    """
+    if records_per_chunk < 1:
+        raise ValueError(f"records per chunk must be at least 1, not {records_per_chunk}")
+    pieces: list[tuple[int, int]] = []
+    with _open(Path(path), 0) as stream:
+        records = ArchiveIterator(stream, arc2warc=False)
+        for index, _record in enumerate(records):
+            if index % records_per_chunk == 0:
+                pieces.append((records.get_record_offset(), 0))
+            offset, count = pieces[-1]
+            pieces[-1] = (offset, count + 1)
+    return pieces
+
+
+def _arc_date(value: str | None) -> str | None:
+    try:
+        return timestamp_to_iso_date(value) if value else None
+    except (ValueError, TypeError):
+        return None
+
+
+def read_html(
+    path: str | Path,
+    counts: Counter,
+    offset: int = 0,
+    records: int | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> Iterator[HtmlRecord]:
+    """The HTML responses among ``records`` records from ``offset`` (all, if ``None``); counts everything.
+
+    ``counts`` receives ``records``, ``html`` and ``skipped/<reason>``;
+    ``bad_charset`` counts header charsets Python does not know (the page's
+    own declaration decides for those, as in :func:`scrapy_web2text.extract`).
+    """
+    with _open(Path(path), offset) as stream:
+        for index, record in enumerate(ArchiveIterator(stream, arc2warc=False)):
+            if records is not None and index >= records:
+                return
+            counts["records"] += 1
+            arc = record.format == "arc"
+            kind = "response" if arc and record.rec_type == "response" else record.rec_type
+            if arc and kind == "arc_header":
+                kind = "warcinfo"
+            if kind != "response":
+                counts[f"skipped/{kind}"] += 1
+                continue
+            if record.http_headers is None:
+                counts["skipped/no_http"] += 1
+                continue
+            declared, charset = media_type(record.http_headers.get_header("Content-Type"))
+            body = record.content_stream().read(max_bytes + 1 if max_bytes else -1)
+            if not body.strip():
+                counts["skipped/empty"] += 1
+                continue
+            reason = classify(declared, body[:512])
+            if reason is None and max_bytes and len(body) > max_bytes:
+                reason = "too_large"
+            if reason is not None:
+                counts[f"skipped/{reason}"] += 1
+                continue
+            if charset is not None and not _known_codec(charset):
+                counts["bad_charset"] += 1
+            counts["html"] += 1
+            headers = record.rec_headers
+            yield HtmlRecord(
+                url=headers.get_header("uri") if arc else headers.get_header("WARC-Target-URI"),
+                # ARC has no record ids (warcio would invent a new one on every read).
+                record_id=None if arc else headers.get_header("WARC-Record-ID"),
+                date=_arc_date(headers.get_header("archive-date")) if arc else headers.get_header("WARC-Date"),
+                status=_status(record.http_headers.get_statuscode()),
+                charset=charset,
+                body=body,
+            )
+
+
+def _status(code: str | None) -> int | None:
+    try:
+        return int(code) if code else None
+    except ValueError:
+        return None
+
+
+def _known_codec(label: str) -> bool:
+    try:
+        codecs.lookup(label)
+    except LookupError:
+        return False
+    return True
