@@ -111,11 +111,12 @@ def test_redis_items_carry_main_text_and_block_labels(site, shared_crawl):
         if path in html:
             assert isinstance(item["main_text"], str), path
             assert item["web2text_blocks"], path
-            for block in item["web2text_blocks"]:
-                assert set(block) == {"text", "label", "probability"}, path
-                assert block["label"] in ("content", "boilerplate") and 0.0 <= block["probability"] <= 1.0
-            content = [block["text"] for block in item["web2text_blocks"] if block["label"] == "content"]
-            assert all(text in item["main_text"] for text in content), path
+            for block in item["web2text_blocks"]:  # the compact form: [label, probability, xpath]
+                label, probability, xpath = block
+                assert label in ("content", "boilerplate") and 0.0 <= probability <= 1.0, path
+                assert xpath.startswith("/"), path
+            if any(label == "content" for label, _, _ in item["web2text_blocks"]):
+                assert item["main_text"], path
         else:
             assert "main_text" not in item and "web2text_blocks" not in item, path
 
