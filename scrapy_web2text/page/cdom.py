@@ -107,8 +107,21 @@ class Page:
 
 
 _ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
-_KEYWORD_PATTERNS = [re.compile(pattern) for _, pattern in ANCESTOR_KEYWORDS]
-_ANY_KEYWORD = re.compile("|".join(pattern for _, pattern in ANCESTOR_KEYWORDS))
+
+
+def _required_substrings(pattern: str) -> tuple[str, ...]:
+    """Substrings one of which every match of ``pattern`` contains (an alternation of words; ``\\b``, ``s?``)."""
+    substrings = tuple(re.sub(r"\\b|s\?", "", alternative) for alternative in pattern.split("|"))
+    if not all(re.fullmatch(r"[\w-]+", substring) for substring in substrings):
+        raise ValueError(f"keyword pattern {pattern!r} is not an alternation of words")
+    return substrings
+
+
+#: Per keyword group: its bit, its pattern and the substrings a match needs.  Most class names ("row", "col-6",
+#: ids) hold none of them: a few C-level substring tests rule a group out before its regular expression runs.
+_KEYWORD_GROUPS = [
+    (1 << bit, re.compile(pattern), _required_substrings(pattern)) for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS)
+]
 
 
 #: (class, id) → (lower-cased "class id", tag-path suffix, keyword mask),
@@ -126,12 +139,12 @@ def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, in
         attributes = f"{class_name} {element_id}".strip().lower()
         classes = class_name.split()
         mask = 0
-        # Most class names ("row", "col-6", ids) hold no keyword at all: one
-        # combined search rules them out before the per-group searches.
-        if _ANY_KEYWORD.search(attributes):
-            for bit, pattern in enumerate(_KEYWORD_PATTERNS):
-                if pattern.search(attributes):
-                    mask |= 1 << bit
+        for bit, pattern, substrings in _KEYWORD_GROUPS:
+            for substring in substrings:
+                if substring in attributes:
+                    if pattern.search(attributes):
+                        mask |= bit
+                    break
         described = _ATTRIBUTE_CACHE[key] = (attributes, "." + classes[0] if classes else "", mask)
     return described
 
