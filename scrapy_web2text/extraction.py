@@ -166,9 +166,10 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     """Content blocks as text, one paragraph per line."""
     lines: list[str] = []
     previous = -2
-    for index in np.flatnonzero(keep):
-        text = page.texts[index]
-        if lines and index == previous + 1 and not page.break_before[index]:
+    texts, break_before = page.texts, page.break_before.tolist()
+    for index in np.flatnonzero(keep).tolist():
+        text = texts[index]
+        if lines and index == previous + 1 and not break_before[index]:
             # Inline neighbours ("see <a>this</a>.") join with a space, but
             # not before closing punctuation.
             lines[-1] += text if text[0] in _NO_SPACE_BEFORE else " " + text
@@ -180,10 +181,18 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
 
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
     elements = page.block_elements if len(page.block_elements) == len(page.texts) else [(None, False)] * len(page)
+    nodes = page.nodes
     blocks = tuple(
-        Block(text, CONTENT if kept else BOILERPLATE, float(p), path, int(start), int(end), page.nodes[node], *where)
+        Block(text, CONTENT if kept else BOILERPLATE, p, path, start, end, nodes[node], *where)
         for text, kept, p, path, start, end, node, where in zip(
-            page.texts, keep, probabilities, page.tag_paths, page.starts, page.ends, page.block_nodes, elements
+            page.texts,
+            keep.tolist(),
+            probabilities.tolist(),
+            page.tag_paths,
+            page.starts.tolist(),
+            page.ends.tolist(),
+            page.block_nodes.tolist(),
+            elements,
         )
     )
     return Extraction(

@@ -196,11 +196,11 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
 
 
 # While the page is walked, an open element is a tuple
-#   (tag, attributes, path id, ancestor tag mask, ancestor keyword mask, in link, finished children)
+#   (tag, attributes, path id, ancestor tag mask, ancestor keyword mask, in link, finished children, segment)
 # and a finished CDOM subtree a tuple
 #   (tags innermost first, attributes innermost first, children, leaf block index or -1).
 # The tag list grows at its end as ancestors collapse into the subtree: prepending would cost O(depth).
-_TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _CHILDREN = range(7)
+_TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _CHILDREN, _SEGMENT = range(8)
 
 
 class _Walker:
@@ -224,9 +224,8 @@ class _Walker:
         tag_table, element_cache, anchor_search = _TAG_TABLE, _ELEMENT_CACHE, _ANCHOR_WORD.search
         paths: dict[tuple[int, str], int] = {}  # (parent path id, segment) → path id
         path_strings: dict[int, str] = {}  # path id → tag path: the id fixes every segment of the path
-        segments: list[str] = []
         top_children: list = []
-        parent = ("#root", "", 0, 0, 0, False, top_children)
+        parent = ("#root", "", 0, 0, 0, False, top_children, "")
         stack = [parent]
         pending_break = False
         cursor = 0
@@ -251,7 +250,6 @@ class _Walker:
                     path_id = paths.get(key)
                     if path_id is None:
                         path_id = paths[key] = len(paths) + 1
-                    segments.append(segment)
                     parent = (
                         tag,
                         attributes,
@@ -260,6 +258,7 @@ class _Walker:
                         parent[_KEYWORD_MASK] | keyword_mask,
                         parent[_IN_LINK] or is_link,
                         [],
+                        segment,
                     )
                     stack.append(parent)
                     raw, is_tail = element.text, False
@@ -268,7 +267,6 @@ class _Walker:
                         skipped_element = None
                     else:
                         closed = stack.pop()
-                        segments.pop()
                         parent = stack[-1]
                         children = closed[_CHILDREN]
                         # An element with nothing below is dropped (the preprocessing step); one with a
@@ -314,8 +312,9 @@ class _Walker:
             path_id = parent[_PATH_ID]
             tag_path = path_strings.get(path_id)
             if tag_path is None:
-                prefix = "…>" if len(segments) > TAG_PATH_SEGMENTS else ""
-                tag_path = path_strings[path_id] = prefix + ">".join(segments[-TAG_PATH_SEGMENTS:] + ["#text"])
+                segments = [entry[_SEGMENT] for entry in stack[-TAG_PATH_SEGMENTS:] if entry is not stack[0]]
+                prefix = "…>" if len(stack) > TAG_PATH_SEGMENTS + 1 else ""
+                tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
             texts.append(text)
             tag_paths.append(tag_path)
             block_elements.append((element, is_tail))

@@ -16,7 +16,21 @@ from operator import itemgetter
 import numpy as np
 
 #: Character property bits.
-WORD, UPPER, DECIMAL, SPACE, PUNCTUATION, DASH, PERIOD, SEPARATOR, ENDS_SENTENCE, QUESTION = (1 << b for b in range(10))
+(
+    WORD,
+    UPPER,
+    DECIMAL,
+    SPACE,
+    PUNCTUATION,
+    DASH,
+    PERIOD,
+    SEPARATOR,
+    ENDS_SENTENCE,
+    QUESTION,
+    BLANK,
+    SENTENCE_MARK,
+    LETTER,
+) = (1 << b for b in range(13))
 _UNKNOWN = 1 << 15
 _CHARACTER_CLASSES = {
     SPACE: " ",
@@ -26,12 +40,12 @@ _CHARACTER_CLASSES = {
     SEPARATOR: "|•·»«›‹>",
     ENDS_SENTENCE: ".!?:;,\"'”’)",  # a block ending with one of these "ends with punctuation"
     QUESTION: "?",
+    SENTENCE_MARK: ".!?",
+    LETTER: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
 }
 #: One uint16 of property bits per code point (2.2 MB, filled on first sight of each code point).
 _PROPERTIES = np.full(0x110000, _UNKNOWN, np.uint16)
 
-_WORD = re.compile(r"\w+")
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 _URL = re.compile(r"https?://|www\.\w")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
@@ -53,6 +67,18 @@ STOPWORDS = frozenset(
     what when where which while who whom why will with would you your yours
     yourself yourselves""".split()
 )
+#: A word of at most ten ASCII letters, lower-cased, packed five bits a letter into an integer: stop words are
+#: compared as integers, exactly.  No stop word has a "k" (the Kelvin sign lower-cases to one) and no other
+#: character outside ASCII lower-cases to an ASCII letter, so a word with any other character is no stop word.
+_PACKED_LETTERS = 10
+assert all(word.isascii() and word.isalpha() and "k" not in word and len(word) <= _PACKED_LETTERS for word in STOPWORDS)
+
+
+def _pack(word: str) -> int:
+    return sum((ord(letter) - 96) << (5 * position) for position, letter in enumerate(word))
+
+
+_PACKED_STOPWORDS = np.array(sorted(map(_pack, STOPWORDS)), np.int64)
 
 
 def _describe(code: int) -> int:
@@ -64,6 +90,8 @@ def _describe(code: int) -> int:
         bits |= UPPER
     if character.isdecimal():
         bits |= DECIMAL
+    if character.isspace():
+        bits |= BLANK
     for bit, characters in _CHARACTER_CLASSES.items():
         if character in characters:
             bits |= bit
@@ -120,9 +148,7 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     counts["words"] = np.bincount(word_owner, minlength=n).astype(float)
     counts["word_length"] = per_block(is_word)
     counts["capital_words"] = np.bincount(word_owner[(properties[word_starts] & UPPER) != 0], minlength=n).astype(float)
-    words = _WORD.findall(joined)  # the same words, in the same order, as the word starts
-    stop = np.fromiter(map(STOPWORDS.__contains__, map(str.lower, words)), bool, len(words))
-    counts["stopwords"] = np.bincount(word_owner[stop], minlength=n).astype(float)
+    counts["stopwords"] = _stopwords(codes, properties, is_word, word_starts, owner, n)
     counts["link_chars"] = np.where(in_link, lengths, 0).astype(float)
     _, last = edge_characters(texts)
     counts["ends_punct"] = ((last & ENDS_SENTENCE) != 0).astype(float)
@@ -134,9 +160,17 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     def owners(positions: list[int]) -> np.ndarray:
         return np.searchsorted(offsets, np.asarray(positions, np.int64), side="right") - 1
 
-    counts["sentences"] = np.bincount(owners([m.start() for m in _SENTENCE_END.finditer(joined)]), minlength=n).astype(
-        float
-    )
+    # r"[.!?]+(?=\s|$)": a run of sentence marks followed by a blank or the end, counted at the run's start.
+    marks = (properties & SENTENCE_MARK) != 0
+    run_start = marks.copy()
+    run_start[1:] &= ~marks[:-1]
+    run_end = marks.copy()
+    run_end[:-1] &= ~marks[1:]
+    after = np.flatnonzero(run_end) + 1
+    followed = np.ones(len(after), bool)
+    inside = after < len(codes)
+    followed[inside] = (properties[after[inside]] & BLANK) != 0
+    counts["sentences"] = np.bincount(owner[np.flatnonzero(run_start)[followed]], minlength=n).astype(float)
 
     def present(blocks) -> np.ndarray:
         out = np.zeros(n)
@@ -161,3 +195,24 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     else:
         counts["copyright"] = present(owners([m.start() for m in _COPYRIGHT.finditer(joined)]))
     return counts
+
+
+def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.ndarray:
+    """Per block, the words (``\\w+``) whose ``lower()`` is a stop word."""
+    word_end = is_word.copy()
+    word_end[:-1] &= ~is_word[1:]
+    word_ends = np.flatnonzero(word_end) + 1
+    lengths = word_ends - word_starts
+    letters = np.zeros(len(codes) + 1, np.int64)
+    np.cumsum((properties & LETTER) != 0, out=letters[1:])
+    candidate = (lengths <= _PACKED_LETTERS) & (letters[word_ends] - letters[word_starts] == lengths)
+    starts, lengths = word_starts[candidate], lengths[candidate]
+    letter_value = (codes.astype(np.int64) | 0x20) - 96  # a..z and A..Z → 1..26
+    packed = np.zeros(len(starts), np.int64)
+    for position in range(_PACKED_LETTERS):
+        longer = lengths > position
+        if not longer.any():
+            break
+        packed[longer] |= letter_value[starts[longer] + position] << (5 * position)
+    stop = np.isin(packed, _PACKED_STOPWORDS)
+    return np.bincount(owner[starts[stop]], minlength=n).astype(float)
