@@ -149,14 +149,11 @@ assert len(EDGE_FEATURES) == 25, len(EDGE_FEATURES)
 
 def _tag_masks(page: Page, groups) -> np.ndarray:
     """(n_distinct_tag_lists, n_groups) booleans: does the merged tag list hit the group (index by ``tags_id``)."""
-    index = {tag: column for column, group in enumerate(groups) for tag in group.split("|")}
     out = np.zeros((len(page.distinct_tags), len(groups)), bool)
-    for row, tags in enumerate(page.distinct_tags):
-        for tag in tags:
-            column = index.get(tag)
-            if column is not None:
-                out[row, column] = True
-    return out
+    for column, group in enumerate(groups):
+        misses = frozenset(group.split("|")).isdisjoint
+        out[:, column] = np.fromiter(map(misses, page.distinct_tags), bool, len(page.distinct_tags))
+    return ~out
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
