@@ -1,0 +1,216 @@
+"""Time per page of ``extract()``, of each stage of the chain, of lxml alone and of trafilatura, in one run.
+
+    python benchmarks/speed.py                       # every validation page of ../shared/data
+    python benchmarks/speed.py --corpus wcxb --limit 100 --repeat 5
+
+One process, the same pages, every contender timed on a page before the next page (interleaved), each page
+``--repeat`` times; a page's time is its fastest repetition, in CPU time of the thread by default (``--clock
+wall`` for elapsed time): on a shared machine elapsed time measures the neighbours too.  Printed: median and 90th
+percentile of milliseconds per page for ``extract()``; its stages (decode bytes → text, parse with lxml, CDOM
+walk, features, the two CNNs, Viterbi, join into the result); lxml parsing alone; lxml parsing plus a visit of
+every element's text and tail (the floor for any extractor on lxml); trafilatura's ``extract`` when installed;
+the ratios between them; and the peak Python memory per page of ``extract()`` (tracemalloc, a separate pass).
+The Web2Text paper's 54 ms per page is printed beside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from lxml import etree  # noqa: E402
+
+from scrapy_web2text import extract  # noqa: E402
+from scrapy_web2text.extraction import build_extraction  # noqa: E402
+from scrapy_web2text.labellers.web2text import resolve_model  # noqa: E402
+from scrapy_web2text.labellers.web2text.features import block_features, edge_features  # noqa: E402
+from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
+from scrapy_web2text.page import Page, decode_html  # noqa: E402
+from scrapy_web2text.page.cdom import collect_blocks  # noqa: E402
+from scrapy_web2text.page.parse import PARSER_OPTIONS, _parse_tree, _to_utf8  # noqa: E402
+
+DATA = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
+PAPER_MS = 54.0  # Vogels et al. (2018): 54 ms per page, their implementation
+
+
+def load_pages(corpus: str | None, split: str, limit: int | None) -> list[tuple[str, bytes]]:
+    pages = []
+    for path in sorted(DATA.glob("*.jsonl.gz")):
+        if corpus and path.name.split(".")[0] != corpus:
+            continue
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                record = json.loads(line)
+                if record.get("split") == split and (record.get("html") or "").strip():
+                    pages.append((record["id"], record["html"].encode("utf-8")))
+    return pages[:limit] if limit else pages
+
+
+def lxml_parse(data: bytes):
+    return etree.fromstring(data, etree.HTMLParser(**PARSER_OPTIONS))
+
+
+def lxml_parse_and_visit(data: bytes) -> int:
+    """Parse, then touch every text node: what any extractor on lxml does at the least."""
+    root = lxml_parse(data)
+    texts = 0
+    if root is not None:
+        for element in root.iter():
+            if element.text:
+                texts += 1
+            if element.tail:
+                texts += 1
+    return texts
+
+
+#: The clock: CPU time of this thread by default, so that other processes on a shared machine do not count.
+CLOCKS = {"cpu": time.thread_time, "wall": time.perf_counter}
+clock = time.thread_time
+
+
+def staged(data: bytes, model) -> dict[str, float]:
+    """The chain of ``extract()`` (web2text method), one stage at a time; milliseconds per stage."""
+    marks = [clock()]
+    html = decode_html(data)
+    marks.append(clock())
+    source, utf8 = _to_utf8(html)
+    root, _ = _parse_tree(utf8)
+    marks.append(clock())
+    page = Page(source=source)
+    if root is not None:
+        collect_blocks(page, root)
+    marks.append(clock())
+    block_x, edge_x = block_features(page), edge_features(page)
+    marks.append(clock())
+    unary, pairwise = model.potentials(block_x, edge_x)
+    marks.append(clock())
+    keep = viterbi(unary, pairwise, model.lam, model.config.get("threshold", 0.5)).astype(bool)
+    marks.append(clock())
+    build_extraction(page, keep, unary[:, 1])
+    marks.append(clock())
+    names = ("decode", "parse", "cdom walk", "features", "cnns", "viterbi", "join")
+    return {name: 1000 * (marks[i + 1] - marks[i]) for i, name in enumerate(names)}
+
+
+def timed(function, *args) -> float:
+    start = clock()
+    function(*args)
+    return 1000 * (clock() - start)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", help="one corpus (file name without .jsonl.gz); default: all")
+    parser.add_argument("--split", default="validation")
+    parser.add_argument("--limit", type=int, help="first N pages only")
+    parser.add_argument("--repeat", type=int, default=3, help="timings per page and contender; the fastest counts")
+    parser.add_argument(
+        "--clock", choices=sorted(CLOCKS), default="cpu", help="cpu: this thread's CPU time (default); wall: elapsed"
+    )
+    parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
+    parser.add_argument("--json", metavar="PATH", help="also write the per-page timings here")
+    args = parser.parse_args(argv)
+    global clock
+    clock = CLOCKS[args.clock]
+
+    pages = load_pages(args.corpus, args.split, args.limit)
+    if not pages:
+        print(f"no {args.split} pages under {DATA}", file=sys.stderr)
+        return 2
+    model = resolve_model(None)
+    try:
+        import trafilatura
+    except ImportError:
+        trafilatura = None
+    contenders = {
+        "extract()": lambda data: extract(data),
+        "lxml parse": lxml_parse,
+        "lxml parse+visit": lxml_parse_and_visit,
+    }
+    if trafilatura is not None:
+        # trafilatura is handed the decoded text (decoding outside its time); extract() decodes the bytes itself.
+        texts = {data: data.decode("utf-8") for _, data in pages}
+        contenders["trafilatura"] = lambda data: trafilatura.extract(texts[data])
+    for contender in contenders.values():  # warm-up: imports, model load, caches of the first page
+        contender(pages[0][1])
+    staged(pages[0][1], model)
+
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    stages: dict[str, list[float]] = {}
+    for _, data in pages:
+        best: dict[str, float] = {}
+        best_stages: dict[str, float] = {}
+        for _ in range(args.repeat):
+            for name, contender in contenders.items():
+                best[name] = min(best.get(name, float("inf")), timed(contender, data))
+            for name, ms in staged(data, model).items():
+                best_stages[name] = min(best_stages.get(name, float("inf")), ms)
+        for name, ms in best.items():
+            times[name].append(ms)
+        for name, ms in best_stages.items():
+            stages.setdefault(name, []).append(ms)
+
+    def row(name: str, values: list[float]) -> str:
+        median, p90, mean = statistics.median(values), percentile(values, 0.9), statistics.mean(values)
+        return f"  {name:<22} {median:8.2f} {p90:8.2f} {mean:8.2f}"
+
+    corpora = sorted({page_id.split("-")[0] for page_id, _ in pages})
+    print(
+        f"{len(pages)} {args.split} pages ({', '.join(corpora)}), median size "
+        f"{statistics.median(len(data) for _, data in pages) / 1024:.0f} KiB; "
+        f"fastest of {args.repeat} per page, {args.clock} time; "
+        f"{os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, lxml {etree.__version__}"
+    )
+    print(f"  {'ms per page':<22} {'median':>8} {'p90':>8} {'mean':>8}")
+    for name, values in times.items():
+        print(row(name, values))
+    print("  stages of extract():")
+    for name, values in stages.items():
+        print(row("  " + name, values))
+    print(row("  sum of stages", [sum(parts) for parts in zip(*stages.values())]))
+    print(f"  {'Web2Text paper':<22} {PAPER_MS:8.2f}")
+
+    def ratio(a: str, b: str, fraction: float | None = None) -> float:
+        pick = statistics.median if fraction is None else (lambda values: percentile(values, fraction))
+        return pick(times[a]) / pick(times[b])
+
+    print("ratios (same run):")
+    print(f"  extract() / lxml parse+visit, median: {ratio('extract()', 'lxml parse+visit'):.2f}  (goal <= 4)")
+    if trafilatura is not None:
+        print(f"  extract() / trafilatura, median:      {ratio('extract()', 'trafilatura'):.2f}  (goal <= 0.35)")
+        print(f"  extract() / trafilatura, p90:         {ratio('extract()', 'trafilatura', 0.9):.2f}  (goal <= 0.5)")
+    print(f"  extract() / paper's 54 ms, median:    {statistics.median(times['extract()']) / PAPER_MS:.2f}")
+
+    if not args.no_memory:
+        peaks = []
+        for _, data in pages:
+            tracemalloc.start()
+            extract(data)
+            peaks.append(tracemalloc.get_traced_memory()[1] / 1024)
+            tracemalloc.stop()
+        print(
+            f"peak Python memory per page of extract() (tracemalloc): median {statistics.median(peaks):.0f} KiB, "
+            f"p90 {percentile(peaks, 0.9):.0f} KiB, max {max(peaks):.0f} KiB"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps({"pages": [page_id for page_id, _ in pages], **times, **stages}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
