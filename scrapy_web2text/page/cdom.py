@@ -124,6 +124,23 @@ _KEYWORD_GROUPS = [
 ]
 
 
+_TOKEN_MASKS: dict[str, int] = {}
+
+
+def _keyword_mask(token: str) -> int:
+    mask = 0
+    for bit, pattern, substrings in _KEYWORD_GROUPS:
+        for substring in substrings:
+            if substring in token:
+                if pattern.search(token):
+                    mask |= bit
+                break
+    if len(_TOKEN_MASKS) >= _ATTRIBUTE_CACHE_SIZE:
+        _TOKEN_MASKS.clear()
+    _TOKEN_MASKS[token] = mask
+    return mask
+
+
 #: (class, id) → (lower-cased "class id", tag-path suffix, keyword mask),
 #: shared by all pages: sites repeat their class names on every page.
 _ATTRIBUTE_CACHE: dict[tuple[str, str], tuple[str, str, int]] = {}
@@ -139,12 +156,14 @@ def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, in
         attributes = f"{class_name} {element_id}".strip().lower()
         classes = class_name.split()
         mask = 0
-        for bit, pattern, substrings in _KEYWORD_GROUPS:
-            for substring in substrings:
-                if substring in attributes:
-                    if pattern.search(attributes):
-                        mask |= bit
-                    break
+        # No keyword spans blank space (and \b sees the same word edges in a token as in the string), so the
+        # mask is the union of the tokens' masks; tokens ("row", "container", "entry-content") repeat across
+        # sites far more than whole class strings do.
+        for token in attributes.split():
+            token_mask = _TOKEN_MASKS.get(token)
+            if token_mask is None:
+                token_mask = _keyword_mask(token)
+            mask |= token_mask
         described = _ATTRIBUTE_CACHE[key] = (attributes, "." + classes[0] if classes else "", mask)
     return described
 
