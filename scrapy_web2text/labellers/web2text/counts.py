@@ -30,7 +30,8 @@ import numpy as np
     BLANK,
     SENTENCE_MARK,
     LETTER,
-) = (1 << b for b in range(13))
+    CASE_EXCEPTION,
+) = (1 << b for b in range(14))
 _UNKNOWN = 1 << 15
 _CHARACTER_CLASSES = {
     SPACE: " ",
@@ -42,6 +43,7 @@ _CHARACTER_CLASSES = {
     QUESTION: "?",
     SENTENCE_MARK: ".!?",
     LETTER: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    CASE_EXCEPTION: "\u0130\u0131\u017f\u212a",
 }
 #: One uint16 of property bits per code point (2.2 MB, filled on first sight of each code point).
 _PROPERTIES = np.full(0x110000, _UNKNOWN, np.uint16)
@@ -51,10 +53,6 @@ _URL = re.compile(r"https?://|www\.\w")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _COPYRIGHT = re.compile(r"©|\(c\)|copyright|all rights reserved", re.I)
 _COPYRIGHT_LITERALS = ("©", "(c)", "copyright", "all rights reserved")
-#: The only characters outside ASCII that a case-insensitive ASCII pattern matches (İ ı ſ K), and İ is the only
-#: one whose ``lower()`` is longer than one character: without them, matching the lower-cased literals in the
-#: lower-cased text is the same as matching ``_COPYRIGHT``, at the same offsets.
-_CASE_FOLDING_EXCEPTIONS = re.compile("[\u0130\u0131\u017f\u212a]")
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because
@@ -178,13 +176,16 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
         return out
 
     # Patterns that need a character few blocks have are searched in those blocks only.
-    at_blocks = np.unique(owner[codes == ord("@")])
+    at_blocks = np.flatnonzero(np.bincount(owner[codes == ord("@")], minlength=n))
     counts["email"] = present([i for i in at_blocks.tolist() if _EMAIL.search(texts[i])])
     urls = [m.start() for m in _URL.finditer(joined)] if "://" in joined or "www." in joined else []
     counts["url"] = present(owners(urls))
     four_digits = np.flatnonzero(counts["digits"] >= 4)
     counts["year"] = present([i for i in four_digits.tolist() if _YEAR.search(texts[i])])
-    if _CASE_FOLDING_EXCEPTIONS.search(joined) is None:
+    # The only characters outside ASCII that a case-insensitive ASCII pattern matches are İ ı ſ K (CASE_EXCEPTION),
+    # and İ is the only one whose lower() is longer than one character: without them, finding the lower-cased
+    # literals in the lower-cased text is matching _COPYRIGHT, at the same offsets.
+    if not (properties & CASE_EXCEPTION).any():
         lowered, hits = joined.lower(), []
         for literal in _COPYRIGHT_LITERALS:
             found = lowered.find(literal)
@@ -208,11 +209,10 @@ def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.nda
     candidate = (lengths <= _PACKED_LETTERS) & (letters[word_ends] - letters[word_starts] == lengths)
     starts, lengths = word_starts[candidate], lengths[candidate]
     letter_value = (codes.astype(np.int64) | 0x20) - 96  # a..z and A..Z → 1..26
-    packed = np.zeros(len(starts), np.int64)
-    for position in range(_PACKED_LETTERS):
-        longer = lengths > position
-        if not longer.any():
-            break
-        packed[longer] |= letter_value[starts[longer] + position] << (5 * position)
-    stop = np.isin(packed, _PACKED_STOPWORDS)
+    position = np.arange(int(lengths.max(initial=0)))
+    letters_at = letter_value[np.minimum(starts[:, None] + position, len(codes) - 1)]
+    letters_at[position >= lengths[:, None]] = 0
+    packed = (letters_at << (5 * position)).sum(axis=1)  # the letters' bits do not overlap: the sum is an "or"
+    found = np.minimum(np.searchsorted(_PACKED_STOPWORDS, packed), len(_PACKED_STOPWORDS) - 1)
+    stop = _PACKED_STOPWORDS[found] == packed
     return np.bincount(owner[starts[stop]], minlength=n).astype(float)
