@@ -3,8 +3,9 @@
 Images, PDFs and archives parsed as HTML give "text" made of decoding debris, which a labeller would happily
 keep.  :func:`non_html_reason` looks at the first bytes only (:data:`SNIFF_BYTES`), so the check costs the same on a
 1 KB and a 1 GB body, and says why a body is not labelled: ``"binary:<kind>"`` for a known file signature,
-``"binary"`` for bytes with many NULs or other control characters, ``"not_html:<type>"`` for a declared content type
-that is neither HTML nor XHTML (nor a generic type that says nothing, such as ``application/octet-stream``).
+``"binary"`` for bytes with many NULs or other control characters, or mostly non-ASCII bytes that are not UTF-8,
+``"not_html:<type>"`` for a declared content type that is neither HTML nor XHTML (nor a generic type that says
+nothing, such as ``application/octet-stream``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,15 @@ import codecs
 #: How much of a body is looked at.
 SNIFF_BYTES = 1024
 
-#: Share of C0 control characters (other than tab, line feed, form feed, carriage return, escape) above which a
-#: body counts as binary.  Legacy HTML carries a stray control character now and then, never this many.
+#: Share of C0 control characters, NUL included (not tab, line feed, form feed, carriage return, escape), above
+#: which a body counts as binary.  Legacy HTML carries a stray NUL or control character now and then (kept as
+#: text: NUL becomes U+FFFD), never this many.  The share is taken of at least :data:`MIN_SNIFF` bytes, so that
+#: a short snippet with a NUL or two stays text.
 CONTROL_SHARE = 0.10
-#: ... and at least this many of them, so that a few stray ones in a tiny page do not make it binary.
-MIN_CONTROLS = 16
+MIN_SNIFF = 256
+#: Share of printable ASCII (and whitespace) below which a head that is not UTF-8 counts as binary: HTML in a
+#: legacy encoding still opens with ASCII markup (doctype, head, meta), random or compressed bytes do not.
+ASCII_SHARE = 0.5
 
 #: (signature, kind), checked at the start of the body (after leading whitespace for the text formats).
 SIGNATURES: tuple[tuple[bytes, str], ...] = (
@@ -52,7 +57,8 @@ UNINFORMATIVE_TYPES = frozenset({"", "application/octet-stream", "application/un
 
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
 _ALLOWED_CONTROLS = frozenset(b"\t\n\x0c\r\x1b")
-_CONTROLS = bytes(c for c in range(32) if c not in _ALLOWED_CONTROLS) + b"\x7f"
+_CONTROLS = bytes(c for c in range(32) if c not in _ALLOWED_CONTROLS)
+_ASCII_TEXT = bytes(range(0x20, 0x7F)) + b"\t\n\x0c\r"
 
 
 def media_type(content_type: str | bytes | None) -> str:
@@ -73,11 +79,15 @@ def binary_kind(head: bytes) -> str | None:
         return head[8:12].decode("ascii")
     if any(head.startswith(bom) for bom in _WIDE_BOMS):
         return None  # UTF-16/32 text: NULs are part of the encoding
-    # NULs count with the other control characters: a stray NUL in legacy HTML is replaced and labelled as text,
-    # a body where they are common is binary.
-    controls = len(head) - len(head.translate(None, _CONTROLS))
-    if controls >= MIN_CONTROLS and controls > CONTROL_SHARE * len(head):
+    if head and len(head) - len(head.translate(None, _CONTROLS)) > CONTROL_SHARE * max(len(head), MIN_SNIFF):
         return ""
+    if len(head) >= MIN_SNIFF and len(head.translate(None, _ASCII_TEXT)) > (1 - ASCII_SHARE) * len(head):
+        # Mostly non-ASCII: text only if it is UTF-8 (the last character may be cut by the sniff window).
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError as error:
+            if error.start < len(head) - 4:
+                return ""
     return None
 
 
