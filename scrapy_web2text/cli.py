@@ -103,6 +103,8 @@ def _data_files(args) -> list[str]:
 
 def _train(args) -> int:
     files = _data_files(args)
+    if args.config == "lm":
+        return _train_lm(args, files)
     from .research.corpus import corpus_name, load_split
 
     try:
@@ -135,6 +137,27 @@ def _train(args) -> int:
         print(
             f"  {network}: validation error {figures['validation_error']:.4f} at iteration {figures['best_iteration']}"
         )
+    return 0
+
+
+def _train_lm(args, files: list[str]) -> int:
+    """The language-model classifier's head (needs the 'lm' and 'train' extras)."""
+    from .research.train.lm import run
+
+    output = args.output if args.output != "web2text-model" else "lm"
+    model = run(
+        files,
+        output=output,
+        train_pages=args.lm_train_pages,
+        validation_pages=args.lm_validation_pages,
+        epochs=args.iterations or 20,
+        seed=args.seed,
+        threads=args.threads,
+        cache_dir=args.cache_dir,
+    )
+    selected, report = model.metadata["selected"], model.metadata["training"]
+    print(f"head written to {output}.npz (+ .json); {report['train_pages']} training pages, {report['seconds']} s")
+    print(f"  selected: {selected}")
     return 0
 
 
@@ -208,14 +231,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = add_command("train", help="train a model on corpus files (needs the 'train' extra)")
     train.add_argument("--data", nargs="+", metavar="FILE", help="*.jsonl.gz corpora (default: all in $WEB2TEXT_DATA)")
-    train.add_argument("--config", default="paper", choices=["paper", "default"], help="architecture and recipe")
-    train.add_argument("--iterations", type=int, default=None, help="override the configuration's iterations")
+    train.add_argument(
+        "--config",
+        default="paper",
+        choices=["paper", "default", "lm"],
+        help="architecture and recipe; 'lm' trains the language-model classifier's head (needs the 'lm' extra)",
+    )
+    train.add_argument(
+        "--iterations", type=int, default=None, help="override the configuration's iterations (lm: epochs)"
+    )
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--output", default="web2text-model", help="output stem: writes STEM.npz and STEM.json")
     train.add_argument("--cache-dir", default=None, help="feature cache (default ~/.cache/scrapy-web2text)")
     train.add_argument("--workers", type=int, default=None, help="processes for feature extraction")
     train.add_argument("--threads", type=int, default=None, help="torch threads")
     train.add_argument("--limit", type=int, default=None, help="use only the first N pages of each split (no cache)")
+    train.add_argument("--lm-train-pages", type=int, default=40, help="lm: sampled train pages per corpus")
+    train.add_argument("--lm-validation-pages", type=int, default=15, help="lm: sampled validation pages per corpus")
     train.set_defaults(handler=_train)
 
     evaluate = add_command("evaluate", help="score a model on corpus files")

@@ -54,7 +54,10 @@ _REGISTRY: dict[str, str] = {
     "bte": "scrapy_web2text.labellers.bte:bte",
     "crf": "scrapy_web2text.labellers.crf:crf",
     "boilernet": "scrapy_web2text.labellers.boilernet:boilernet",
+    "lm": "scrapy_web2text.labellers.lm:lm",
 }
+#: Registered labellers that need an optional extra and are not run unless named (the benchmark's default set).
+OPTIONAL_LABELLERS = frozenset({"lm"})
 _resolved: dict[str, Labeller] = {}
 
 #: name -> "module:attribute" of the function that loads the labeller's own weights (a name or path -> weights);
@@ -69,9 +72,9 @@ _WEIGHT_LOADERS: dict[str, str] = {
 SHIPPED_WEIGHTS = "default"
 
 
-def labeller_names() -> list[str]:
-    """The registered names, built-in ones first."""
-    return list(_REGISTRY)
+def labeller_names(*, include_optional: bool = True) -> list[str]:
+    """The registered names, built-in ones first (without :data:`OPTIONAL_LABELLERS` when asked)."""
+    return [name for name in _REGISTRY if include_optional or name not in OPTIONAL_LABELLERS]
 
 
 def register_labeller(name: str, target: str | Labeller) -> None:

@@ -54,10 +54,11 @@ def run_benchmark(
 ) -> BenchmarkResult:
     """Score methods and peers on each corpus file's ``split``; one row per (corpus, system).
 
-    ``methods`` default to every registered labeller, ``peers`` to every peer
+    ``methods`` default to every registered labeller but the optional ``lm``, ``peers`` to every peer
     (``[]`` for none); ``limit`` takes the first pages of each split.
     """
-    labellers = {name: get_labeller(name) for name in (labeller_names() if methods is None else methods)}
+    names = labeller_names(include_optional=False) if methods is None else methods
+    labellers = {name: get_labeller(name) for name in names}
     options = {name: {"model": model} for name in labellers if name.startswith("web2text")}
     peer_functions, notes = load_peers(peers)
     rows: list[dict] = []
@@ -128,7 +129,10 @@ def add_benchmark_arguments(parser: argparse.ArgumentParser) -> argparse.Argumen
     )
     parser.add_argument("--split", default="test", choices=("train", "validation", "test"))
     parser.add_argument(
-        "--methods", nargs="*", metavar="NAME", help=f"methods (default: all of {', '.join(labeller_names())})"
+        "--methods",
+        nargs="*",
+        metavar="NAME",
+        help=f"methods (default: all of {', '.join(labeller_names(include_optional=False))}; 'lm' when named)",
     )
     parser.add_argument(
         "--peers",
