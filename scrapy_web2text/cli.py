@@ -14,16 +14,17 @@ from pathlib import Path
 from . import __version__
 
 
-def _read_source(source: str) -> tuple[bytes, str | None, str | None]:
-    """Bytes, declared charset and URL of a file path, ``-`` or an http(s) URL."""
+def _read_source(source: str) -> tuple[bytes, str | None, str | None, str | None]:
+    """Bytes, declared charset, URL and declared content type of a file path, ``-`` or an http(s) URL."""
     if source == "-":
-        return sys.stdin.buffer.read(), None, None
+        return sys.stdin.buffer.read(), None, None, None
     if source.startswith(("http://", "https://")):
         request = urllib.request.Request(source, headers={"User-Agent": f"scrapy-web2text/{__version__}"})
         with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - the user asked for this URL
-            return response.read(), response.headers.get_content_charset(), source
+            headers = response.headers
+            return response.read(), headers.get_content_charset(), source, headers.get("Content-Type")
     path = Path(source)
-    return path.read_bytes(), None, path.resolve().as_uri()
+    return path.read_bytes(), None, path.resolve().as_uri(), None
 
 
 def progress(iterable: Iterable, total: int | None, description: str, unit: str = "page") -> Iterable:
@@ -54,13 +55,19 @@ def _extract(args) -> int:
     formats = () if args.format == "text" else (args.format,)
     for source in progress(sources, len(sources), "extract", "file") if len(sources) > 1 else sources:
         try:
-            data, charset, url = _read_source(source)
+            data, charset, url, content_type = _read_source(source)
         except OSError as error:
             print(f"web2text: cannot read {source}: {error}", file=sys.stderr)
             status = 1
             continue
         result = extract(
-            data, url=url, threshold=args.threshold, model=args.model, method=args.method, encoding=charset
+            data,
+            url=url,
+            threshold=args.threshold,
+            model=args.model,
+            method=args.method,
+            encoding=charset,
+            content_type=content_type,
         )
         if args.json:
             document = result.to_dict(include_blocks=args.blocks, formats=formats)

@@ -135,3 +135,16 @@ def test_verbose_before_or_after_the_command(argv, tiny_corpus, capsys):
     assert build_parser().parse_args(["evaluate"]).verbose is False
     assert main([*argv, "--data", str(tiny_corpus), "--split", "test"]) == 0
     assert "tiny" in capsys.readouterr().out
+
+
+def test_progress_bars_only_on_a_terminal(monkeypatch):
+    from tqdm import tqdm
+
+    from scrapy_web2text.cli import progress
+
+    pages = [1, 2, 3]
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert progress(pages, 3, "extract") is pages
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    bar = progress(pages, 3, "extract")
+    assert isinstance(bar, tqdm) and list(bar) == pages

@@ -149,3 +149,19 @@ def test_control_characters_do_not_break_the_formats():
     assert "[a link](/xy)" in to_markdown(clean_html(elements, keep))
     result = extract(html, threshold=0.001)
     assert isinstance(result.markdown, str) and isinstance(result.title, str)
+
+
+def test_each_method_gets_its_own_weights(untrained_model):
+    from scrapy_web2text import Web2TextModel
+    from scrapy_web2text.labellers.base import load_labeller_weights
+    from scrapy_web2text.labellers.boilernet import BoilerNetModel
+    from scrapy_web2text.labellers.crf import CRFModel
+
+    assert isinstance(load_labeller_weights("crf"), CRFModel)
+    assert isinstance(load_labeller_weights("boilernet", "default"), BoilerNetModel)
+    assert load_labeller_weights("web2text", str(untrained_model)).name == Web2TextModel.load(untrained_model).name
+    assert load_labeller_weights("bte", "default") is None
+    with pytest.raises(ValueError, match="not a CRF baseline model"):
+        load_labeller_weights("crf", str(untrained_model))
+    with pytest.raises(ValueError, match="unknown method"):
+        load_labeller_weights("no-such-method")
