@@ -80,7 +80,9 @@ class Extraction:
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
     ``skipped`` names why a body was not labelled (``"binary:png"``, ``"binary:pdf"``, ``"binary"``,
     ``"not_html:<type>"``); it then has no blocks and empty main text.  :attr:`title`, :attr:`markdown` and
-    :attr:`html` are computed on first access, from the page's tree and the labels.
+    :attr:`html` are computed on first access, from the page's tree and the labels; the result (and each
+    :class:`Block`) keeps that lxml tree alive while it is referenced, so keep the fields you need, not the
+    results, when collecting many pages.
     """
 
     main_text: str
