@@ -6,10 +6,12 @@ The site (:func:`tests.site.build_site` articles plus :func:`tests.hostile.hosti
 Each crawl runs in a fresh process with the spider middleware and the pipeline enabled; for every page the spider
 yields one item of each kind (dict, ``scrapy.Item``, dataclass, frozen dataclass, attrs, frozen attrs); one kind per
 page, in turn, carries the page's HTML (the pipeline labels it), the others do not (the middleware does).  Two crawls
-run: the ordinary pages alone, then the ordinary and the hostile pages.  Printed: items in and out per kind, items
-with ``main_text`` and Web2Text's stats, and the crawl's wall time (Scrapy's ``elapsed_time_seconds``).
+run: the ordinary pages alone, then the ordinary and all the hostile pages (with ``--each`` also the ordinary pages
+plus one hostile page, for each).  Printed: items in and out per kind, items with ``main_text`` and Web2Text's
+stats, and the crawl's wall time (Scrapy's ``elapsed_time_seconds``).
 
-Exit status 0 when no item is lost and the crawl with the hostile pages takes at most twice as long.
+Exit status 0 when no item is lost and a crawl with hostile pages (with ``--each``: with any one of them) takes at
+most twice as long as the ordinary crawl.
 """
 
 from __future__ import annotations
@@ -194,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="size of the hostile pages (1.0: the issue's)")
     parser.add_argument("--model", default=None, help="model name or path (default: the packaged model)")
     parser.add_argument("--json", default=None, help="also write the figures to this file")
+    parser.add_argument("--each", action="store_true", help="also crawl the ordinary pages plus one hostile page each")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
     from scrapy_web2text.labellers.web2text.network import resolve_model_path
@@ -207,7 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     site.resources.update(hostile)
     results = {}
     with LoopbackServer(site) as server, tempfile.TemporaryDirectory() as tmp:
-        for name, paths in (("ordinary", ordinary), ("ordinary+hostile", ordinary + sorted(hostile))):
+        crawls = [("ordinary", ordinary), ("ordinary+hostile", ordinary + sorted(hostile))]
+        if args.each:
+            crawls += [(f"+{Path(path).stem}", ordinary + [path]) for path in sorted(hostile)]
+        for name, paths in crawls:
             workdir = Path(tmp) / name
             workdir.mkdir()
             results[name] = summarise(run_crawl(server.url, paths, model, workdir))
@@ -218,6 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     print(header)
     lost = 0
     for name, result in results.items():
+        if name.startswith("+"):
+            lost += sum(result["in"][kind] - result["out"][kind] for kind in KINDS)
+            continue
         for kind in KINDS:
             missing = result["in"][kind] - result["out"][kind]
             lost += missing
@@ -226,16 +235,25 @@ def main(argv: list[str] | None = None) -> int:
                 f"{result['with_text'][kind]:>9}"
             )
     for name, result in results.items():
+        if name.startswith("+"):
+            share = result["crawl_seconds"] / results["ordinary"]["crawl_seconds"]
+            print(
+                f"ordinary {name:<22} pages {result['pages']:>4}  crawl {result['crawl_seconds']:>6.2f} s  {share:.2f}x"
+            )
+            continue
         print(
             f"{name:<18} pages {result['pages']:>4}  crawl {result['crawl_seconds']:>6.2f} s  "
             f"errors logged {result['errors_logged']}"
         )
         print(f"{'':<18} {result['web2text']}")
     ratio = results["ordinary+hostile"]["crawl_seconds"] / results["ordinary"]["crawl_seconds"]
-    print(f"items lost: {lost}; wall time with the hostile pages / without: {ratio:.2f}x")
+    print(f"items lost: {lost}; wall time with all the hostile pages / without: {ratio:.2f}x")
+    each = [r["crawl_seconds"] / results["ordinary"]["crawl_seconds"] for n, r in results.items() if n.startswith("+")]
+    if each:
+        print(f"wall time with one hostile page / without: at most {max(each):.2f}x")
     if args.json:
         Path(args.json).write_text(json.dumps({"results": results, "lost": lost, "ratio": ratio}, indent=2))
-    return 0 if lost == 0 and ratio <= 2.0 else 1
+    return 0 if lost == 0 and max(each or [ratio]) <= 2.0 else 1
 
 
 if __name__ == "__main__":
