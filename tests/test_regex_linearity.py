@@ -4,9 +4,9 @@ How it is checked:
 
 1. Every pattern is a module-level constant: a test parses the source and fails on a regex call inside a function
    (``re.search(...)``, ``re.compile(...)`` in a function body), so the enumeration below sees them all.
-2. Every module of the package is imported and every ``re.Pattern`` found among its globals (directly or inside a
-   dict, list, tuple or set) is collected; each must have an entry in :data:`WHY_LINEAR`, which says why it cannot
-   backtrack more than a constant amount per character.
+2. Every module of the package is imported and every ``re.Pattern`` found among its globals (directly, inside a
+   dict, list, tuple or set, or inside the tuples of a list) is collected; each must have an entry in
+   :data:`WHY_LINEAR`, which says why it cannot backtrack more than a constant amount per character.
 3. Each pattern is run (``finditer``, the scan that ``search``, ``sub``, ``split`` and ``findall`` make) on
    adversarial inputs built from the characters the pattern names plus one of each character class: runs of one
    character, a run followed by another character, and alternations of two characters, at 10 n characters; any
@@ -40,8 +40,7 @@ SCREEN_SECONDS = 0.002
 WHY_LINEAR = {
     "page.cdom._BLANK": "one character class, greedy to the end of the run; a match never fails",
     "page.cdom._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
-    "page.elements._KEYWORD_PATTERNS": r"alternations of literals and \bads?\b: bounded per attempt",
-    "page.elements._ANY_KEYWORD": "the same literals in one alternation: bounded per attempt",
+    "page.elements._KEYWORD_GROUPS": r"alternations of literals and \bads?\b: bounded per attempt",
     "page.decode._META_CHARSET": "every repetition bounded ({0,200}, {0,8}, {1,40}) and only on 4 KiB",
     "page.parse._XML_DECLARATION": r"anchored at \A (one attempt), possessive",
     "page.parse._DOCTYPE_SUBSET": r"matched once at \A; subset parts possessive, comments found by lazy .*?-->",
@@ -57,18 +56,23 @@ WHY_LINEAR = {
     "labellers.boilerpipe._SPACED_TITLE_SEPARATORS": "as above: lookbehind, possessive space runs",
     "labellers.boilerpipe._LAST_DASHED_PART": "possessive to the next '-': attempts read disjoint parts",
     "labellers.boilerpipe._FIRST_DASHED_PART": r"anchored at \A, possessive",
-    "labellers.web2text.counts._WORD": r"\w+ always matches the whole run",
     "labellers.web2text.counts._URL": "literal alternatives: bounded per attempt",
     "labellers.web2text.counts._YEAR": "fixed length: bounded per attempt",
     "labellers.web2text.counts._COPYRIGHT": "literal alternatives: bounded per attempt",
-    "labellers.web2text.counts._CASE_FOLDING_EXCEPTIONS": "one character class",
-    "labellers.web2text.counts.SENTENCE_END": "lookbehind: a run is entered only at its start, possessive",
     "labellers.web2text.counts._EMAIL_DOMAIN": "starts at '@', possessive runs without '@': disjoint",
     "labellers.web2text.counts._EMAIL_LOCAL_PART_AT_END": r"lookbehind + possessive run + \Z: disjoint",
+    "output._TITLE_SEPARATORS": "lookbehind: a blank run is entered only at its start, possessive",
+    "output._BLANKS": r"\s+ always matches the whole run",
+    "output._BLANK_LINES": r"\n{3,} consumes the run or fails after fewer than 3",
+    "output._NON_WORDS": r"\W+ always matches the whole run",
+    "output._NOT_XML": "one character class",
     "research.metrics._TOKEN": r"\w+ always matches the whole run",
     "research.peers._SPACES": r"\s+ always matches the whole run",
     "research.alignment._SPACES": r"\s+ always matches the whole run",
 }
+
+#: Functions that run a regex at import only, on the package's own constant patterns (never on a page).
+IMPORT_TIME_REGEX_FUNCTIONS = {"page/elements.py:_required_substrings"}
 
 _REPRESENTATIVES = "aZ0_ \n\t\u00e9@-.<>\"'=/\x00"
 
@@ -108,7 +112,9 @@ def _patterns() -> dict[str, list[re.Pattern]]:
                 values = list(value)
             else:
                 continue
-            patterns = [item for item in values if isinstance(item, re.Pattern)]
+            # One level deeper too: a list of (bit, pattern, ...) tuples.
+            items = [part for item in values for part in (item if isinstance(item, tuple) else (item,))]
+            patterns = [item for item in items if isinstance(item, re.Pattern)]
             if patterns:
                 found[f"{module_name.removeprefix('scrapy_web2text.')}.{name}"] = patterns
     return found
@@ -147,9 +153,13 @@ def worst_growth(pattern: re.Pattern, n: int = N, stop_above: float = math.inf) 
         if _scan_seconds(pattern, large) < SCREEN_SECONDS:
             continue
         small = encode(make(n))
-        t_small = min(_scan_seconds(pattern, small) for _ in range(3))
-        t_large = min(_scan_seconds(pattern, large) for _ in range(3))
-        ratio = t_large / max(t_small, 1e-5)
+        ratio = math.inf
+        for repeats in (3, 7):  # a second, longer measurement before a growth counts (a loaded machine)
+            t_small = min(_scan_seconds(pattern, small) for _ in range(repeats))
+            t_large = min(_scan_seconds(pattern, large) for _ in range(repeats))
+            ratio = min(ratio, t_large / max(t_small, 1e-5))
+            if ratio < GROWTH_LIMIT:
+                break
         if ratio > worst:
             worst, example = ratio, repr(large[:12])
             if worst > stop_above:
@@ -171,6 +181,7 @@ def test_every_regex_is_a_module_constant() -> None:
                     and isinstance(node.func.value, ast.Name)
                     and node.func.value.id == "re"
                     and node.func.attr not in ("escape",)
+                    and f"{path.relative_to(PACKAGE)}:{function.name}" not in IMPORT_TIME_REGEX_FUNCTIONS
                 ):
                     calls.append(f"{path.relative_to(PACKAGE)}:{node.lineno} re.{node.func.attr}")
     assert not calls, f"regex built inside a function (make it a module constant, listed in WHY_LINEAR): {calls}"
