@@ -32,6 +32,8 @@ setup(
         "itemadapter>=0.8",
         "parsel>=1.8",
         "markdownify>=0.13",
+        # The WHATWG encoding label table (page/decode.py).
+        "webencodings>=0.5",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"

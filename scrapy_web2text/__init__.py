@@ -16,6 +16,7 @@ __all__ = [
     "Addon",
     "Block",
     "Extraction",
+    "Web2TextCharsetMiddleware",
     "ModelError",
     "Web2TextModel",
     "Web2TextPipeline",
@@ -30,6 +31,7 @@ _LAZY_EXPORTS = {
     "Addon": "scrapy_web2text.integration.addon",
     "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
     "Web2TextPipeline": "scrapy_web2text.integration.pipeline",
+    "Web2TextCharsetMiddleware": "scrapy_web2text.integration.charset",
 }
 
 

@@ -73,8 +73,10 @@ class Extraction:
     """The result of :func:`extract`.
 
     ``truncated`` says blocks past ``page.MAX_BLOCKS`` were dropped;
-    ``flattened`` that nesting deeper than libxml2's limit was unwrapped
-    (see the robustness documentation).  ``main_text`` joins the content blocks: blocks separated by a line break
+    ``flattened`` that nesting deeper than libxml2's limit was unwrapped,
+    ``stripped_attributes`` that attributes past ``page.MAX_ATTRIBUTES`` on
+    one element were removed (see the robustness documentation).
+    ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
@@ -92,6 +94,7 @@ class Extraction:
     model: str | None = None
     truncated: bool = False
     flattened: bool = False
+    stripped_attributes: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     skipped: str | None = None
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
@@ -166,19 +169,24 @@ class Extraction:
 
 def join_main_text(page: Page, keep: np.ndarray) -> str:
     """Content blocks as text, one paragraph per line."""
-    lines: list[str] = []
+    # The parts of the text with their separators, joined once: appending to the last line instead would copy it
+    # for every inline block (quadratic on a line of many small blocks).
+    parts: list[str] = []
     previous = -2
     texts, break_before = page.texts, page.break_before.tolist()
     for index in np.flatnonzero(keep).tolist():
         text = texts[index]
-        if lines and index == previous + 1 and not break_before[index]:
-            # Inline neighbours ("see <a>this</a>.") join with a space, but
-            # not before closing punctuation.
-            lines[-1] += text if text[0] in _NO_SPACE_BEFORE else " " + text
-        else:
-            lines.append(text)
+        if parts:
+            if index == previous + 1 and not break_before[index]:
+                # Inline neighbours ("see <a>this</a>.") join with a space, but
+                # not before closing punctuation.
+                if text[0] not in _NO_SPACE_BEFORE:
+                    parts.append(" ")
+            else:
+                parts.append("\n")
+        parts.append(text)
         previous = index
-    return "\n".join(lines)
+    return "".join(parts)
 
 
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
@@ -203,6 +211,7 @@ def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **
         truncated=page.truncated,
         flattened=page.flattened,
         root=page.root,
+        stripped_attributes=page.stripped_attributes,
         **details,
     )
 

@@ -27,7 +27,10 @@ BLOCK_CONTAINERS = frozenset(
     "div section article main header footer aside nav form fieldset figure center address details summary".split()
 )
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-_TITLE_SEPARATORS = re.compile(r"\s+(?:\||-|–|—|·|::|»)\s+")
+# A blank run is entered only at its start and taken whole (linear; `\s+` retried every start of a long run).
+_TITLE_SEPARATORS = re.compile(r"(?<!\s)\s++(?:\||-|–|—|·|::|»)\s++")
+_BLANK_LINES = re.compile(r"\n{3,}")
+_NON_WORDS = re.compile(r"\W+")
 _BLANKS = re.compile(r"\s+")
 #: Characters XML (and so lxml's tree) refuses: C0 controls other than tab and line ends, U+FFFE, U+FFFF.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -198,7 +201,7 @@ def to_markdown(html: str) -> str:
         escape_asterisks=False,
         bs4_options="lxml",  # lxml's parser: about twice as fast as html.parser on these trees
     )
-    return re.sub(r"\n{3,}", "\n\n", markdown).strip()
+    return _BLANK_LINES.sub("\n\n", markdown).strip()
 
 
 # --- the headline --------------------------------------------------------------------------------
@@ -230,7 +233,7 @@ def metadata_title(root: Any) -> str | None:
 
 
 def _comparable(text: str) -> str:
-    return re.sub(r"\W+", " ", text).strip().casefold()
+    return _NON_WORDS.sub(" ", text).strip().casefold()
 
 
 def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> str | None:

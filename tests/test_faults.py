@@ -259,3 +259,29 @@ def test_interrupted_crawl_resumed_from_jobdir_loses_no_item(tmp_path, model_pat
     seen = [item["url"].split(server.url, 1)[1] for item in items]
     assert sorted(set(seen)) == sorted(path.lstrip("/") for path in paths)
     assert all(isinstance(item.get("main_text"), str) and item.get("web2text_blocks") for item in items)
+
+
+# --- hostile pages: no item lost (issue 10) ------------------------------------
+
+
+def test_crawl_mixing_hostile_pages_and_every_item_kind_loses_no_item(tmp_path, model_path) -> None:
+    """A small run of benchmarks/hostile_crawl.py: every hostile page of issue 10, six item kinds, both components."""
+    figures = tmp_path / "figures.json"
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "hostile_crawl.py"), "--articles", "6", "--scale", "0.05"]
+        + ["--model", str(model_path), "--json", str(figures)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert figures.exists(), completed.stdout + completed.stderr
+    result = json.loads(figures.read_text())
+    assert result["lost"] == 0, completed.stdout
+    hostile = result["results"]["ordinary+hostile"]
+    ordinary = result["results"]["ordinary"]
+    assert hostile["pages"] == ordinary["pages"] + 16 and hostile["errors_logged"] == 0, completed.stdout
+    for kind in ("dict", "item", "dataclass", "attrs"):  # the mutable kinds all get their text
+        assert hostile["with_text"][kind] == hostile["in"][kind] == hostile["pages"], completed.stdout
+    assert hostile["web2text"]["skipped/read_only_item"] == 2 * hostile["pages"]

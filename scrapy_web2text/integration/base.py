@@ -20,6 +20,15 @@ logger = logging.getLogger("scrapy_web2text.integration")
 PREFIX = "web2text"
 
 
+def _is_frozen(item: Any) -> bool:
+    """A frozen dataclass or attrs instance: setting a field raises (checked before labelling its page)."""
+    params = getattr(type(item), "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return True
+    setter = getattr(type(item), "__setattr__", None)
+    return hasattr(type(item), "__attrs_attrs__") and getattr(setter, "__name__", "") == "_frozen_setattrs"
+
+
 class Web2TextComponent:
     """Base of :class:`Web2TextSpiderMiddleware` and :class:`Web2TextPipeline`."""
 
@@ -64,6 +73,9 @@ class Web2TextComponent:
         """Whether the item can take the output fields; warns once per item class if not."""
         if isinstance(adapter.item, dict):
             return True
+        if _is_frozen(adapter.item):
+            self.skip_item("read_only_item", adapter.item, TypeError("frozen item class: its fields cannot be set"))
+            return False
         declared = set(adapter.field_names())
         missing = [name for name in self.config.output_fields if name not in declared]
         if not missing:
@@ -85,17 +97,25 @@ class Web2TextComponent:
         return False
 
     def fill(self, adapter: ItemAdapter, extraction: Extraction | None) -> None:
-        """Write the output fields; ``None`` (a failed page) writes them empty."""
-        config = self.config
-        adapter[config.text_field] = extraction.main_text if extraction is not None else ""
-        if config.include_blocks:
-            form = config.block_form
-            adapter[config.blocks_field] = extraction.block_records(form) if extraction else []
-        for name in config.formats:
-            adapter[FORMAT_FIELDS[name]] = getattr(extraction, name) if extraction is not None else ""
-        self.fill_title(adapter, extraction)
-        if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
-            del adapter[self.config.html_field]
+        """Write the output fields; ``None`` (a failed page) writes them empty.
+
+        An item that refuses the writes (a frozen dataclass or attrs class) goes on unchanged: counted as
+        ``web2text/skipped/read_only_item``, logged once per item class.
+        """
+        try:
+            config = self.config
+            adapter[config.text_field] = extraction.main_text if extraction is not None else ""
+            if config.include_blocks:
+                form = config.block_form
+                adapter[config.blocks_field] = extraction.block_records(form) if extraction else []
+            for name in config.formats:
+                adapter[FORMAT_FIELDS[name]] = getattr(extraction, name) if extraction is not None else ""
+            self.fill_title(adapter, extraction)
+            if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
+                del adapter[self.config.html_field]
+        except (AttributeError, TypeError) as error:  # FrozenInstanceError is an AttributeError
+            self.skip_item("read_only_item", adapter.item, error)
+            return
         self.inc("items")
 
     def fill_title(self, adapter: ItemAdapter, extraction: Extraction | None) -> None:
@@ -108,6 +128,22 @@ class Web2TextComponent:
         title = extraction.title
         if title:
             adapter[field] = title
+
+    def skip_item(self, reason: str, item: Any, error: BaseException) -> None:
+        """Count an item passed on unchanged under ``web2text/skipped/<reason>``; log once per reason and class."""
+        self.skip(reason)
+        item_class = type(item)
+        if self.runtime.notice_once((reason, item_class)):
+            logger.warning(
+                "Web2Text: %s.%s items go out without main text (%s: %s: %s); counted in web2text/skipped/%s",
+                item_class.__module__,
+                item_class.__qualname__,
+                reason,
+                type(error).__name__,
+                error,
+                reason,
+                extra={"spider": self.crawler.spider},
+            )
 
     async def label_item_html(self, adapter: ItemAdapter, html: str | bytes, fallback_url: str | None = None) -> None:
         """Label HTML the item carries itself and fill its fields (skips are counted)."""

@@ -35,7 +35,9 @@ from itemadapter import ItemAdapter, is_item
 from scrapy import Request
 from scrapy.http import HtmlResponse, TextResponse
 
+from ..page.decode import decode_html
 from .base import Web2TextComponent
+from .charset import header_charset
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -57,10 +59,17 @@ class _ResponsePage:
         self.skip_reason = middleware.skip_reason(response)
         self._done = False
         self._result: Extraction | None = None
+        self._text: str | None = None
 
     @property
     def text(self) -> str | None:
-        return None if self.skip_reason else self.response.text  # type: ignore[attr-defined]
+        """The body decoded by the project's decoder (WHATWG rules): never raises, unlike ``response.text``,
+        which fails on a ``Content-Type`` charset Python does not know (``undefined``, ``punycode``)."""
+        if self.skip_reason:
+            return None
+        if self._text is None:
+            self._text = decode_html(self.response.body, header_charset(self.response))
+        return self._text
 
     def same_html(self, html: str | bytes) -> bool:
         if self.skip_reason:
@@ -73,7 +82,7 @@ class _ResponsePage:
     async def labelled(self) -> Extraction | None:
         if not self._done:
             content_type = self.response.headers.get(b"Content-Type")
-            self._result = await self.middleware.label(self.response.text, self.response.url, content_type)  # type: ignore[attr-defined]
+            self._result = await self.middleware.label(self.text, self.response.url, content_type)
             self._done = True
         return self._result
 
@@ -101,7 +110,10 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
         """Start items have no response: only those with HTML of their own are labelled."""
         async for obj in start:
             if not isinstance(obj, Request) and is_item(obj):
-                obj = await self._process_item(obj, None)
+                try:
+                    obj = await self._process_item(obj, None)
+                except Exception as error:
+                    self.skip_item("item_error", obj, error)
             yield obj
 
     async def process_spider_output(self, response: Response, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -115,7 +127,11 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
                 yield obj
                 continue
             items += 1
-            yield await self._process_item(obj, page)
+            try:
+                obj = await self._process_item(obj, page)
+            except Exception as error:  # never lose the item (nor the rest of the callback's output)
+                self.skip_item("item_error", obj, error)
+            yield obj
         if not items and not page.skip_reason:
             self.skip("no_items")
 

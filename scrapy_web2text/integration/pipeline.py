@@ -37,6 +37,14 @@ class Web2TextPipeline(Web2TextComponent):
     component = "pipeline"
 
     async def process_item(self, item: Any) -> Any:
+        """Never drops an item: whatever goes wrong, the item goes on (counted, logged once)."""
+        try:
+            return await self._process_item(item)
+        except Exception as error:
+            self.skip_item("item_error", item, error)
+            return item
+
+    async def _process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
         if self.already_labelled(adapter):
             self.skip("already_labelled")

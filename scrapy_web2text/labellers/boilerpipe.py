@@ -231,7 +231,7 @@ INDICATES_END_OF_TEXT = "INDICATES_END_OF_TEXT"
 TITLE = "TITLE"
 MIGHT_BE_CONTENT = "MIGHT_BE_CONTENT"
 
-_N_COMMENTS = re.compile(r"(?msi)^[0-9]+ (comments|users responded in)")
+_N_COMMENTS = re.compile(r"(?msi)^[0-9]++ (comments|users responded in)")
 # The seed's list (lower-cased, as Boilerpipe compares lower-cased text).
 _END_STARTS = ("comments", "reuters", "please rate this")
 _END_CONTAINS = (
@@ -259,8 +259,20 @@ def terminating_blocks_finder(doc: TextDocument) -> None:
             block.labels.add(INDICATES_END_OF_TEXT)
 
 
-def _longest_part(title: str, pattern: str) -> str | None:
-    parts = re.split(pattern, title)
+# Boilerpipe's title separators, e.g. `[ ]*[|»-][ ]*`.  Written as they are, a long run of spaces not followed by a
+# separator is rescanned from each of its spaces (quadratic); here a run of spaces is only entered at its first space
+# and taken whole, which splits at the same places.
+_TITLE_SEPARATORS = tuple(
+    re.compile(r"(?:(?<! ) ++)?[" + separators + r"] *+")
+    for separators in ("|»-", "|»:", "|»:()", "|»:()\\-", "|»,:()\\-", "|»,:()\\-\u00a0")
+)
+_SPACED_TITLE_SEPARATORS = (re.compile(r"(?<! ) ++[|] ++"), re.compile(r"(?<! ) ++- ++"))
+_LAST_DASHED_PART = re.compile(r" - [^\-]++$")
+_FIRST_DASHED_PART = re.compile(r"\A[^\-]++(?<=[^\-] )- ")
+
+
+def _longest_part(title: str, pattern: re.Pattern) -> str | None:
+    parts = pattern.split(title)
     if len(parts) == 1:
         return None
     longest, most_words = "", 0
@@ -280,23 +292,16 @@ def potential_titles(title: str) -> set[str]:
     if not title:
         return set()
     found = {title}
-    for pattern in (
-        r"[ ]*[|»-][ ]*",
-        r"[ ]*[|»:][ ]*",
-        r"[ ]*[|»:()][ ]*",
-        r"[ ]*[|»:()\-][ ]*",
-        r"[ ]*[|»,:()\-][ ]*",
-        r"[ ]*[|»,:()\-\u00a0][ ]*",
-    ):
+    for pattern in _TITLE_SEPARATORS:
         part = _longest_part(title, pattern)
         if part:
             found.add(part)
-    for pattern in (r"[ ]+[|][ ]+", r"[ ]+[\-][ ]+"):
-        parts = re.split(pattern, title)
+    for pattern in _SPACED_TITLE_SEPARATORS:
+        parts = pattern.split(title)
         if len(parts) > 1:
             found.update(p.strip() for p in parts if ".com" not in p and len(p.split()) >= 4)
-    found.add(re.sub(r" - [^\-]+$", "", title, count=1))
-    found.add(re.sub(r"^[^\-]+ - ", "", title, count=1))
+    found.add(_LAST_DASHED_PART.sub("", title, count=1))
+    found.add(_FIRST_DASHED_PART.sub("", title, count=1))
     return found
 
 

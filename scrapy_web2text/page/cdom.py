@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from .tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, BLOCK_LEVEL_TAGS, SKIPPED_TAGS
+from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 
 #: Blocks past this number are dropped; ``Page.truncated`` says so.
 MAX_BLOCKS = 50_000
@@ -101,87 +101,12 @@ class Page:
     #: libxml2 hit its nesting limit: elements nested deeper than
     #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
     flattened: bool = False
+    #: An element had more than ``attributes.MAX_ATTRIBUTES`` attributes:
+    #: those past the cap were removed before parsing.
+    stripped_attributes: bool = False
 
     def __len__(self) -> int:
         return len(self.texts)
-
-
-_ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
-
-
-def _required_substrings(pattern: str) -> tuple[str, ...]:
-    """Substrings one of which every match of ``pattern`` contains (an alternation of words; ``\\b``, ``s?``)."""
-    substrings = tuple(re.sub(r"\\b|s\?", "", alternative) for alternative in pattern.split("|"))
-    if not all(re.fullmatch(r"[\w-]+", substring) for substring in substrings):
-        raise ValueError(f"keyword pattern {pattern!r} is not an alternation of words")
-    return substrings
-
-
-#: Per keyword group: its bit, its pattern and the substrings a match needs.  Most class names ("row", "col-6",
-#: ids) hold none of them: a few C-level substring tests rule a group out before its regular expression runs.
-_KEYWORD_GROUPS = [
-    (1 << bit, re.compile(pattern), _required_substrings(pattern)) for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS)
-]
-
-
-_TOKEN_MASKS: dict[str, int] = {}
-
-
-def _keyword_mask(token: str) -> int:
-    mask = 0
-    for bit, pattern, substrings in _KEYWORD_GROUPS:
-        for substring in substrings:
-            if substring in token:
-                if pattern.search(token):
-                    mask |= bit
-                break
-    if len(_TOKEN_MASKS) >= _ATTRIBUTE_CACHE_SIZE:
-        _TOKEN_MASKS.clear()
-    _TOKEN_MASKS[token] = mask
-    return mask
-
-
-#: (class, id) → (lower-cased "class id", tag-path suffix, keyword mask),
-#: shared by all pages: sites repeat their class names on every page.
-_ATTRIBUTE_CACHE: dict[tuple[str, str], tuple[str, str, int]] = {}
-_ATTRIBUTE_CACHE_SIZE = 100_000
-
-
-def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, int]:
-    key = (class_name, element_id)
-    described = _ATTRIBUTE_CACHE.get(key)
-    if described is None:
-        if len(_ATTRIBUTE_CACHE) >= _ATTRIBUTE_CACHE_SIZE:
-            _ATTRIBUTE_CACHE.clear()
-        attributes = f"{class_name} {element_id}".strip().lower()
-        classes = class_name.split()
-        mask = 0
-        # No keyword spans blank space (and \b sees the same word edges in a token as in the string), so the
-        # mask is the union of the tokens' masks; tokens ("row", "container", "entry-content") repeat across
-        # sites far more than whole class strings do.
-        for token in attributes.split():
-            token_mask = _TOKEN_MASKS.get(token)
-            if token_mask is None:
-                token_mask = _keyword_mask(token)
-            mask |= token_mask
-        described = _ATTRIBUTE_CACHE[key] = (attributes, "." + classes[0] if classes else "", mask)
-    return described
-
-
-#: (tag, class, id) → (attributes, tag path segment, keyword mask): one lookup per element in the walk.
-_ELEMENT_CACHE: dict[tuple[str, str | None, str | None], tuple[str, str, int]] = {}
-
-
-def _describe_element(tag: str, class_name: str | None, element_id: str | None) -> tuple[str, str, int]:
-    if class_name or element_id:
-        attributes, suffix, mask = _describe_attributes(class_name or "", element_id or "")
-        described = (attributes, tag + suffix, mask)
-    else:
-        described = ("", tag, 0)
-    if len(_ELEMENT_CACHE) >= _ATTRIBUTE_CACHE_SIZE:
-        _ELEMENT_CACHE.clear()
-    _ELEMENT_CACHE[(tag, class_name, element_id)] = described
-    return described
 
 
 #: The per-block columns the walk records, in the order of its rows: each becomes the ``Page`` attribute of
@@ -191,21 +116,6 @@ BLOCK_COLUMNS = ("starts", "ends", "path_ids", "in_link", "break_before", "ances
 _BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
 #: The per-node columns of ``Page.node_table``, in order.
 NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
-
-#: lxml tag → (lower-case local name, is block-level, is skipped, ancestor tag bit, is a link): one dict lookup
-#: per element instead of a namespace test, a lower() and three set lookups.
-_TAG_TABLE: dict[str, tuple[str, bool, bool, int, bool]] = {}
-_TAG_TABLE_SIZE = 10_000
-
-
-def _describe_tag(raw: str) -> tuple[str, bool, bool, int, bool]:
-    tag = raw.rpartition("}")[2] if raw.startswith("{") else raw
-    tag = tag.lower()
-    described = (tag, tag in BLOCK_LEVEL_TAGS, tag in SKIPPED_TAGS, _ANCESTOR_TAG_BITS.get(tag, 0), tag == "a")
-    if len(_TAG_TABLE) >= _TAG_TABLE_SIZE:  # made-up tags are unbounded; real pages use a few dozen
-        _TAG_TABLE.clear()
-    _TAG_TABLE[raw] = described
-    return described
 
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
@@ -248,6 +158,7 @@ class _Walker:
         stack = [parent]
         pending_break = False
         cursor = 0
+        missed_until: dict[str, int] = {}  # word → end of a window it is absent from
         skipped_element = None
         events = etree.iterwalk(root, events=("start", "end"))
         for event, element in events:
@@ -320,12 +231,20 @@ class _Walker:
                 continue
             # Best-effort source offset: lxml keeps none, so the first word of the text is searched for after
             # the previous block, in a bounded window so that a miss (an entity-escaped word) costs O(window).
+            # Where a word is known to be absent the window is not searched again (the cursor only moves on):
+            # 5,000 blocks of one word behind a 200 KB attribute searched 5,000 windows of 64 KiB.
             start = min(cursor, source_length)
             match = anchor_search(raw)
             if match:
-                found = source.find(match.group(), cursor, cursor + 65536)
+                word = match.group()
+                window_end = cursor + 65536
+                found = source.find(word, max(cursor, missed_until.get(word, 0) - len(word) + 1), window_end)
                 if found >= 0:
                     start = max(found - match.start(), cursor)
+                else:
+                    if len(missed_until) >= 1024:
+                        missed_until.clear()
+                    missed_until[word] = window_end
             if start >= cursor:
                 cursor = start + len(raw)
             path_id = parent[_PATH_ID]

@@ -16,9 +16,21 @@ from .tags import BLOCK_LEVEL_TAGS, RAW_TEXT_TAGS, VOID_TAGS
 #: the limit are parsed exactly once, unchanged.
 MAX_NESTING = 1024
 
-_TAG_NAME = re.compile(r"/?([A-Za-z][^\t\n\f\r />]*)")
-#: Inside a start tag: its end, or the start of a quoted attribute value.
-_TAG_END_OR_VALUE = re.compile(r""">|=[\t\n\f\r ]*(["'])""")
+# Tokenising follows the HTML standard's tokenizer (which libxml2 2.14+ implements too), so that this scan and the
+# parser agree on where comments and tags end: a disagreement would shift every later tag and lose the rest of the
+# page.  Every pattern is possessive, never backtracks, and each scan step consumes what it matches.
+_TAG_NAME = re.compile(r"/?([A-Za-z][^\t\n\f\r />]*+)")
+#: Inside a start tag, one step: white space and "/" skipped, then the tag's ">" or one attribute: its name (which
+#: may start with "=": ``<div ="x>`` has an attribute named ``="x``), then "=" and its value: the opening quote of
+#: a quoted value (its end is found with ``str.find``), a ">" (no value: the tag ends) or an unquoted value.
+_ATTRIBUTE_STEP = re.compile(
+    r"""[\t\n\f\r /]*+(?:(?P<end>>)|=?[^\t\n\f\r />=]*+[\t\n\f\r ]*+"""
+    r"""(?:=[\t\n\f\r ]*+(?:(?P<quote>["'])|(?P<value_end>>)|[^\t\n\f\r >]*+))?)"""
+)
+#: A comment ends at "-->" or "--!>" (``<!-->`` and ``<!--->`` are empty comments, handled before this).
+_COMMENT_END = re.compile(r"--!?>")
+#: The end tag of each raw-text element (script, style, ...).
+_RAW_TEXT_END = {name: re.compile(r"</" + name + r"[\t\n\f\r />]", re.I) for name in RAW_TEXT_TAGS}
 
 
 def flatten_nesting(html: str, cap: int = MAX_NESTING) -> str:
@@ -44,41 +56,26 @@ def flatten_nesting(html: str, cap: int = MAX_NESTING) -> str:
             break
         following = html[start + 1]
         if following == "!" or following == "?":  # comment, doctype, CDATA, PI
-            if html.startswith("<!--", start):
-                close = html.find("-->", start + 4)
-                position = close + 3 if close >= 0 else length
-            else:
-                close = html.find(">", start + 2)
-                position = close + 1 if close >= 0 else length
+            position = _markup_declaration_end(html, start)
             continue
         name_match = _TAG_NAME.match(html, start + 1)
-        if name_match is None:  # a lone "<": text
-            position = start + 1
+        if name_match is None:
+            if following == "/":  # "</>" is dropped, "</ x>" is a bogus comment up to its ">"
+                close = html.find(">", start + 2)
+                position = close + 1 if close >= 0 else length
+            else:  # a lone "<": text
+                position = start + 1
             continue
         name = name_match.group(1).lower()
         is_end = following == "/"
-        # Find the tag's ">", skipping quoted attribute values.
-        cursor = name_match.end()
-        while True:
-            found = _TAG_END_OR_VALUE.search(html, cursor)
-            if found is None:
-                cursor = -1
-                break
-            if found.group(1) is None:
-                cursor = found.end()
-                break
-            close = html.find(found.group(1), found.end())
-            if close < 0:
-                cursor = -1
-                break
-            cursor = close + 1
+        cursor = _start_tag_end(html, name_match.end())
         if cursor < 0:  # the tag never ends: the rest of the page is inside it
             break
         position = cursor
         drop = False
         if not is_end:
             if name in RAW_TEXT_TAGS:
-                close = re.compile(r"</" + re.escape(name) + r"[\t\n\f\r />]", re.I).search(html, position)
+                close = _RAW_TEXT_END[name].search(html, position)
                 position = close.start() if close else length
                 if cap == 0:  # drop the raw text along with its tags
                     out.append(html[kept_until:start])
@@ -105,3 +102,33 @@ def flatten_nesting(html: str, cap: int = MAX_NESTING) -> str:
             kept_until = position
     out.append(html[kept_until:])
     return "".join(out)
+
+
+def _markup_declaration_end(html: str, start: int) -> int:
+    """Where the comment, doctype, CDATA section or processing instruction at ``html[start]`` ends."""
+    if html.startswith("<!--", start):
+        if html.startswith(">", start + 4):  # "<!-->"
+            return start + 5
+        if html.startswith("->", start + 4):  # "<!--->"
+            return start + 6
+        close = _COMMENT_END.search(html, start + 4)
+        return close.end() if close else len(html)
+    close = html.find(">", start + 2)
+    return close + 1 if close >= 0 else len(html)
+
+
+def _start_tag_end(html: str, cursor: int) -> int:
+    """The position after the ">" of the tag whose attributes start at ``cursor``, or -1 if it never ends."""
+    length = len(html)
+    while cursor < length:
+        step = _ATTRIBUTE_STEP.match(html, cursor)
+        cursor = step.end()
+        if step.group("end") or step.group("value_end"):
+            return cursor
+        quote = step.group("quote")
+        if quote:
+            close = html.find(quote, cursor)
+            if close < 0:
+                return -1
+            cursor = close + 1
+    return -1

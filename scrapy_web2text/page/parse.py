@@ -1,8 +1,8 @@
 """HTML → Collapsed DOM → blocks: the first stage of the chain, in the order it runs.
 
-decode (bytes → text, :mod:`.decode`) → normalise for libxml2 → parse with lxml → if libxml2 stopped at its nesting
-limit, parse again with the deep nesting unwrapped (:mod:`.flatten`) → walk the tree into the Collapsed DOM and its
-blocks (:mod:`.cdom`).
+decode (bytes → text, :mod:`.decode`) → cap the attributes per element (:mod:`.attributes`) → normalise for
+libxml2 → parse with lxml → if libxml2 stopped at its nesting limit, parse again with the deep nesting unwrapped
+(:mod:`.flatten`) → walk the tree into the Collapsed DOM and its blocks (:mod:`.cdom`).
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import re
 
 from lxml import etree
 
+from .attributes import may_have_crowded_tags, strip_excess_attributes
 from .cdom import MAX_BLOCKS, Page, collect_blocks
 from .decode import decode_html
 from .flatten import MAX_NESTING, flatten_nesting
 
-_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_XML_DECLARATION = re.compile(r"\A\s*+<\?xml[^>]*+(?<=\?)>")
 #: A leading DOCTYPE with an internal subset (``<!DOCTYPE html [<!ENTITY ...>]>``).
 #: The HTML parser expands no entities, but it ends the doctype at the first
 #: ``>`` and would show the rest of the subset as page text; the subset is
@@ -23,6 +24,8 @@ _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _DOCTYPE_SUBSET = re.compile(
     r"""\A((?>\s*<!--(?s:.*?)-->)*+\s*<!DOCTYPE[^\[>]*)\[(?:[^\]"']++|"[^"]*+"|'[^']*+')*+\]\s*>""", re.I
 )
+
+_NONCHARACTERS = {0xFFFE: 0xFFFD, 0xFFFF: 0xFFFD}
 
 PARSER_OPTIONS = dict(
     remove_comments=True,
@@ -37,15 +40,20 @@ PARSER_OPTIONS = dict(
 
 def _to_utf8(html: str) -> tuple[str, bytes]:
     # lxml refuses str with an XML encoding declaration, NUL bytes truncate
-    # libxml2's input, lone surrogates cannot be encoded and a DOCTYPE's
-    # internal subset would leak into the text: normalise all four and hand
+    # libxml2's input, lone surrogates cannot be encoded, U+FFFE/U+FFFF are
+    # not XML and a DOCTYPE's internal subset would leak into the text:
+    # normalise all five and hand
     # lxml UTF-8 bytes with the encoding fixed.
     html = _XML_DECLARATION.sub("", html, count=1).replace("\x00", "\ufffd")
+    if "\ufffe" in html or "\uffff" in html:
+        # Noncharacters that XML 1.0 forbids: a feed export of the text would not parse.
+        html = html.translate(_NONCHARACTERS)
     if "[" in html[:4096]:
-        # Only the head is searched: the pattern is anchored, and a page
-        # without a subset must not cost a scan of megabytes.
-        head = _DOCTYPE_SUBSET.sub(r"\1>", html[:65536], count=1)
-        html = head + html[65536:]
+        # One anchored attempt at the start (linear: the subset's parts are possessive), over the whole page, so a
+        # subset of any size is cut whole.
+        subset = _DOCTYPE_SUBSET.match(html)
+        if subset is not None:
+            html = subset.group(1) + ">" + html[subset.end() :]
     try:
         data = html.encode("utf-8")
     except UnicodeEncodeError:
@@ -65,8 +73,11 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
         html = decode_html(bytes(html), encoding)
     elif not isinstance(html, str):
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+    stripped = 0
+    if may_have_crowded_tags(html):
+        html, stripped = strip_excess_attributes(html)
     source, data = _to_utf8(html)
-    page = Page(source=source)
+    page = Page(source=source, stripped_attributes=stripped > 0)
     if not data.strip():
         return page
     root, stopped = _parse_tree(data)

@@ -48,7 +48,9 @@ _CHARACTER_CLASSES = {
 #: One uint16 of property bits per code point (2.2 MB, filled on first sight of each code point).
 _PROPERTIES = np.full(0x110000, _UNKNOWN, np.uint16)
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
+#: An address's "@domain.tld" part, and the local part that must end right before its "@".
+_EMAIL_DOMAIN = re.compile(r"@[\w-]++\.[\w.]++")
+_EMAIL_LOCAL_PART_AT_END = re.compile(r"(?<![\w.+-])[\w.+-]++\Z")
 _URL = re.compile(r"https?://|www\.\w")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _COPYRIGHT = re.compile(r"©|\(c\)|copyright|all rights reserved", re.I)
@@ -77,6 +79,28 @@ def _pack(word: str) -> int:
 
 
 _PACKED_STOPWORDS = np.array(sorted(map(_pack, STOPWORDS)), np.int64)
+
+
+def email_starts(text: str) -> list[int]:
+    r"""Where ``re.finditer(r"[\w.+-]+@[\w-]+\.[\w.]+", text)`` starts its matches, in linear time.
+
+    That pattern retries every start inside a long ``a.a.a...`` run and backtracks through the rest of it
+    (quadratic).  Its matches are found here from their "@domain.tld" parts instead: a local part is the run of
+    ``[\w.+-]`` ending at the "@" (it cannot contain one), cut at the end of the previous match, and the runs
+    searched for different "@" are disjoint.
+    """
+    starts: list[int] = []
+    matched_until = 0
+    previous_at = -1
+    for domain in _EMAIL_DOMAIN.finditer(text):
+        at = domain.start()
+        local_from = max(matched_until, previous_at + 1)
+        previous_at = at
+        local = _EMAIL_LOCAL_PART_AT_END.search(text[local_from:at])
+        if local is not None:
+            starts.append(local_from + local.start())
+            matched_until = domain.end()
+    return starts
 
 
 def _describe(code: int) -> int:
@@ -177,7 +201,7 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
 
     # Patterns that need a character few blocks have are searched in those blocks only.
     at_blocks = np.flatnonzero(np.bincount(owner[codes == ord("@")], minlength=n))
-    counts["email"] = present([i for i in at_blocks.tolist() if _EMAIL.search(texts[i])])
+    counts["email"] = present([i for i in at_blocks.tolist() if email_starts(texts[i])])
     urls = [m.start() for m in _URL.finditer(joined)] if "://" in joined or "www." in joined else []
     counts["url"] = present(owners(urls))
     four_digits = np.flatnonzero(counts["digits"] >= 4)

@@ -222,7 +222,10 @@ class Web2TextModel:
                 arrays = {key: archive[key].astype(np.float32) for key in archive.files}
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
             raise ModelError(f"{npz}: not a readable .npz archive ({error})") from error
-        config = metadata["config"]
+        config = metadata.get("config")
+        if not isinstance(config, dict):
+            raise ModelError(f"{meta}: config must be a JSON object, not {type(config).__name__}")
+        _check_config(config, meta)
         try:
             model = cls(
                 config=config,
@@ -241,15 +244,38 @@ class Web2TextModel:
         return model
 
     def check(self) -> None:
-        """Raise :class:`ModelError` unless the arrays fit together."""
+        """Raise :class:`ModelError`, naming the field, unless the whole model is usable.
+
+        The configuration's values (see :func:`_check_config`), finite feature statistics with positive standard
+        deviations, and layers whose shapes chain and match the configured filters and kernel sizes.
+        """
+        where = self.path or self.name
+        _check_config(self.config, where)
         n_block, n_edge = len(BLOCK_FEATURES), len(EDGE_FEATURES)
-        if self.block_mean.shape != (n_block,) or self.edge_mean.shape != (n_edge,):
-            raise ModelError("feature statistics do not match the feature set")
-        if not (np.all(self.block_std > 0) and np.all(self.edge_std > 0)):
-            raise ModelError("feature standard deviations must be positive")
+        statistics = {"block_mean": self.block_mean, "block_std": self.block_std}
+        statistics.update(edge_mean=self.edge_mean, edge_std=self.edge_std)
+        for field_name, values in statistics.items():
+            expected = (n_block,) if field_name.startswith("block") else (n_edge,)
+            if np.shape(values) != expected:
+                raise ModelError(
+                    f"{where}: {field_name} has shape {np.shape(values)}, the feature set needs {expected}"
+                )
+            if not np.all(np.isfinite(values)):
+                raise ModelError(f"{where}: {field_name} holds NaN or infinity")
+        for field_name in ("block_std", "edge_std"):
+            if not np.all(statistics[field_name] > 0):
+                raise ModelError(f"{where}: {field_name} must be positive (feature standard deviations)")
         n_pair_in = n_edge + (2 * n_block if self.config.get("pairwise_inputs") == "edges+blocks" else 0)
         for layers, n_in, n_out in ((self.unary, n_block, 2), (self.pairwise, n_pair_in, 4)):
-            for weight, bias in layers:
+            prefix = "unary" if layers is self.unary else "pairwise"
+            if len(layers) != len(self.config[f"{prefix}_filters"]):
+                raise ModelError(
+                    f"{where}: {len(layers)} {prefix} layers, config.{prefix}_filters lists a different number"
+                )
+            for index, (weight, bias) in enumerate(layers):
+                expected = (self.config[f"{prefix}_filters"][index], n_in, self.config[f"{prefix}_kernels"][index])
+                if weight.shape != expected:
+                    raise ModelError(f"{where}: {prefix}.{index}.weight has shape {weight.shape}, expected {expected}")
                 if weight.ndim != 3 or weight.shape[1] != n_in or bias.shape != (weight.shape[0],):
                     raise ModelError(f"layer of shape {weight.shape} does not take {n_in} inputs")
                 if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
@@ -289,6 +315,38 @@ class Web2TextModel:
             edge_std=np.ones(n_edge, np.float32),
             metadata={"name": f"untrained-{config.get('name', 'model')}"},
         )
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_config(config: dict, where) -> None:
+    """Raise :class:`ModelError` naming the first ``config`` field a model cannot run with."""
+    if not isinstance(config, dict):
+        raise ModelError(f"{where}: config must be a JSON object")
+    for prefix in ("unary", "pairwise"):
+        filters, kernels = config.get(f"{prefix}_filters"), config.get(f"{prefix}_kernels")
+        for field_name, values in ((f"{prefix}_filters", filters), (f"{prefix}_kernels", kernels)):
+            if not isinstance(values, list) or not values:
+                raise ModelError(f"{where}: config.{field_name} must be a non-empty list, not {values!r}")
+            for index, value in enumerate(values):
+                if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                    raise ModelError(f"{where}: config.{field_name}[{index}] must be a positive integer, not {value!r}")
+                if field_name.endswith("kernels") and value % 2 == 0:
+                    raise ModelError(
+                        f"{where}: config.{field_name}[{index}] must be odd (a centred kernel), not {value}"
+                    )
+        if len(filters) != len(kernels):
+            raise ModelError(
+                f"{where}: config.{prefix}_filters has {len(filters)} entries, config.{prefix}_kernels {len(kernels)}"
+            )
+    if "lambda" in config and not (_is_number(config["lambda"]) and config["lambda"] >= 0):
+        raise ModelError(f"{where}: config.lambda must be a finite number >= 0, not {config['lambda']!r}")
+    if "threshold" in config and not (_is_number(config["threshold"]) and 0 < config["threshold"] < 1):
+        raise ModelError(f"{where}: config.threshold must be a number in (0, 1), not {config['threshold']!r}")
+    if config.get("pairwise_inputs", "edges") not in ("edges", "edges+blocks"):
+        raise ModelError(f"{where}: config.pairwise_inputs must be 'edges' or 'edges+blocks'")
 
 
 def _stem(path: Path) -> Path:

@@ -1,0 +1,130 @@
+"""What the CDOM walk knows of an element, looked up once per distinct element: its tag's properties (block-level,
+skipped, ancestor bit) and its class/id (lower-cased, tag path segment, keyword mask).
+
+The caches are shared by all pages (sites repeat their class names on every page) and bounded: by entries, by the
+characters they hold, and values over ``_CACHED_VALUE_MAX_CHARS`` are never cached (pages of long class names grew
+them by 0.7 MB a page).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, BLOCK_LEVEL_TAGS, SKIPPED_TAGS
+
+_ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
+
+
+def _required_substrings(pattern: str) -> tuple[str, ...]:
+    """Substrings one of which every match of ``pattern`` contains (an alternation of words; ``\\b``, ``s?``)."""
+    substrings = tuple(re.sub(r"\\b|s\?", "", alternative) for alternative in pattern.split("|"))
+    if not all(re.fullmatch(r"[\w-]+", substring) for substring in substrings):
+        raise ValueError(f"keyword pattern {pattern!r} is not an alternation of words")
+    return substrings
+
+
+#: Per keyword group: its bit, its pattern and the substrings a match needs.  Most class names ("row", "col-6",
+#: ids) hold none of them: a few C-level substring tests rule a group out before its regular expression runs.
+_KEYWORD_GROUPS = [
+    (1 << bit, re.compile(pattern), _required_substrings(pattern)) for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS)
+]
+
+
+_TOKEN_MASKS: dict[str, int] = {}
+
+
+def _keyword_mask(token: str) -> int:
+    mask = 0
+    for bit, pattern, substrings in _KEYWORD_GROUPS:
+        for substring in substrings:
+            if substring in token:
+                if pattern.search(token):
+                    mask |= bit
+                break
+    _cache(_TOKEN_MASKS, "tokens", token, mask, len(token))
+    return mask
+
+
+#: (class, id) → (lower-cased "class id", tag-path suffix, keyword mask),
+#: shared by all pages: sites repeat their class names on every page.
+#: Both caches are bounded by entries, and values longer than
+#: ``_CACHED_VALUE_MAX_CHARS`` are not cached: pages of long class names
+#: grew them by 0.7 MB a page.
+_ATTRIBUTE_CACHE: dict[tuple[str, str], tuple[str, str, int]] = {}
+_ATTRIBUTE_CACHE_SIZE = 100_000
+_CACHED_VALUE_MAX_CHARS = 256
+#: Characters of class and id values each cache may hold before it is cleared.
+_CACHE_MAX_CHARS = 4_000_000
+_cache_chars = {"attributes": 0, "elements": 0, "tokens": 0}
+
+
+def _cache(cache: dict, name: str, key, value, chars: int) -> None:
+    """Store ``value`` unless its class/id hold over ``_CACHED_VALUE_MAX_CHARS``; clear a full cache first."""
+    if chars > _CACHED_VALUE_MAX_CHARS:
+        return
+    if len(cache) >= _ATTRIBUTE_CACHE_SIZE or _cache_chars[name] >= _CACHE_MAX_CHARS:
+        cache.clear()
+        _cache_chars[name] = 0
+    cache[key] = value
+    _cache_chars[name] += chars
+
+
+#: A class name in a tag path is cut to this many characters: the blocks
+#: below an element repeat its path segment (a 200 KB class token on a
+#: ``<div>`` around 5,000 paragraphs made 1 GB of tag paths).  Path ids
+#: still tell the full class names apart.
+TAG_PATH_CLASS_CHARS = 64
+
+
+def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, int]:
+    key = (class_name, element_id)
+    described = _ATTRIBUTE_CACHE.get(key)
+    if described is None:
+        attributes = f"{class_name} {element_id}".strip().lower()
+        classes = class_name.split()
+        mask = 0
+        # No keyword spans blank space (and \b sees the same word edges in a token as in the string), so the
+        # mask is the union of the tokens' masks; tokens ("row", "container", "entry-content") repeat across
+        # sites far more than whole class strings do.
+        for token in attributes.split():
+            token_mask = _TOKEN_MASKS.get(token)
+            if token_mask is None:
+                token_mask = _keyword_mask(token)
+            mask |= token_mask
+        suffix = "." + classes[0] if classes else ""
+        if len(suffix) > TAG_PATH_CLASS_CHARS + 1:
+            suffix = suffix[: TAG_PATH_CLASS_CHARS + 1] + "…"
+        described = (attributes, suffix, mask)
+        _cache(_ATTRIBUTE_CACHE, "attributes", key, described, len(class_name) + len(element_id))
+    return described
+
+
+#: (tag, class, id) → (attributes, tag path segment, keyword mask): one lookup per element in the walk.
+_ELEMENT_CACHE: dict[tuple[str, str | None, str | None], tuple[str, str, int]] = {}
+
+
+def _describe_element(tag: str, class_name: str | None, element_id: str | None) -> tuple[str, str, int]:
+    if class_name or element_id:
+        attributes, suffix, mask = _describe_attributes(class_name or "", element_id or "")
+        described = (attributes, tag + suffix, mask)
+    else:
+        described = ("", tag, 0)
+    chars = len(class_name or "") + len(element_id or "")
+    _cache(_ELEMENT_CACHE, "elements", (tag, class_name, element_id), described, chars)
+    return described
+
+
+#: lxml tag → (lower-case local name, is block-level, is skipped, ancestor tag bit, is a link): one dict lookup
+#: per element instead of a namespace test, a lower() and three set lookups.
+_TAG_TABLE: dict[str, tuple[str, bool, bool, int, bool]] = {}
+_TAG_TABLE_SIZE = 10_000
+
+
+def _describe_tag(raw: str) -> tuple[str, bool, bool, int, bool]:
+    tag = raw.rpartition("}")[2] if raw.startswith("{") else raw
+    tag = tag.lower()
+    described = (tag, tag in BLOCK_LEVEL_TAGS, tag in SKIPPED_TAGS, _ANCESTOR_TAG_BITS.get(tag, 0), tag == "a")
+    if len(_TAG_TABLE) >= _TAG_TABLE_SIZE:  # made-up tags are unbounded; real pages use a few dozen
+        _TAG_TABLE.clear()
+    _TAG_TABLE[raw] = described
+    return described

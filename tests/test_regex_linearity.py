@@ -1,0 +1,209 @@
+"""No regular expression in the package is super-linear on any input (issue 10).
+
+How it is checked:
+
+1. Every pattern is a module-level constant: a test parses the source and fails on a regex call inside a function
+   (``re.search(...)``, ``re.compile(...)`` in a function body), so the enumeration below sees them all.
+2. Every module of the package is imported and every ``re.Pattern`` found among its globals (directly, inside a
+   dict, list, tuple or set, or inside the tuples of a list) is collected; each must have an entry in
+   :data:`WHY_LINEAR`, which says why it cannot backtrack more than a constant amount per character.
+3. Each pattern is run (``finditer``, the scan that ``search``, ``sub``, ``split`` and ``findall`` make) on
+   adversarial inputs built from the characters the pattern names plus one of each character class: runs of one
+   character, a run followed by another character, and alternations of two characters, at 10 n characters; any
+   input that takes over :data:`SCREEN_SECONDS` is timed again at n and 10 n, and the growth must stay under
+   :data:`GROWTH_LIMIT` (linear: about 10; quadratic: about 100).  A self-test shows that the check catches the
+   quadratic patterns this project used before.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib
+import math
+import pkgutil
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+import scrapy_web2text
+
+PACKAGE = Path(scrapy_web2text.__file__).parent
+N = 300
+GROWTH_LIMIT = 20.0
+SCREEN_SECONDS = 0.002
+
+#: Pattern → why it is linear.  "possessive" means no part gives characters back; "bounded" that an attempt reads
+#: a bounded number of characters; "disjoint" that the parts of the text different attempts read do not overlap.
+WHY_LINEAR = {
+    "page.cdom._BLANK": "one character class, greedy to the end of the run; a match never fails",
+    "page.cdom._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
+    "page.elements._KEYWORD_GROUPS": r"alternations of literals and \bads?\b: bounded per attempt",
+    "page.decode._META_CHARSET": "every repetition bounded ({0,200}, {0,8}, {1,40}) and only on 4 KiB",
+    "page.parse._XML_DECLARATION": r"anchored at \A (one attempt), possessive",
+    "page.parse._DOCTYPE_SUBSET": r"matched once at \A; subset parts possessive, comments found by lazy .*?-->",
+    "page.flatten._TAG_NAME": "possessive name run",
+    "page.flatten._ATTRIBUTE_STEP": "possessive throughout; each step consumes what it matches",
+    "page.flatten._COMMENT_END": "a literal with one optional character: bounded per attempt",
+    "page.flatten._RAW_TEXT_END": "literal end tag and one character: bounded per attempt",
+    "page.attributes._CROWDED_TAG": "atomic, possessive, no part crosses a '<': at most 256 tokens per attempt",
+    "labellers.boilernet._WORD": r"\w+ always matches the whole run",
+    "labellers.boilerpipe._WORD": "one character, bounded",
+    "labellers.boilerpipe._N_COMMENTS": "^ (multiline) then a possessive digit run: one attempt per line",
+    "labellers.boilerpipe._TITLE_SEPARATORS": "a space run is entered only at its first space and taken whole",
+    "labellers.boilerpipe._SPACED_TITLE_SEPARATORS": "as above: lookbehind, possessive space runs",
+    "labellers.boilerpipe._LAST_DASHED_PART": "possessive to the next '-': attempts read disjoint parts",
+    "labellers.boilerpipe._FIRST_DASHED_PART": r"anchored at \A, possessive",
+    "labellers.web2text.counts._URL": "literal alternatives: bounded per attempt",
+    "labellers.web2text.counts._YEAR": "fixed length: bounded per attempt",
+    "labellers.web2text.counts._COPYRIGHT": "literal alternatives: bounded per attempt",
+    "labellers.web2text.counts._EMAIL_DOMAIN": "starts at '@', possessive runs without '@': disjoint",
+    "labellers.web2text.counts._EMAIL_LOCAL_PART_AT_END": r"lookbehind + possessive run + \Z: disjoint",
+    "output._TITLE_SEPARATORS": "lookbehind: a blank run is entered only at its start, possessive",
+    "output._BLANKS": r"\s+ always matches the whole run",
+    "output._BLANK_LINES": r"\n{3,} consumes the run or fails after fewer than 3",
+    "output._NON_WORDS": r"\W+ always matches the whole run",
+    "output._NOT_XML": "one character class",
+    "research.metrics._TOKEN": r"\w+ always matches the whole run",
+    "research.peers._SPACES": r"\s+ always matches the whole run",
+    "research.alignment._SPACES": r"\s+ always matches the whole run",
+}
+
+#: Functions that run a regex at import only, on the package's own constant patterns (never on a page).
+IMPORT_TIME_REGEX_FUNCTIONS = {"page/elements.py:_required_substrings"}
+
+_REPRESENTATIVES = "aZ0_ \n\t\u00e9@-.<>\"'=/\x00"
+
+
+def _modules() -> list[str]:
+    names = []
+    for info in pkgutil.walk_packages([str(PACKAGE)], prefix="scrapy_web2text."):
+        if not info.name.endswith("__main__"):  # running it would start the command line
+            names.append(info.name)
+    return names
+
+
+def _assigned_names(module) -> set[str]:
+    """Names a module assigns at its top level (an imported pattern is listed under its home module only)."""
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    names = set()
+    for node in tree.body:
+        targets = (
+            node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        )
+        names.update(target.id for target in targets if isinstance(target, ast.Name))
+    return names
+
+
+@functools.cache
+def _patterns() -> dict[str, list[re.Pattern]]:
+    found: dict[str, list[re.Pattern]] = {}
+    for module_name in _modules():
+        module = importlib.import_module(module_name)
+        for name in _assigned_names(module):
+            value = getattr(module, name)
+            if isinstance(value, re.Pattern):
+                values = [value]
+            elif isinstance(value, dict):
+                values = list(value.values())
+            elif isinstance(value, (list, tuple, set, frozenset)):
+                values = list(value)
+            else:
+                continue
+            # One level deeper too: a list of (bit, pattern, ...) tuples.
+            items = [part for item in values for part in (item if isinstance(item, tuple) else (item,))]
+            patterns = [item for item in items if isinstance(item, re.Pattern)]
+            if patterns:
+                found[f"{module_name.removeprefix('scrapy_web2text.')}.{name}"] = patterns
+    return found
+
+
+def _alphabet(pattern: re.Pattern) -> list[str]:
+    source = pattern.pattern.decode("latin-1") if isinstance(pattern.pattern, bytes) else pattern.pattern
+    named = {c for c in source if c.isprintable() and c != "\\"}
+    return sorted(named | set(_REPRESENTATIVES))
+
+
+def _inputs(pattern: re.Pattern, n: int):
+    alphabet = _alphabet(pattern)
+    for c in alphabet:
+        yield lambda m, c=c: c * m
+        for d in alphabet:
+            if d != c:
+                yield lambda m, c=c, d=d: c * m + d
+                yield lambda m, c=c, d=d: (c + d) * (m // 2)
+
+
+def _scan_seconds(pattern: re.Pattern, text) -> float:
+    clock = time.perf_counter()
+    for _ in pattern.finditer(text):
+        pass
+    return time.perf_counter() - clock
+
+
+def worst_growth(pattern: re.Pattern, n: int = N, stop_above: float = math.inf) -> tuple[float, str]:
+    """The largest time(10 n) / time(n) over the adversarial inputs that are not instant, and that input's start
+    (the first one over ``stop_above``, if any)."""
+    encode = (lambda s: s.encode("utf-8")) if isinstance(pattern.pattern, bytes) else (lambda s: s)
+    worst, example = 1.0, ""
+    for make in _inputs(pattern, n):
+        large = encode(make(10 * n))
+        if _scan_seconds(pattern, large) < SCREEN_SECONDS:
+            continue
+        small = encode(make(n))
+        ratio = math.inf
+        for repeats in (3, 7):  # a second, longer measurement before a growth counts (a loaded machine)
+            t_small = min(_scan_seconds(pattern, small) for _ in range(repeats))
+            t_large = min(_scan_seconds(pattern, large) for _ in range(repeats))
+            ratio = min(ratio, t_large / max(t_small, 1e-5))
+            if ratio < GROWTH_LIMIT:
+                break
+        if ratio > worst:
+            worst, example = ratio, repr(large[:12])
+            if worst > stop_above:
+                break
+    return worst, example
+
+
+def test_every_regex_is_a_module_constant() -> None:
+    calls = []
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            for node in ast.walk(function):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == "re"
+                    and node.func.attr not in ("escape",)
+                    and f"{path.relative_to(PACKAGE)}:{function.name}" not in IMPORT_TIME_REGEX_FUNCTIONS
+                ):
+                    calls.append(f"{path.relative_to(PACKAGE)}:{node.lineno} re.{node.func.attr}")
+    assert not calls, f"regex built inside a function (make it a module constant, listed in WHY_LINEAR): {calls}"
+
+
+def test_every_pattern_says_why_it_is_linear() -> None:
+    assert set(_patterns()) == set(WHY_LINEAR)
+
+
+@pytest.mark.parametrize("name", sorted(WHY_LINEAR))
+def test_no_regex_is_super_linear(name) -> None:
+    patterns = _patterns()[name]
+    for pattern in patterns:
+        growth, example = worst_growth(pattern)
+        assert growth < GROWTH_LIMIT, f"{name} {pattern.pattern!r}: time x{growth:.0f} for 10x input on {example}"
+
+
+@pytest.mark.parametrize(
+    "quadratic",
+    [r"[.!?]+(?=\s|$)", r"[\w.+-]+@[\w-]+\.[\w.]+", r"[ ]*[|»-][ ]*"],
+    ids=["old-sentence", "old-email", "old-title-separator"],
+)
+def test_the_check_catches_the_quadratic_patterns_it_replaced(quadratic) -> None:
+    growth, _ = worst_growth(re.compile(quadratic), n=200, stop_above=GROWTH_LIMIT)
+    assert growth > GROWTH_LIMIT
