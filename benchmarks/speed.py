@@ -34,6 +34,7 @@ from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.extraction import build_extraction  # noqa: E402
 from scrapy_web2text.labellers.web2text import resolve_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import block_features, edge_features  # noqa: E402
+from scrapy_web2text.labellers.web2text.network import limit_blas_threads  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
 from scrapy_web2text.page import Page, decode_html  # noqa: E402
 from scrapy_web2text.page.cdom import collect_blocks  # noqa: E402
@@ -122,11 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--clock", choices=sorted(CLOCKS), default="cpu", help="cpu: this thread's CPU time (default); wall: elapsed"
     )
+    parser.add_argument(
+        "--blas-threads",
+        default="1",
+        help="BLAS threads, as the crawler runtime and the CLI set them (default 1; 'keep': numpy's own default)",
+    )
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
     parser.add_argument("--json", metavar="PATH", help="also write the per-page timings here")
     args = parser.parse_args(argv)
     global clock
     clock = CLOCKS[args.clock]
+    limit_blas_threads(args.blas_threads)  # this script owns its process, like the web2text command
 
     pages = load_pages(args.corpus, args.split, args.limit)
     if not pages:
@@ -173,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{len(pages)} {args.split} pages ({', '.join(corpora)}), median size "
         f"{statistics.median(len(data) for _, data in pages) / 1024:.0f} KiB; "
-        f"fastest of {args.repeat} per page, {args.clock} time; "
+        f"fastest of {args.repeat} per page, {args.clock} time, BLAS threads {args.blas_threads}; "
         f"{os.cpu_count()} CPU(s), Python {sys.version.split()[0]}, lxml {etree.__version__}"
     )
     print(f"  {'ms per page':<22} {'median':>8} {'p90':>8} {'mean':>8}")

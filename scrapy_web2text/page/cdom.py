@@ -287,8 +287,7 @@ class _Walker:
         if not top_children:
             return
         root = top_children[0] if len(top_children) == 1 else (["#root"], [], top_children, -1)
-        n_blocks = len(self.block_rows)
-        block_nodes = np.zeros(n_blocks, np.int64)
+        leaf_nodes: list[int] = []  # pre-order meets the leaves in document order: block order
         node_tags: list[tuple[str, ...]] = []
         node_attributes: list[str] = []
         # Equal tag lists and attribute strings are stored once and numbered: the features compare and look up
@@ -327,7 +326,7 @@ class _Walker:
                 attributes_id = 0
                 node_attributes.append("")
             if leaf >= 0:
-                block_nodes[leaf] = index
+                leaf_nodes.append(index)
                 table.append([parent, depth, leaves_seen, leaves_seen + 1, 0, tags_id, attributes_id])
                 leaves_seen += 1
                 continue
@@ -338,7 +337,7 @@ class _Walker:
         node_table = np.array(table, np.int64).reshape(-1, len(NODE_COLUMNS))
         page.node_table = node_table
         page.nodes = list(map(CDOMNode, range(len(table)), node_tags, node_attributes, *node_table.T[:5].tolist()))
-        page.block_nodes = block_nodes
+        page.block_nodes = np.array(leaf_nodes, np.int64)
         columns = np.array(self.block_rows, np.int64).reshape(-1, len(BLOCK_COLUMNS))
         for position, name in enumerate(BLOCK_COLUMNS):
             column = columns[:, position]
