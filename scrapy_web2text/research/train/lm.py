@@ -7,9 +7,9 @@ encoder is frozen: each distinct block text is embedded once by the numpy encode
 pages and of its ``validation`` pages; the sample sizes are recorded in the model's ``.json``.
 
 For each input set (embedding; + position; + tags) a logistic regression (the thesis' head) and a one-hidden-layer
-MLP are trained with Adam on binary cross-entropy; the head and its epoch are chosen by validation block F1.  On the
-full input set the Viterbi smoothing weight (0 = none) and the threshold are then chosen on validation.  Every figure goes into the
-``.json`` under ``training.ablation``.
+MLP are trained with Adam on binary cross-entropy; the head and its epoch are chosen by validation block F1.  On
+the full input set the Viterbi smoothing weight (0 = none) and the threshold are then chosen on validation.  Every
+figure goes into the ``.json`` under ``training.ablation``.
 
     web2text train --config lm --data ../shared/data/*.jsonl.gz --output scrapy_web2text/models/baselines/lm
 """
