@@ -73,6 +73,10 @@ def build_venv(root: Path, timings: dict[str, float]) -> tuple[Path, Path, str]:
         WHEELHOUSE.mkdir(parents=True, exist_ok=True)
         _run([*PIP, "wheel", "-q", "-w", str(WHEELHOUSE), "--find-links", str(WHEELHOUSE), str(wheel), pin])
         _run([*install, "--no-index", "--find-links", str(WHEELHOUSE)])
+    # The wheelhouse caches dependencies only: a copy of this project's wheel there would stand in for the next
+    # build (same name and version) and hide a dependency added since.
+    for stale in WHEELHOUSE.glob("scrapy_web2text-*.whl"):
+        stale.unlink()
     timings["install"] = time.perf_counter() - clock
     return python, wheel, pin
 
