@@ -46,7 +46,10 @@ def child(args: argparse.Namespace) -> None:
                 yield scrapy.Request(f"{base}article/{number}.html")
 
         def parse(self, response):
-            yield {"url": response.url}
+            # --selector: the spider reads the page with a CSS selector, as most spiders do (parsel then parses it
+            # in both modes, and the labelling walks that tree instead of parsing again).
+            title = response.css("title::text").get() if args.selector else None
+            yield {"url": response.url, "title": title}
 
     settings = {
         "CONCURRENT_REQUESTS": 16,
@@ -95,6 +98,7 @@ def run_mode(mode: str, url: str, args: argparse.Namespace) -> dict:
         args.model,
         "--threads",
         str(args.threads),
+        *(["--selector"] if args.selector else []),
     ]
     done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     if done.returncode != 0:
@@ -135,6 +139,7 @@ def main() -> None:
     parser.add_argument(
         "--site", choices=("validation", "generated"), default="validation", help="real validation pages or generated"
     )
+    parser.add_argument("--selector", action="store_true", help="the spider reads each page with response.css()")
     parser.add_argument("--child", choices=("on", "off"), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -156,7 +161,8 @@ def main() -> None:
         f"{args.pages} {args.site} pages of {sum(sizes) / len(sizes) / 1024:.1f} KiB on average "
         f"(median {sorted(sizes)[len(sizes) // 2] / 1024:.1f} KiB), "
         f"{args.delay * 1000:.0f} ms latency, "
-        f"CONCURRENT_REQUESTS=16, model {args.model}, {args.threads} labelling thread(s), {os.cpu_count()} CPU(s)"
+        f"CONCURRENT_REQUESTS=16, model {args.model}, {args.threads} labelling thread(s), {os.cpu_count()} CPU(s), "
+        f"spider {'uses' if args.selector else 'does not use'} response.css()"
     )
     results = {}
     with LoopbackServer(site, delay=args.delay) as server:
