@@ -2,13 +2,15 @@
 
     python benchmarks/crawl_benchmark.py --pages 2000
 
-A loopback server (127.0.0.1, this process) serves a generated news site and
-answers every request after ``--delay`` seconds (default 0.1, standing in
+A loopback server (127.0.0.1, this process) serves real pages, the validation
+pages of ``../shared/data`` (``--site validation``, the default; cycled to
+``--pages``), or a generated news site of small pages (``--site generated``),
+and answers every request after ``--delay`` seconds (default 0.1, standing in
 for network latency).  Each crawl runs in its own subprocess with
 ``CONCURRENT_REQUESTS=16`` and requests every article page directly, so the
 figures measure throughput, not link discovery.  For each mode it prints
 pages/second and the crawler process's peak RSS, then the ratio on/off
-(goal: at least 0.90).  ``--model`` picks the model (default: the packaged
+(goal: at least 0.95).  ``--model`` picks the model (default: the packaged
 ``default`` model, else an untrained model of the same architecture, which
 costs the same to run).
 """
@@ -44,7 +46,10 @@ def child(args: argparse.Namespace) -> None:
                 yield scrapy.Request(f"{base}article/{number}.html")
 
         def parse(self, response):
-            yield {"url": response.url}
+            # --selector: the spider reads the page with a CSS selector, as most spiders do (parsel then parses it
+            # in both modes, and the labelling walks that tree instead of parsing again).
+            title = response.css("title::text").get() if args.selector else None
+            yield {"url": response.url, "title": title}
 
     settings = {
         "CONCURRENT_REQUESTS": 16,
@@ -93,6 +98,7 @@ def run_mode(mode: str, url: str, args: argparse.Namespace) -> dict:
         args.model,
         "--threads",
         str(args.threads),
+        *(["--selector"] if args.selector else []),
     ]
     done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     if done.returncode != 0:
@@ -102,12 +108,38 @@ def run_mode(mode: str, url: str, args: argparse.Namespace) -> dict:
     return result
 
 
+def validation_site(pages: int):
+    """The validation pages of ../shared/data as ``/article/N.html``, cycled to ``pages`` pages."""
+    import gzip
+
+    from tests.site import Resource, Site
+
+    data = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
+    bodies = []
+    for path in sorted(data.glob("*.jsonl.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                record = json.loads(line)
+                if record.get("split") == "validation" and (record.get("html") or "").strip():
+                    bodies.append(record["html"].encode("utf-8"))
+    if not bodies:
+        raise SystemExit(f"no validation pages under {data} (use --site generated)")
+    site = Site()
+    for number in range(pages):
+        site.resources[f"/article/{number}.html"] = Resource(bodies[number % len(bodies)])
+    return site
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--delay", type=float, default=0.1, help="server latency per request, seconds")
     parser.add_argument("--model", default=None, help="model name or path (default: packaged default, else untrained)")
     parser.add_argument("--threads", type=int, default=2, help="WEB2TEXT_CONCURRENCY")
+    parser.add_argument(
+        "--site", choices=("validation", "generated"), default="validation", help="real validation pages or generated"
+    )
+    parser.add_argument("--selector", action="store_true", help="the spider reads each page with response.css()")
     parser.add_argument("--child", choices=("on", "off"), help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -123,12 +155,14 @@ def main() -> None:
             args.model = "default"
         else:
             args.model = str(Web2TextModel.initialised(seed=0).save(Path(tempfile.mkdtemp()) / "untrained"))
-    site = build_site(articles=args.pages, seed=0, extras=False)
+    site = validation_site(args.pages) if args.site == "validation" else build_site(args.pages, seed=0, extras=False)
     sizes = [len(site.resources[f"/article/{n}.html"].body) for n in range(args.pages)]
     print(
-        f"{args.pages} pages of {sum(sizes) / len(sizes) / 1024:.1f} KiB on average, "
+        f"{args.pages} {args.site} pages of {sum(sizes) / len(sizes) / 1024:.1f} KiB on average "
+        f"(median {sorted(sizes)[len(sizes) // 2] / 1024:.1f} KiB), "
         f"{args.delay * 1000:.0f} ms latency, "
-        f"CONCURRENT_REQUESTS=16, model {args.model}, {args.threads} labelling thread(s), {os.cpu_count()} CPU(s)"
+        f"CONCURRENT_REQUESTS=16, model {args.model}, {args.threads} labelling thread(s), {os.cpu_count()} CPU(s), "
+        f"spider {'uses' if args.selector else 'does not use'} response.css()"
     )
     results = {}
     with LoopbackServer(site, delay=args.delay) as server:
@@ -146,7 +180,7 @@ def main() -> None:
                 )
             )
     ratio = results["on"]["pages_per_second"] / results["off"]["pages_per_second"]
-    print(f"  ratio on/off: {ratio:.3f} (goal >= 0.90): {'met' if ratio >= 0.9 else 'NOT met'}")
+    print(f"  ratio on/off: {ratio:.3f} (goal >= 0.95): {'met' if ratio >= 0.95 else 'NOT met'}")
     print(json.dumps({"ratio": ratio, **results}))
 
 

@@ -225,6 +225,7 @@ def extract(
     method: str = "web2text",
     encoding: str | None = None,
     content_type: str | bytes | None = None,
+    tree: Any = None,
 ) -> Extraction:
     """Label every block of ``html`` as content or boilerplate.
 
@@ -238,6 +239,8 @@ def extract(
     ``content_type`` is the declared type (an HTTP ``Content-Type``), if known.  Bodies that are not HTML (file
     signatures of images, PDFs, archives; NULs or many control characters; a declared non-HTML type) are not
     labelled: the result has no blocks, empty main text and :attr:`Extraction.skipped` says why.
+    ``tree`` is parsel's lxml root of the same ``html`` (a Scrapy ``response.selector.root``), walked instead
+    of parsing ``html`` again where that gives the same blocks (see :func:`~scrapy_web2text.page.parse_page`).
     """
     if not isinstance(html, (str, bytes, bytearray, memoryview)):
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
@@ -246,7 +249,7 @@ def extract(
     if reason is not None:
         return Extraction(main_text="", blocks=(), url=url, method=method, skipped=reason)
     clock = time.perf_counter()
-    page = parse_page(html, encoding=encoding)
+    page = parse_page(html, encoding=encoding, tree=tree)
     parse_ms = 1000 * (time.perf_counter() - clock)
     result = labeller(page, model=model, threshold=threshold)
     timings = {"parse": parse_ms, **result.timings}

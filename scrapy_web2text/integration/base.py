@@ -158,11 +158,11 @@ class Web2TextComponent:
     # --- pages --------------------------------------------------------------
 
     async def label(
-        self, html: str | bytes, url: str | None, content_type: str | bytes | None = None
+        self, html: str | bytes, url: str | None, content_type: str | bytes | None = None, tree: Any = None
     ) -> Extraction | None:
         """Run the chain off the reactor; count it; ``None`` if it failed (logged with the URL)."""
         try:
-            extraction = await self.runtime.extract(html, url, self.model, self.config, content_type)
+            extraction = await self.runtime.extract(html, url, self.model, self.config, content_type, tree)
         except Exception as error:
             self.inc("errors")
             logger.error(

@@ -50,6 +50,22 @@ if TYPE_CHECKING:
 HTML_CONTENT_TYPES = (b"text/html", b"application/xhtml+xml")
 
 
+def parsed_tree(response: Response, text: str | None) -> Any:
+    """The lxml root of ``response.selector`` if the spider already built it from ``text``, else None.
+
+    Scrapy keeps the selector in ``TextResponse._cached_selector`` and the text parsel parsed in ``_cached_ubody``
+    (no public way asks whether they exist without building them); when that text is the one being labelled, the
+    chain walks parsel's tree instead of parsing the body again.  Nothing is built here.
+    """
+    selector = getattr(response, "_cached_selector", None)
+    if text is None or selector is None or getattr(selector, "type", None) != "html":
+        return None
+    parsed = getattr(response, "_cached_ubody", None)
+    if parsed is None or (parsed is not text and parsed != text):
+        return None
+    return getattr(selector, "root", None)
+
+
 class _ResponsePage:
     """One response's HTML, labelled on first need and then reused."""
 
@@ -82,7 +98,10 @@ class _ResponsePage:
     async def labelled(self) -> Extraction | None:
         if not self._done:
             content_type = self.response.headers.get(b"Content-Type")
-            self._result = await self.middleware.label(self.text, self.response.url, content_type)
+            text = self.text
+            self._result = await self.middleware.label(
+                text, self.response.url, content_type, parsed_tree(self.response, text)
+            )
             self._done = True
         return self._result
 

@@ -160,8 +160,9 @@ class Web2TextRuntime:
         model: Any,
         config: Web2TextConfig,
         content_type: str | bytes | None = None,
+        tree: Any = None,
     ) -> Extraction:
-        return await self.call(run_chain, html, url, model, config, content_type)
+        return await self.call(run_chain, html, url, model, config, content_type, tree)
 
     def notice_once(self, key: Any) -> bool:
         """True the first time ``key`` is seen in this process."""
@@ -173,7 +174,12 @@ class Web2TextRuntime:
 
 
 def run_chain(
-    html: str | bytes, url: str | None, model: Any, config: Web2TextConfig, content_type: str | bytes | None = None
+    html: str | bytes,
+    url: str | None,
+    model: Any,
+    config: Web2TextConfig,
+    content_type: str | bytes | None = None,
+    tree: Any = None,
 ) -> Extraction:
     """The worker threads' job: :func:`scrapy_web2text.extract` with the crawler's settings.
 
@@ -182,7 +188,13 @@ def run_chain(
     """
     clock = time.perf_counter()
     result = extract(
-        html, url, threshold=config.threshold, model=model, method=config.method, content_type=content_type
+        html,
+        url,
+        threshold=config.threshold,
+        model=model,
+        method=config.method,
+        content_type=content_type,
+        tree=tree,
     )
     for name in config.formats:
         getattr(result, name)

@@ -7,7 +7,9 @@ libxml2 → parse with lxml → if libxml2 stopped at its nesting limit, parse a
 
 from __future__ import annotations
 
+import copy
 import re
+from typing import Any
 
 from lxml import etree
 
@@ -62,12 +64,16 @@ def _to_utf8(html: str) -> tuple[str, bytes]:
     return html, data
 
 
-def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int = MAX_BLOCKS) -> Page:
+def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int = MAX_BLOCKS, tree: Any = None) -> Page:
     """Parse HTML into a :class:`Page` of CDOM nodes and blocks.
 
     ``html`` may be ``str`` or ``bytes`` (decoded with :func:`decode_html`,
     ``encoding`` being a declared charset).  Offsets in ``Page.starts`` and
-    ``Page.ends`` index ``Page.source``, the decoded text.
+    ``Page.ends`` index ``Page.source``, the decoded text.  ``tree`` is an lxml
+    root that parsel already built from the same text (``Selector(text=html).root``,
+    what Scrapy's ``response.selector`` holds): it is walked instead of parsing
+    again where it is the tree this function would build (:func:`reusable_tree`),
+    and it is never changed.
     """
     if isinstance(html, (bytes, bytearray, memoryview)):
         html = decode_html(bytes(html), encoding)
@@ -79,6 +85,11 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     source, data = _to_utf8(html)
     page = Page(source=source, stripped_attributes=stripped > 0)
     if not data.strip():
+        return page
+    # A text that _to_utf8 had to normalise (XML declaration, NUL, DOCTYPE subset) parsed differently in parsel.
+    reused = None if tree is None or source != html else reusable_tree(source, tree)
+    if reused is not None:
+        collect_blocks(page, reused, max_blocks)
         return page
     root, stopped = _parse_tree(data)
     if stopped:
@@ -108,3 +119,32 @@ def _parse_tree(data: bytes):
 
 
 _RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
+
+
+#: Where parsel's tree and this module's differ, and the test for each:
+#: parsel parses ``text.strip()`` with NULs removed (a text node running to the very start or end of the document, or
+#: holding a NUL, would differ: the document must start with a tag and end with ``</html>`` or ``</body>``);
+#: :func:`_to_utf8` drops an XML declaration and a DOCTYPE's internal subset (the document must need no such change);
+#: libxml2 may stop at its nesting limit, which this module answers by parsing again flattened (no element may be
+#: nested 250 deep); parsel keeps comments and processing instructions, which this module's parser drops, joining
+#: the text around them (they are dropped from a copy, with the same joining).
+_ENDS_WITH_CLOSING_TAG = re.compile(r"</(?:html|body)\s*>\s*\Z", re.I)
+_DEEP_ELEMENT = etree.XPath("boolean(//*[count(ancestor::*) >= 250])")
+_COMMENT_OR_PI = etree.XPath("boolean(//comment() | //processing-instruction())")
+
+
+def reusable_tree(source: str, tree: Any) -> Any | None:
+    """``tree`` (parsel's lxml root of ``source``), as the root :func:`parse_page` would parse, or ``None``."""
+    if not isinstance(tree, etree._Element) or tree.getparent() is not None:
+        return None
+    head = source[:1024].lstrip()
+    if not head.startswith("<") or head.startswith("<?") or "\x00" in source:
+        return None
+    if _ENDS_WITH_CLOSING_TAG.search(source[-1024:]) is None or _DOCTYPE_SUBSET.match(source[:65536]):
+        return None
+    if _DEEP_ELEMENT(tree):
+        return None
+    if _COMMENT_OR_PI(tree):
+        tree = copy.deepcopy(tree)
+        etree.strip_elements(tree, etree.Comment, etree.ProcessingInstruction, with_tail=False)
+    return tree
