@@ -27,7 +27,7 @@ PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\
 
 @dataclass
 class Expected:
-    html: list[dict] = field(default_factory=list)  # url, record_id, body, charset, title
+    html: list[dict] = field(default_factory=list)  # url, record_id, body, charset, title (the <title>)
     skipped: Counter = field(default_factory=Counter)
     records: int = 0
     bad_charsets: int = 0
@@ -101,6 +101,10 @@ def mixed_archive(path: Path, compressed: bool, seed: int, pages: int) -> tuple[
     builder.response(f"{site}/api.json", b'{"html": "<p>no</p>"}', "application/json", skip="not_html")
     builder.response(f"{site}/disguised.html", PDF, "text/html", skip="pdf")  # the bytes win over the header
     builder.response(f"{site}/empty.html", b"  \n", "text/html", skip="empty")
+    # Declared HTML, no known magic, but binary: extract() itself says so, and the page is skipped.
+    noise = random.Random(seed)
+    binary = bytes(noise.randrange(256) for _ in range(2000)).replace(b"%PDF", b"%PDX")
+    builder.response(f"{site}/noise.html", binary, "text/html", skip="binary")
     # No usable header: the content decides.
     builder.article(f"{site}/octet.html", content_type="application/octet-stream", header_charset=None)
     builder.article(f"{site}/untyped.html", content_type=None, header_charset=None)

@@ -92,29 +92,6 @@ def worker_model(name: str | None):
     return load_model(name)
 
 
-def page_title(extraction: Extraction, record: HtmlRecord) -> str | None:
-    title = getattr(extraction, "title", None)
-    if isinstance(title, str):
-        return title
-    return html_title(record.body, record.charset)
-
-
-def html_title(body: bytes, charset: str | None) -> str | None:
-    """The first ``<title>``'s text, parsed only as far as its end (until ``Extraction.title`` exists)."""
-    from lxml import etree
-
-    try:
-        parser = etree.HTMLPullParser(events=("end",), tag="title", encoding=charset or None)
-    except LookupError:
-        parser = etree.HTMLPullParser(events=("end",), tag="title")
-    for start in range(0, len(body), 16384):
-        parser.feed(body[start : start + 16384])
-        for _event, element in parser.read_events():
-            text = " ".join("".join(element.itertext()).split())
-            return text or None
-    return None
-
-
 def record_row(record: HtmlRecord, options: Options) -> dict[str, Any]:
     row: dict[str, Any] = {
         "url": record.url,
@@ -127,7 +104,9 @@ def record_row(record: HtmlRecord, options: Options) -> dict[str, Any]:
     except Exception as error:  # a page that breaks the chain still gets its row, with the reason
         logger.warning("web2text warc: %s failed: %s: %s", record.url or record.record_id, type(error).__name__, error)
         return {**row, "title": None, "main_text": None, "error": f"{type(error).__name__}: {error}"}
-    row["title"] = page_title(extraction, record)
+    if extraction.skipped:  # extract() found the body is not HTML after all (binary, another type)
+        return {**row, "skipped": extraction.skipped}
+    row["title"] = extraction.title
     row["main_text"] = extraction.main_text
     for name in options.formats:
         if name != "text":
@@ -138,7 +117,14 @@ def record_row(record: HtmlRecord, options: Options) -> dict[str, Any]:
 def extract_piece(path: str, offset: int, records: int, options: Options) -> tuple[list[dict], Counter]:
     """The task: rows for the HTML responses among ``records`` records from ``offset``, and the counts."""
     counts: Counter = Counter()
-    rows = [record_row(record, options) for record in read_html(path, counts, offset, records, options.max_bytes)]
+    rows = []
+    for record in read_html(path, counts, offset, records, options.max_bytes):
+        row = record_row(record, options)
+        if "skipped" in row:
+            counts["html"] -= 1
+            counts[f"skipped/{row['skipped']}"] += 1
+            continue
+        rows.append(row)
     counts["errors"] += sum("error" in row for row in rows)
     counts["rows"] += len(rows)
     return rows, counts
