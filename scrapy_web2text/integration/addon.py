@@ -6,15 +6,17 @@
 
 The add-on (Scrapy >= 2.10 add-on API) puts :class:`~scrapy_web2text.Web2TextSpiderMiddleware` into
 ``SPIDER_MIDDLEWARES`` at :data:`MIDDLEWARE_ORDER` and :class:`~scrapy_web2text.Web2TextPipeline` into
-``ITEM_PIPELINES`` at :data:`PIPELINE_ORDER`, unless the project already lists them (its own order then wins),
-and gives every ``WEB2TEXT_*`` setting its documented default at the ``"addon"`` priority, so a value set in
-``settings.py``, ``custom_settings`` or with ``-s`` still wins.
+``ITEM_PIPELINES`` at :data:`PIPELINE_ORDER` and :class:`~scrapy_web2text.Web2TextCharsetMiddleware` into
+``DOWNLOADER_MIDDLEWARES`` at :data:`CHARSET_MIDDLEWARE_ORDER`, unless the project already lists them (its own
+order then wins), and gives every ``WEB2TEXT_*`` setting its documented default at the ``"addon"`` priority, so a
+value set in ``settings.py``, ``custom_settings`` or with ``-s`` still wins.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .charset import Web2TextCharsetMiddleware
 from .middleware import Web2TextSpiderMiddleware
 from .pipeline import Web2TextPipeline
 from .settings import DEFAULTS
@@ -26,6 +28,9 @@ if TYPE_CHECKING:
 MIDDLEWARE_ORDER = 543
 #: The pipeline's place among item pipelines.
 PIPELINE_ORDER = 300
+#: The charset middleware's place among downloader middlewares: above Scrapy's MetaRefreshMiddleware (580), whose
+#: ``response.text`` it keeps from raising (process_response runs from high to low).
+CHARSET_MIDDLEWARE_ORDER = 590
 
 
 class Addon:
@@ -34,5 +39,8 @@ class Addon:
     def update_settings(self, settings: BaseSettings) -> None:
         settings.setdefault_in_component_priority_dict("SPIDER_MIDDLEWARES", Web2TextSpiderMiddleware, MIDDLEWARE_ORDER)
         settings.setdefault_in_component_priority_dict("ITEM_PIPELINES", Web2TextPipeline, PIPELINE_ORDER)
+        settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", Web2TextCharsetMiddleware, CHARSET_MIDDLEWARE_ORDER
+        )
         for name, value in DEFAULTS.items():
             settings.set(name, value, priority="addon")
