@@ -96,11 +96,11 @@ class ChainCounter:
         self.fail = fail
         original = runtime_module.run_chain
 
-        def counting(html, url, model, config, content_type=None):
+        def counting(html, url, model, config, content_type=None, tree=None):
             self.calls.append(url)
             self.threads.append(threading.current_thread().name)
             if self.fail:
                 raise RuntimeError("labelling exploded")
-            return original(html, url, model, config, content_type)
+            return original(html, url, model, config, content_type, tree)
 
         monkeypatch.setattr(runtime_module, "run_chain", counting)
