@@ -43,6 +43,7 @@ WHY_LINEAR = {
     "page.elements._KEYWORD_GROUPS": r"alternations of literals and \bads?\b: bounded per attempt",
     "page.decode._META_CHARSET": "every repetition bounded ({0,200}, {0,8}, {1,40}) and only on 4 KiB",
     "page.parse._XML_DECLARATION": r"anchored at \A (one attempt), possessive",
+    "page.parse._ENDS_WITH_CLOSING_TAG": r"literal end tag, then \s*\Z: blank runs after different tags are disjoint",
     "page.parse._DOCTYPE_SUBSET": r"matched once at \A; subset parts possessive, comments found by lazy .*?-->",
     "page.flatten._TAG_NAME": "possessive name run",
     "page.flatten._ATTRIBUTE_STEP": "possessive throughout; each step consumes what it matches",
