@@ -44,6 +44,7 @@ WHY_LINEAR = {
     "page.decode._META_CHARSET": "every repetition bounded ({0,200}, {0,8}, {1,40}) and only on 4 KiB",
     "page.parse._XML_DECLARATION": r"anchored at \A (one attempt), possessive",
     "page.parse._DOCTYPE_SUBSET": r"matched once at \A; subset parts possessive, comments found by lazy .*?-->",
+    "page.parse._ENDS_WITH_CLOSING_TAG": r"literal start; possessive blank runs; searched in the last 1024 characters",
     "page.flatten._TAG_NAME": "possessive name run",
     "page.flatten._ATTRIBUTE_STEP": "possessive throughout; each step consumes what it matches",
     "page.flatten._COMMENT_END": "a literal with one optional character: bounded per attempt",

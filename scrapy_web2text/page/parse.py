@@ -128,7 +128,7 @@ _RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
 #: libxml2 may stop at its nesting limit, which this module answers by parsing again flattened (no element may be
 #: nested 250 deep); parsel keeps comments and processing instructions, which this module's parser drops, joining
 #: the text around them (they are dropped from a copy, with the same joining).
-_ENDS_WITH_CLOSING_TAG = re.compile(r"</(?:html|body)\s*>\s*\Z", re.I)
+_ENDS_WITH_CLOSING_TAG = re.compile(r"</(?:html|body)\s*+>\s*+\Z", re.I)
 _DEEP_ELEMENT = etree.XPath("boolean(//*[count(ancestor::*) >= 250])")
 _COMMENT_OR_PI = etree.XPath("boolean(//comment() | //processing-instruction())")
 
