@@ -57,6 +57,9 @@ def test_hostile_pages_take_linear_time_and_bounded_memory(kind, character) -> N
     extract(small)  # warm caches
     t_small = min(timed(small)[0] for _ in range(2))
     t_large, result = timed(large)
+    if t_large > LINEAR_SLACK * 10 * max(t_small, 0.005):  # measured again before it counts (a loaded machine)
+        t_small = min(t_small, *(timed(small)[0] for _ in range(3)))
+        t_large = min(t_large, timed(large)[0])
     assert "Readable words" in " ".join(b.text for b in result.blocks) or kind == "long_class_token"
     assert t_large <= LINEAR_SLACK * 10 * max(t_small, 0.005), f"{kind}: {t_small:.4f} s -> {t_large:.4f} s"
     tracemalloc.start()

@@ -35,11 +35,14 @@ TAG_PATH_SEGMENTS = 24
 #: Whitespace and C0 control characters: blank in block text.  C0 controls
 #: carry nothing a reader sees, and XML 1.0 (feed exports) forbids them.
 _BLANK = re.compile(r"[\s\x00-\x1f]+")
+#: Noncharacters that XML 1.0 forbids, as U+FFFD (in the page source and, for trees parsed elsewhere, in blocks).
+_NONCHARACTERS = {0xFFFE: 0xFFFD, 0xFFFF: 0xFFFD}
 
 
 def block_text(raw: str) -> str:
-    """A text node as a block's text: blank runs collapsed to one space, trimmed."""
-    return _BLANK.sub(" ", raw).strip()
+    """A text node as a block's text: blank runs collapsed to one space, trimmed, U+FFFE/U+FFFF (not XML) replaced."""
+    text = _BLANK.sub(" ", raw).strip()
+    return text.translate(_NONCHARACTERS) if "\ufffe" in text or "\uffff" in text else text
 
 
 _ANCHOR_WORD = re.compile(r"\w{3,24}|\w+")

@@ -14,7 +14,7 @@ from typing import Any
 from lxml import etree
 
 from .attributes import may_have_crowded_tags, strip_excess_attributes
-from .cdom import MAX_BLOCKS, Page, collect_blocks
+from .cdom import _NONCHARACTERS, MAX_BLOCKS, Page, collect_blocks
 from .decode import decode_html
 from .flatten import MAX_NESTING, flatten_nesting
 
@@ -27,7 +27,6 @@ _DOCTYPE_SUBSET = re.compile(
     r"""\A((?>\s*<!--(?s:.*?)-->)*+\s*<!DOCTYPE[^\[>]*)\[(?:[^\]"']++|"[^"]*+"|'[^']*+')*+\]\s*>""", re.I
 )
 
-_NONCHARACTERS = {0xFFFE: 0xFFFD, 0xFFFF: 0xFFFD}
 
 PARSER_OPTIONS = dict(
     remove_comments=True,
@@ -128,7 +127,7 @@ _RESOURCE_LIMIT = etree.ErrorTypes.ERR_RESOURCE_LIMIT
 #: libxml2 may stop at its nesting limit, which this module answers by parsing again flattened (no element may be
 #: nested 250 deep); parsel keeps comments and processing instructions, which this module's parser drops, joining
 #: the text around them (they are dropped from a copy, with the same joining).
-_ENDS_WITH_CLOSING_TAG = re.compile(r"</(?:html|body)\s*>\s*\Z", re.I)
+_ENDS_WITH_CLOSING_TAG = re.compile(r"</(?:html|body)\s*+>\s*+\Z", re.I)
 _DEEP_ELEMENT = etree.XPath("boolean(//*[count(ancestor::*) >= 250])")
 _COMMENT_OR_PI = etree.XPath("boolean(//comment() | //processing-instruction())")
 
@@ -140,7 +139,7 @@ def reusable_tree(source: str, tree: Any) -> Any | None:
     head = source[:1024].lstrip()
     if not head.startswith("<") or head.startswith("<?") or "\x00" in source:
         return None
-    if _ENDS_WITH_CLOSING_TAG.search(source[-1024:]) is None or _DOCTYPE_SUBSET.match(source[:65536]):
+    if _ENDS_WITH_CLOSING_TAG.search(source[-1024:]) is None or _DOCTYPE_SUBSET.match(source):
         return None
     if _DEEP_ELEMENT(tree):
         return None
