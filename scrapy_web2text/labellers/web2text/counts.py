@@ -15,6 +15,8 @@ from operator import itemgetter
 
 import numpy as np
 
+from . import languages
+
 #: Character property bits.
 WORD, UPPER, DECIMAL, SPACE, PUNCTUATION, DASH, PERIOD, SEPARATOR, ENDS_SENTENCE, QUESTION = (1 << b for b in range(10))
 _UNKNOWN = 1 << 15
@@ -121,7 +123,14 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     counts["word_length"] = per_block(is_word)
     counts["capital_words"] = np.bincount(word_owner[(properties[word_starts] & UPPER) != 0], minlength=n).astype(float)
     words = _WORD.findall(joined)  # the same words, in the same order, as the word starts
-    stop = np.fromiter(map(STOPWORDS.__contains__, map(str.lower, words)), bool, len(words))
+    lowered = list(map(str.lower, words))
+    stop = np.fromiter(map(STOPWORDS.__contains__, lowered), bool, len(words))
+    if len(words) and stop.mean() < languages.ENGLISH_STOPWORD_SHARE:
+        # Not English (or too little text to tell): the page's language's stop-words, chosen by a language
+        # identifier on its longest blocks (languages.py); English pages keep the paper's list exactly.
+        stopwords = languages.page_stopwords(texts)
+        if stopwords is not None:
+            stop = np.fromiter(map(stopwords.__contains__, lowered), bool, len(words))
     counts["stopwords"] = np.bincount(word_owner[stop], minlength=n).astype(float)
     counts["link_chars"] = np.where(in_link, lengths, 0).astype(float)
     _, last = edge_characters(texts)

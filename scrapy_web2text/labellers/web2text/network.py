@@ -24,7 +24,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..base import load_weights
-from .features import BLOCK_FEATURES, EDGE_FEATURES
+from .features import EDGE_FEATURES, block_feature_names
 
 MODEL_FORMAT = "scrapy-web2text-model"
 MODEL_FORMAT_VERSION = 1
@@ -89,23 +89,25 @@ class ModelError(ValueError):
 Layers = list[tuple[np.ndarray, np.ndarray]]
 
 
-def conv_stack(x: np.ndarray, layers: Layers) -> np.ndarray:
+def conv_stack(x: np.ndarray, layers: Layers, dilations: list[int] | None = None) -> np.ndarray:
     """Run (n, channels) through same-padded conv layers, ReLU between them.
 
     Each layer is (weight of shape (out, in, kernel), bias of shape (out,)),
-    torch's ``Conv1d`` layout.  Returns the last layer's (n, out) logits.
+    torch's ``Conv1d`` layout; ``dilations`` (default all 1) spread a
+    layer's taps apart.  Returns the last layer's (n, out) logits.
     """
     n = x.shape[0]
     for position, (weight, bias) in enumerate(layers):
         out_channels, in_channels, kernel = weight.shape
+        dilation = dilations[position] if dilations else 1
         if kernel == 1:
             x = x @ weight[:, :, 0].T
         else:
-            pad = kernel // 2
+            pad = dilation * (kernel // 2)
             padded = np.zeros((n + 2 * pad, in_channels), x.dtype)
             padded[pad : pad + n] = x
-            # im2col: column block k holds the input shifted by k - pad.
-            windows = np.concatenate([padded[k : k + n] for k in range(kernel)], axis=1)
+            # im2col: column block k holds the input shifted by dilation * k - pad.
+            windows = np.concatenate([padded[dilation * k : dilation * k + n] for k in range(kernel)], axis=1)
             x = windows @ weight.transpose(2, 1, 0).reshape(kernel * in_channels, out_channels)
         x = x + bias
         if position < len(layers) - 1:
@@ -137,6 +139,15 @@ class Web2TextModel:
         return self.metadata.get("name") or self.config.get("name", "unnamed")
 
     @property
+    def extended(self) -> bool:
+        """Whether the model reads the extended block features (page context)."""
+        return self.config.get("features", "paper") == "extended"
+
+    @property
+    def block_features(self) -> tuple[str, ...]:
+        return block_feature_names(self.extended)
+
+    @property
     def lam(self) -> float:
         return float(self.config.get("lambda", 0.1))
 
@@ -158,10 +169,12 @@ class Web2TextModel:
         1 = content, and pairwise (n - 1, 2, 2) log p(previous → next).
         """
         block, edge = self.standardise(block_x, edge_x)
-        unary = log_softmax(conv_stack(block, self.unary))
+        unary = log_softmax(conv_stack(block, self.unary, self.config.get("unary_dilations")))
         if len(block) < 2:
             return unary, np.zeros((0, 2, 2), np.float32)
-        pairwise = log_softmax(conv_stack(self.pairwise_inputs(block, edge), self.pairwise))
+        pairwise = log_softmax(
+            conv_stack(self.pairwise_inputs(block, edge), self.pairwise, self.config.get("pairwise_dilations"))
+        )
         return unary, pairwise.reshape(-1, 2, 2)
 
     # --- persistence -----------------------------------------------------
@@ -188,7 +201,7 @@ class Web2TextModel:
             "format": MODEL_FORMAT,
             "format_version": MODEL_FORMAT_VERSION,
             "config": self.config,
-            "block_features": list(BLOCK_FEATURES),
+            "block_features": list(self.block_features),
             "edge_features": list(EDGE_FEATURES),
             **{k: v for k, v in self.metadata.items() if k not in ("format", "format_version", "config")},
         }
@@ -213,9 +226,11 @@ class Web2TextModel:
             raise ModelError(
                 f"{meta}: format version {metadata.get('format_version')!r}, expected {MODEL_FORMAT_VERSION}"
             )
-        if metadata.get("block_features") != list(BLOCK_FEATURES) or metadata.get("edge_features") != list(
-            EDGE_FEATURES
-        ):
+        config = metadata.get("config")
+        if not isinstance(config, dict):
+            raise ModelError(f"{meta}: no configuration")
+        expected = block_feature_names(config.get("features", "paper") == "extended")
+        if metadata.get("block_features") != list(expected) or metadata.get("edge_features") != list(EDGE_FEATURES):
             raise ModelError(f"{meta}: trained on another feature set than this version of scrapy-web2text computes")
         try:
             with np.load(npz, allow_pickle=False) as archive:
@@ -242,7 +257,7 @@ class Web2TextModel:
 
     def check(self) -> None:
         """Raise :class:`ModelError` unless the arrays fit together."""
-        n_block, n_edge = len(BLOCK_FEATURES), len(EDGE_FEATURES)
+        n_block, n_edge = len(self.block_features), len(EDGE_FEATURES)
         if self.block_mean.shape != (n_block,) or self.edge_mean.shape != (n_edge,):
             raise ModelError("feature statistics do not match the feature set")
         if not (np.all(self.block_std > 0) and np.all(self.edge_std > 0)):
@@ -263,7 +278,8 @@ class Web2TextModel:
         """An untrained model with random weights (tests, training start)."""
         config = dict(config or PAPER_CONFIG)
         rng = np.random.default_rng(seed)
-        n_block, n_edge = len(BLOCK_FEATURES), len(EDGE_FEATURES)
+        n_block = len(block_feature_names(config.get("features", "paper") == "extended"))
+        n_edge = len(EDGE_FEATURES)
         n_pair_in = n_edge + (2 * n_block if config.get("pairwise_inputs") == "edges+blocks" else 0)
 
         def stack(n_in, filters, kernels):
