@@ -125,3 +125,50 @@ def test_benchmark_reports_each_page_type(tmp_path):
     pages = {row["corpus"]: row["pages"] for row in rows}
     assert pages == {"typed": 3, "typed/article": 2, "typed/forum": 1}
     assert all(0.0 <= row["word_precision"] <= 1.0 and 0.0 <= row["word_recall"] <= 1.0 for row in rows)
+
+
+def test_context_features_summarise_probabilities_by_characters():
+    from scrapy_web2text.labellers.web2text.context import CONTEXT_FEATURES, context_features
+    from scrapy_web2text.labellers.web2text.features import EDGE_FEATURES, edge_features
+
+    page = parse_page(f"<ul><li><a href='/'>Home</a></li><li><a href='/a'>About</a></li></ul><p>{PARAGRAPH}</p>")
+    block_x, edge_x = block_features(page), edge_features(page)
+    p_content = np.array([0.0, 0.0, 1.0])
+    summaries = context_features(p_content, block_x, edge_x)
+    assert summaries.shape == (3, len(CONTEXT_FEATURES))
+    chars = np.array([len(text) + 1 for text in page.texts], float)
+    page_mean = chars[2] / chars.sum()
+    assert summaries[:, CONTEXT_FEATURES.index("p_page")] == pytest.approx([page_mean] * 3)
+    # The two menu items share their parent (the ul), the paragraph does not.
+    assert edge_x[:, EDGE_FEATURES.index("same_parent")].tolist() == [1.0, 0.0]
+    assert summaries[:, CONTEXT_FEATURES.index("p_same_parent")].tolist() == [0.0, 0.0, 1.0]
+    assert summaries[0, CONTEXT_FEATURES.index("p_window_2")] == pytest.approx(page_mean)
+    assert context_features(np.zeros(0), block_x[:0], edge_x[:0]).shape == (0, len(CONTEXT_FEATURES))
+
+
+def test_auto_context_model_matches_torch_and_round_trips(tmp_path):
+    torch = pytest.importorskip("torch", reason="parity needs the 'train' extra")
+    from scrapy_web2text.labellers.web2text.context import context_features
+    from scrapy_web2text.labellers.web2text.features import edge_features
+    from scrapy_web2text.labellers.web2text.network import Web2TextModel, conv_stack
+    from scrapy_web2text.research.train.networks import ConvStack
+    from scrapy_web2text.research.train.trainer import CONFIGS
+
+    model = Web2TextModel.initialised({**CONFIGS["default"], "auto_context": True}, seed=4)
+    page = parse_page(fixture_text("article.html"))
+    block_x, edge_x = block_features(page, extended=True), edge_features(page)
+    unary, _ = model.potentials(block_x, edge_x)
+    block, _ = model.standardise(block_x, edge_x)
+    first = ConvStack(block.shape[1], model.config["unary_filters"], model.config["unary_kernels"], 0.2).eval()
+    first.load(model.unary)
+    with torch.no_grad():
+        p_content = torch.softmax(first(torch.from_numpy(block)[None])[0], -1)[:, 1].numpy()
+    second_in = np.hstack([block, context_features(p_content.astype(np.float64), block_x, edge_x)]).astype(np.float32)
+    second = ConvStack(second_in.shape[1], model.config["unary_filters"], model.config["unary_kernels"], 0.2).eval()
+    second.load(model.context)
+    with torch.no_grad():
+        expected = torch.log_softmax(second(torch.from_numpy(second_in)[None])[0], -1).numpy()
+    assert np.abs(unary - expected).max() < 1e-4
+    assert np.abs(conv_stack(block, model.unary)[:, 1] - conv_stack(second_in, model.context)[:, 1]).max() > 0
+    loaded = Web2TextModel.load(model.save(tmp_path / "ctx"))
+    assert np.array_equal(loaded.potentials(block_x, edge_x)[0], unary)

@@ -24,6 +24,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..base import load_weights
+from .context import CONTEXT_FEATURES, context_features
 from .features import EDGE_FEATURES, block_feature_names
 
 MODEL_FORMAT = "scrapy-web2text-model"
@@ -133,6 +134,8 @@ class Web2TextModel:
     edge_std: np.ndarray
     metadata: dict = field(default_factory=dict)
     path: str | None = None
+    #: The auto-context second pass (``"auto_context": true``); empty otherwise (:mod:`.context`).
+    context: Layers = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -170,6 +173,11 @@ class Web2TextModel:
         """
         block, edge = self.standardise(block_x, edge_x)
         unary = log_softmax(conv_stack(block, self.unary, self.config.get("unary_dilations")))
+        if self.context:
+            summaries = context_features(np.exp(unary[:, 1]), block_x, edge_x)
+            unary = log_softmax(
+                conv_stack(np.hstack([block, summaries]), self.context, self.config.get("unary_dilations"))
+            )
         if len(block) < 2:
             return unary, np.zeros((0, 2, 2), np.float32)
         pairwise = log_softmax(
@@ -186,7 +194,7 @@ class Web2TextModel:
             "edge_mean": self.edge_mean,
             "edge_std": self.edge_std,
         }
-        for prefix, layers in (("unary", self.unary), ("pairwise", self.pairwise)):
+        for prefix, layers in (("unary", self.unary), ("pairwise", self.pairwise), ("context", self.context)):
             for index, (weight, bias) in enumerate(layers):
                 out[f"{prefix}.{index}.weight"] = weight
                 out[f"{prefix}.{index}.bias"] = bias
@@ -249,6 +257,7 @@ class Web2TextModel:
                 edge_std=arrays["edge_std"],
                 metadata=metadata,
                 path=str(npz),
+                context=_layers(arrays, "context", len(config["unary_filters"])) if config.get("auto_context") else [],
             )
         except KeyError as error:
             raise ModelError(f"{npz}: missing array {error}") from error
@@ -263,7 +272,12 @@ class Web2TextModel:
         if not (np.all(self.block_std > 0) and np.all(self.edge_std > 0)):
             raise ModelError("feature standard deviations must be positive")
         n_pair_in = n_edge + (2 * n_block if self.config.get("pairwise_inputs") == "edges+blocks" else 0)
-        for layers, n_in, n_out in ((self.unary, n_block, 2), (self.pairwise, n_pair_in, 4)):
+        if bool(self.context) != bool(self.config.get("auto_context")):
+            raise ModelError("the configuration's auto_context and the context layers disagree")
+        networks = [(self.unary, n_block, 2), (self.pairwise, n_pair_in, 4)]
+        if self.context:
+            networks.append((self.context, n_block + len(CONTEXT_FEATURES), 2))
+        for layers, n_in, n_out in networks:
             for weight, bias in layers:
                 if weight.ndim != 3 or weight.shape[1] != n_in or bias.shape != (weight.shape[0],):
                     raise ModelError(f"layer of shape {weight.shape} does not take {n_in} inputs")
@@ -304,6 +318,9 @@ class Web2TextModel:
             edge_mean=np.zeros(n_edge, np.float32),
             edge_std=np.ones(n_edge, np.float32),
             metadata={"name": f"untrained-{config.get('name', 'model')}"},
+            context=stack(n_block + len(CONTEXT_FEATURES), config["unary_filters"], config["unary_kernels"])
+            if config.get("auto_context")
+            else [],
         )
 
 

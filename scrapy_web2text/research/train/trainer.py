@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...labellers.web2text.context import CONTEXT_FEATURES, context_features
 from ...labellers.web2text.features import BLOCK_FEATURE_BINARY, EDGE_FEATURE_BINARY, block_feature_names
 from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
 from ...labellers.web2text.viterbi import viterbi
@@ -228,6 +229,47 @@ def _progress_bar(total: int, label: str):
     return tqdm(total=total, desc=f"training {label}", unit="it", disable=not sys.stderr.isatty())
 
 
+def _with_context(torch, unary, pages: Sequence[PageData], inputs: dict[str, list]) -> list[np.ndarray]:
+    """Each page's standardised block features followed by the first pass's context summaries."""
+    unary.eval()
+    out = []
+    with torch.no_grad():
+        for page, x in zip(pages, inputs["ux"]):
+            if not len(x):
+                out.append(np.zeros((0, x.shape[1] + len(CONTEXT_FEATURES)), np.float32))
+                continue
+            p_content = torch.softmax(unary(torch.from_numpy(x[None]))[0], -1)[:, 1].numpy().astype(np.float64)
+            out.append(np.hstack([x, context_features(p_content, page.block_x, page.edge_x)]).astype(np.float32))
+    return out
+
+
+def _fit_context(torch, unary, train_pages, validation_pages, train_in, valid_in, config, seed, word_f1_on):
+    """The auto-context second pass, trained on the first pass's summaries (labellers/web2text/context.py)."""
+    from .networks import ConvStack
+
+    train_x = _with_context(torch, unary, train_pages, train_in)
+    valid_x = _with_context(torch, unary, validation_pages, valid_in)
+    context = ConvStack(
+        train_x[0].shape[1],
+        config["unary_filters"],
+        config["unary_kernels"],
+        config["dropout"],
+        config.get("unary_dilations"),
+    )
+    fragment = config["fragment_length"]
+    report = _fit(
+        torch,
+        context,
+        _lay_out(train_x, train_in["uy"], fragment, train_in["uw"]),
+        _lay_out(valid_x, valid_in["uy"], fragment, valid_in["uw"]),
+        config,
+        seed,
+        "context",
+        select=word_f1_on(valid_x),
+    )
+    return context, report
+
+
 def train(
     train_pages: Sequence[PageData],
     validation_pages: Sequence[PageData],
@@ -280,10 +322,16 @@ def train(
     )
     scorer = WordScorer(validation_pages) if config.get("select_on") == "word_f1" else None
 
-    def unary_word_f1(network) -> float:
-        with torch.no_grad():
-            decisions = [network(torch.from_numpy(x[None]))[0].argmax(-1).numpy() == 1 for x in valid_in["ux"]]
-        return scorer.score(decisions)
+    def word_f1_on(inputs: list[np.ndarray]):
+        def select(network) -> float:
+            with torch.no_grad():
+                decisions = [
+                    network(torch.from_numpy(x[None]))[0].argmax(-1).numpy() == 1 if len(x) else np.zeros(0, bool)
+                    for x in inputs
+                ]
+            return scorer.score(decisions)
+
+        return select if scorer is not None else None
 
     unary_report = _fit(
         torch,
@@ -293,8 +341,14 @@ def train(
         config,
         seed,
         "unary",
-        select=unary_word_f1 if scorer is not None else None,
+        select=word_f1_on(valid_in["ux"]),
     )
+    context_report = None
+    if config.get("auto_context"):
+        context, context_report = _fit_context(
+            torch, unary, train_pages, validation_pages, train_in, valid_in, config, seed + 2, word_f1_on
+        )
+        model.context = context.export()
     pairwise_report = _fit(
         torch,
         pairwise,
@@ -316,6 +370,7 @@ def train(
             "validation_pages": len(validation_pages),
             "seconds": round(time.perf_counter() - started, 1),
             "unary": unary_report,
+            **({"context": context_report} if context_report else {}),
             "pairwise": pairwise_report,
             "torch": torch.__version__,
         },
