@@ -15,6 +15,8 @@ from scrapy_web2text.research.benchmark import run_benchmark
 from scrapy_web2text.research.corpus import PageData
 from scrapy_web2text.research.metrics import word_f1
 
+from .helpers import fixture_text
+
 PARAGRAPH = "The council agreed on Tuesday to spend more on the river defences after the winter floods."
 
 
