@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
+from .marks import MARKING_ATTRIBUTES, attribute_marks, head_titles
 from .tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, BLOCK_LEVEL_TAGS, SKIPPED_TAGS
 
 #: Blocks past this number are dropped; ``Page.truncated`` says so.
@@ -98,8 +99,7 @@ class Page:
     root: Any = field(default=None, repr=False)
     block_elements: list[tuple[Any, bool]] = field(default_factory=list, repr=False)
     truncated: bool = False
-    #: The ``<title>`` and ``og:title`` of the page's ``<head>`` ("" if none).
-    title: str = ""
+    title: str = ""  # the <head>'s <title> and og:title ("" if none)
     og_title: str = ""
     #: libxml2 hit its nesting limit: elements nested deeper than
     #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
@@ -110,53 +110,6 @@ class Page:
 
 
 _ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
-#: Ancestor marks from attributes, after the tag bits: the element is hidden
-#: (``hidden``, ``aria-hidden="true"``, inline ``display:none`` or
-#: ``visibility:hidden``), or it declares the main content (``role="main"``,
-#: ``itemprop="articleBody"``).  Landmark roles mark like their tags.
-HIDDEN_BIT = 1 << len(ANCESTOR_TAGS)
-MAIN_CONTENT_BIT = 1 << (len(ANCESTOR_TAGS) + 1)
-_ROLE_BITS = {
-    "main": MAIN_CONTENT_BIT | _ANCESTOR_TAG_BITS["main"],
-    "navigation": _ANCESTOR_TAG_BITS["nav"],
-    "contentinfo": _ANCESTOR_TAG_BITS["footer"],
-    "banner": _ANCESTOR_TAG_BITS["header"],
-    "complementary": _ANCESTOR_TAG_BITS["aside"],
-    "article": _ANCESTOR_TAG_BITS["article"],
-}
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden")
-#: Attributes that can set those marks: elements with none of them skip the look-ups.
-_MARKING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style", "role", "itemprop"})
-
-
-def _attribute_marks(get) -> int:
-    """Hidden / main-content / landmark bits of one element's attributes."""
-    mask = 0
-    if get("hidden") is not None or get("aria-hidden") == "true":
-        mask |= HIDDEN_BIT
-    style = get("style")
-    if style and ("none" in style or "hidden" in style) and _HIDDEN_STYLE.search(style.lower()):
-        mask |= HIDDEN_BIT
-    role = get("role")
-    if role:
-        mask |= _ROLE_BITS.get(role.strip().lower(), 0)
-    itemprop = get("itemprop")
-    if itemprop and "articlebody" in itemprop.lower():
-        mask |= MAIN_CONTENT_BIT
-    return mask
-
-
-def _head_titles(head) -> tuple[str, str]:
-    """``<title>`` and ``og:title`` of a ``<head>`` element, whitespace-collapsed."""
-    title = og_title = ""
-    for element in head.iter("title", "meta"):
-        if element.tag == "title" and not title:
-            title = " ".join("".join(element.itertext()).split())
-        elif element.tag == "meta" and not og_title and element.get("property", "").lower() == "og:title":
-            og_title = " ".join((element.get("content") or "").split())
-    return block_text(title[:1000]), block_text(og_title[:1000])
-
-
 _KEYWORD_PATTERNS = [re.compile(pattern) for _, pattern in ANCESTOR_KEYWORDS]
 _ANY_KEYWORD = re.compile("|".join(pattern for _, pattern in ANCESTOR_KEYWORDS))
 
@@ -227,7 +180,8 @@ def _describe_tag(raw: str) -> tuple[str, bool, bool, int, bool]:
 
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
-    """Walk the lxml tree under ``root`` into ``page``'s CDOM nodes and blocks."""
+    """Walk the lxml tree under ``root`` into ``page``'s CDOM nodes and blocks (and read the head's titles)."""
+    page.title, page.og_title = map(block_text, head_titles(root))
     page.root = root
     _Walker(page, max_blocks).walk(root)
 
@@ -259,7 +213,6 @@ class _Walker:
         max_blocks = self.max_blocks
         texts, tag_paths, rows, block_elements = page.texts, page.tag_paths, self.block_rows, page.block_elements
         tag_table, element_cache, anchor_search = _TAG_TABLE, _ELEMENT_CACHE, _ANCHOR_WORD.search
-        marking = _MARKING_ATTRIBUTES
         paths: dict[tuple[int, str], int] = {}  # (parent path id, segment) → path id
         path_strings: dict[int, str] = {}  # path id → tag path: the id fixes every segment of the path
         segments: list[str] = []
@@ -278,8 +231,6 @@ class _Walker:
                     if block_level:
                         pending_break = True
                     if skipped:
-                        if tag == "head" and not page.title and not page.og_title:
-                            page.title, page.og_title = _head_titles(element)
                         events.skip_subtree()  # its end event comes next
                         skipped_element = element
                         continue
@@ -292,8 +243,7 @@ class _Walker:
                     if path_id is None:
                         path_id = paths[key] = len(paths) + 1
                     segments.append(segment)
-                    if not marking.isdisjoint(element.keys()):
-                        tag_bit |= _attribute_marks(get)
+                    tag_bit |= 0 if MARKING_ATTRIBUTES.isdisjoint(element.keys()) else attribute_marks(get)
                     parent = (
                         tag,
                         attributes,

@@ -15,7 +15,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from . import languages
+from .languages import ENGLISH_STOPWORD_SHARE, page_stopwords
 
 #: Character property bits.
 WORD, UPPER, DECIMAL, SPACE, PUNCTUATION, DASH, PERIOD, SEPARATOR, ENDS_SENTENCE, QUESTION = (1 << b for b in range(10))
@@ -125,10 +125,10 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     words = _WORD.findall(joined)  # the same words, in the same order, as the word starts
     lowered = list(map(str.lower, words))
     stop = np.fromiter(map(STOPWORDS.__contains__, lowered), bool, len(words))
-    if len(words) and stop.mean() < languages.ENGLISH_STOPWORD_SHARE:
+    if len(words) and stop.mean() < ENGLISH_STOPWORD_SHARE:
         # Not English (or too little text to tell): the page's language's stop-words, chosen by a language
         # identifier on its longest blocks (languages.py); English pages keep the paper's list exactly.
-        stopwords = languages.page_stopwords(texts)
+        stopwords = page_stopwords(texts)
         if stopwords is not None:
             stop = np.fromiter(map(stopwords.__contains__, lowered), bool, len(words))
     counts["stopwords"] = np.bincount(word_owner[stop], minlength=n).astype(float)

@@ -19,9 +19,10 @@ import itertools
 import numpy as np
 
 from ...page import Page
-from ...page.cdom import HIDDEN_BIT, MAIN_CONTENT_BIT
+from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
 from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_characters
+from .headline import matches_title
 
 # --- the 128 block features -------------------------------------------------
 
@@ -288,26 +289,6 @@ def block_features(page: Page, extended: bool = False) -> np.ndarray:
     return np.hstack(parts).astype(np.float32)
 
 
-def _normalised(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def _matches_title(page: Page) -> np.ndarray:
-    """Blocks whose text is the page's ``<title>``/``og:title`` or its start or end."""
-    titles = {_normalised(t) for t in (page.title, page.og_title) if t}
-    out = np.zeros(len(page), bool)
-    if not titles:
-        return out
-    for index, text in enumerate(page.texts):
-        if len(text) > 300:
-            continue
-        text = _normalised(text)
-        out[index] = any(
-            text == title or (len(text) >= 10 and (title.startswith(text) or title.endswith(text))) for title in titles
-        )
-    return out
-
-
 def _extended_columns(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     n = len(page)
     first, end = page.node_table[:, 2], page.node_table[:, 3]
@@ -323,7 +304,7 @@ def _extended_columns(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     columns = [
         (page.ancestor_tags & HIDDEN_BIT) > 0,
         (page.ancestor_tags & MAIN_CONTENT_BIT) > 0,
-        _matches_title(page),
+        matches_title(page),
     ]
     for level in REGION_LEVELS:
         region = chain[:, level]
