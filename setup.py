@@ -30,6 +30,10 @@ setup(
         "tqdm>=4.60",
         "scrapy>=2.14",  # 2.13 calls spider middlewares with the spider argument removed in 2.14
         "itemadapter>=0.8",
+        # The stop-word features in the page's language (docs/model.rst):
+        # a maintained identifier and maintained per-language lists.
+        "py3langid>=0.3",
+        "stop-words>=2025.11.4",
         "parsel>=1.8",
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).

@@ -149,6 +149,8 @@ def test_rst_table_has_a_row_per_system():
             "f1": 1,
             "shingle_f1": 1,
             "word_f1": 1,
+            "word_precision": 1,
+            "word_recall": 1,
             "ms_per_page": 2.0,
         }
         for n in ("a", "b")

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_web2text.labellers.web2text.counts import STOPWORDS, block_counts
+from scrapy_web2text.labellers.web2text.languages import ENGLISH_STOPWORD_SHARE, page_stopwords
 
 _REFERENCE = {
     "sentences": re.compile(r"[.!?]+(?=\s|$)"),
@@ -19,8 +20,18 @@ _REFERENCE = {
 _PRESENCE = {"email", "url", "year", "copyright"}
 
 
+def reference_stopwords(texts: list[str]) -> frozenset[str]:
+    """The paper's English list, unless under a fifth of the page's words are English stop-words and the
+    language identifier names another language with a list (languages.py)."""
+    words = [word.lower() for text in texts for word in re.findall(r"\w+", text)]
+    if words and sum(word in STOPWORDS for word in words) < ENGLISH_STOPWORD_SHARE * len(words):
+        return page_stopwords(texts) or STOPWORDS
+    return STOPWORDS
+
+
 def reference_counts(texts: list[str]) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
+    stopwords = reference_stopwords(texts)
 
     def put(name, value):
         out.setdefault(name, []).append(float(value))
@@ -31,7 +42,7 @@ def reference_counts(texts: list[str]) -> dict[str, list[float]]:
         put("words", len(words))
         put("word_length", sum(map(len, words)))
         put("capital_words", sum(word[0].isupper() for word in words))
-        put("stopwords", sum(word.lower() in STOPWORDS for word in words))
+        put("stopwords", sum(word.lower() in stopwords for word in words))
         put("punctuation", sum(c in ",.?;:!" for c in text))
         put("dashes", sum(c in "-_/\\" for c in text))
         put("periods", text.count("."))

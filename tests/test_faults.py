@@ -47,10 +47,10 @@ if options.get("explode"):
     import scrapy_web2text.labellers.web2text as extraction
     original = extraction.block_features
 
-    def exploding(page):
+    def exploding(page, **options):
         if any("EXPLODE" in text for text in page.texts):
             raise RuntimeError("injected fault in block_features")
-        return original(page)
+        return original(page, **options)
 
     extraction.block_features = exploding
 

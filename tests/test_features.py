@@ -33,7 +33,9 @@ def test_shapes_and_finiteness(article):
     assert len(EDGE_FEATURES) == 25 and len(set(EDGE_FEATURES)) == 25
     assert blocks.shape == (len(page), 128) and edges.shape == (len(page) - 1, 25)
     assert np.isfinite(blocks).all() and np.isfinite(edges).all()
-    binary = blocks[:, BLOCK_FEATURE_BINARY]
+    extended = block_features(page, extended=True)
+    assert extended.shape == (len(page), len(BLOCK_FEATURE_BINARY)) and np.isfinite(extended).all()
+    binary = extended[:, BLOCK_FEATURE_BINARY]
     assert set(np.unique(binary)) <= {0.0, 1.0}
 
 
@@ -105,12 +107,13 @@ def test_every_feature_is_documented():
     from pathlib import Path
 
     documentation = (Path(__file__).parents[1] / "docs" / "model.rst").read_text(encoding="utf-8")
-    from scrapy_web2text.labellers.web2text.features import NODE_STATISTICS
+    from scrapy_web2text.labellers.web2text.features import EXTENDED_BLOCK_FEATURES, NODE_STATISTICS
 
     levels = ("node_", "parent_", "grandparent_")
     per_level = {f"{level}{stat}" for level in levels for stat in NODE_STATISTICS}
     assert per_level <= set(BLOCK_FEATURES)
     named = [name for name in BLOCK_FEATURES if name not in per_level]
+    named += list(EXTENDED_BLOCK_FEATURES)
     missing = [name for name in [*NODE_STATISTICS, *named, *EDGE_FEATURES] if f"``{name}``" not in documentation]
     assert not missing, f"features missing from docs/model.rst: {missing}"
 

@@ -95,7 +95,7 @@ def test_shipped_default_model_loads_and_labels_the_fixture():
 
 
 def test_conv_stack_padding_keeps_length(model):
-    x = np.random.default_rng(0).normal(size=(7, 128)).astype(np.float32)
+    x = np.random.default_rng(0).normal(size=(7, len(model.block_features))).astype(np.float32)
     assert conv_stack(x, model.unary).shape == (7, 2)
     assert conv_stack(x[:1], model.unary).shape == (1, 2)
 
@@ -112,20 +112,32 @@ def test_numpy_inference_matches_torch():
     torch = pytest.importorskip("torch", reason="parity needs the 'train' extra")  # CI installs it
     from scrapy_web2text.research.train.networks import ConvStack
 
-    for model in (load_model("default"), Web2TextModel.initialised({**load_model("default").config}, seed=5)):
-        unary = ConvStack(128, model.config["unary_filters"], model.config["unary_kernels"], 0.2).eval()
+    default = load_model("default").config
+    dilated = {**default, "unary_dilations": [1, 1, 1, 2, 4], "pairwise_dilations": [1, 1, 2, 2, 1]}
+    for model in (
+        load_model("default"),
+        Web2TextModel.initialised({**default}, seed=5),
+        Web2TextModel.initialised(dilated, seed=6),
+    ):
+        config = model.config
+        unary_dilations, pairwise_dilations = config.get("unary_dilations"), config.get("pairwise_dilations")
+        width = len(model.block_features)
+        unary = ConvStack(width, config["unary_filters"], config["unary_kernels"], 0.2, unary_dilations).eval()
         unary.load(model.unary)
         n_pair = model.pairwise[0][0].shape[1]
-        pairwise = ConvStack(n_pair, model.config["pairwise_filters"], model.config["pairwise_kernels"], 0.2).eval()
+        pairwise = ConvStack(
+            n_pair, config["pairwise_filters"], config["pairwise_kernels"], 0.2, pairwise_dilations
+        ).eval()
         pairwise.load(model.pairwise)
         for html in _real_pages():
             page = parse_page(html)
-            x, e = model.standardise(block_features(page), edge_features(page))
+            x, e = model.standardise(block_features(page, extended=model.extended), edge_features(page))
             with torch.no_grad():
                 expected_unary = unary(torch.from_numpy(x)[None])[0].numpy()
                 expected_pair = pairwise(torch.from_numpy(model.pairwise_inputs(x, e))[None])[0].numpy()
-            assert np.abs(conv_stack(x, model.unary) - expected_unary).max() < 1e-5
-            assert np.abs(conv_stack(model.pairwise_inputs(x, e), model.pairwise) - expected_pair).max() < 1e-5
+            assert np.abs(conv_stack(x, model.unary, unary_dilations) - expected_unary).max() < 1e-5
+            pair = conv_stack(model.pairwise_inputs(x, e), model.pairwise, pairwise_dilations)
+            assert np.abs(pair - expected_pair).max() < 1e-5
 
 
 def test_blas_threads_are_set_where_the_project_owns_the_labelling_not_at_import(untrained_model):

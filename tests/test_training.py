@@ -38,6 +38,40 @@ def test_training_lowers_validation_loss_and_exports_a_numpy_model(pages, tmp_pa
     assert keep.shape == (2,) and np.all((probabilities >= 0) & (probabilities <= 1))
 
 
+def test_default_recipe_chooses_threshold_on_validation_word_f1(pages):
+    from scrapy_web2text.research.train.trainer import train
+
+    train_pages, validation_pages = pages
+    model = train(train_pages[:8], validation_pages[:4], "default", iterations=60, seed=3, threads=1)
+    report = model.metadata["training"]
+    figures = {float(t): f for t, f in report["threshold_word_f1"].items()}
+    assert model.config["threshold"] == max(figures, key=lambda t: (figures[t], -abs(t - 0.5)))
+    assert model.extended and model.block_mean.shape == (len(model.block_features),)
+    assert set(report["validation_word_f1"]) == {"cleaneval"}
+    assert report["unary"]["selection_score"] <= 1.0
+
+
+def test_auto_context_trains_a_second_pass(pages):
+    from scrapy_web2text.research.train.trainer import CONFIGS, train
+
+    train_pages, validation_pages = pages
+    config = {**CONFIGS["default"], "auto_context": True}
+    model = train(train_pages[:8], validation_pages[:4], config, iterations=60, seed=2, threads=1)
+    assert len(model.context) == len(model.unary)
+    assert 0.0 <= model.metadata["training"]["context"]["selection_score"] <= 1.0
+    model.check()
+
+
+def test_block_weights_grow_with_length():
+    from scrapy_web2text.research.train.trainer import block_weights
+
+    weights = block_weights(["a", "a longer block of text", ""], "log_chars")
+    assert weights[1] > weights[0] > weights[2] == 0
+    assert block_weights(["a", "bb"], "none").tolist() == [1.0, 1.0]
+    with pytest.raises(ValueError):
+        block_weights(["a"], "cubic")
+
+
 def test_training_is_reproducible(pages):
     from scrapy_web2text.research.train.trainer import train
 
@@ -53,6 +87,7 @@ def test_feature_statistics_come_from_training_pages(pages):
 
     train_pages, validation_pages = pages
     model = train(train_pages[:8], validation_pages[:3], "paper", iterations=5, seed=0, threads=1)
-    stacked = np.concatenate([p.block_x for p in train_pages[:8]])
+    # Pages carry every block feature; the paper's model reads the first 128.
+    stacked = np.concatenate([p.block_x[:, : len(model.block_features)] for p in train_pages[:8]])
     non_binary = model.block_std != 1
     np.testing.assert_allclose(model.block_mean[non_binary], stacked.mean(axis=0)[non_binary], rtol=1e-4, atol=1e-5)

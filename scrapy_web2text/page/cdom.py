@@ -24,6 +24,7 @@ import numpy as np
 from lxml import etree
 
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .marks import MARKING_ATTRIBUTES, attribute_marks, head_titles
 
 #: Blocks past this number are dropped; ``Page.truncated`` says so.
 MAX_BLOCKS = 50_000
@@ -101,6 +102,8 @@ class Page:
     root: Any = field(default=None, repr=False)
     block_elements: list[tuple[Any, bool]] = field(default_factory=list, repr=False)
     truncated: bool = False
+    title: str = ""  # the <head>'s <title> and og:title ("" if none)
+    og_title: str = ""
     #: libxml2 hit its nesting limit: elements nested deeper than
     #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
     flattened: bool = False
@@ -122,7 +125,8 @@ NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "ta
 
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
-    """Walk the lxml tree under ``root`` into ``page``'s CDOM nodes and blocks."""
+    """Walk the lxml tree under ``root`` into ``page``'s CDOM nodes and blocks (and read the head's titles)."""
+    page.title, page.og_title = map(block_text, head_titles(root))
     page.root = root
     _Walker(page, max_blocks).walk(root)
 
@@ -183,6 +187,7 @@ class _Walker:
                     path_id = paths.get(key)
                     if path_id is None:
                         path_id = paths[key] = len(paths) + 1
+                    tag_bit |= 0 if MARKING_ATTRIBUTES.isdisjoint(element.keys()) else attribute_marks(get)
                     parent = (
                         tag,
                         attributes,

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS, BLOCK_LEVEL_TAGS, SKIPPED_TAGS
-
-_ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
+from .tags import ANCESTOR_KEYWORDS, ANCESTOR_TAG_BITS, BLOCK_LEVEL_TAGS, SKIPPED_TAGS
 
 
 def _required_substrings(pattern: str) -> tuple[str, ...]:
@@ -123,7 +121,7 @@ _TAG_TABLE_SIZE = 10_000
 def _describe_tag(raw: str) -> tuple[str, bool, bool, int, bool]:
     tag = raw.rpartition("}")[2] if raw.startswith("{") else raw
     tag = tag.lower()
-    described = (tag, tag in BLOCK_LEVEL_TAGS, tag in SKIPPED_TAGS, _ANCESTOR_TAG_BITS.get(tag, 0), tag == "a")
+    described = (tag, tag in BLOCK_LEVEL_TAGS, tag in SKIPPED_TAGS, ANCESTOR_TAG_BITS.get(tag, 0), tag == "a")
     if len(_TAG_TABLE) >= _TAG_TABLE_SIZE:  # made-up tags are unbounded; real pages use a few dozen
         _TAG_TABLE.clear()
     _TAG_TABLE[raw] = described

@@ -61,3 +61,6 @@ ANCESTOR_KEYWORDS = (
     ("caption", r"caption|credit|figure"),
     ("hidden", r"hidden|skip|sr-only|visually"),
 )
+
+#: Ancestor tag → its bit in ``Page.ancestor_tags``.
+ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}

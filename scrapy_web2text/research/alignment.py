@@ -186,3 +186,47 @@ def align_labels(page: Page, gold_text: str) -> tuple[np.ndarray, AlignmentRepor
         matched_in_content=int(block_matched[labels].sum()),
     )
     return labels, report
+
+
+#: A gold first line longer than this is body text, never a headline.
+MAX_HEADLINE_CHARS = 300
+
+
+def headline_candidates(page: Page) -> list[str]:
+    """Texts a page's headline may carry: ``<title>``, ``og:title``, its ``<h1>`` blocks."""
+    candidates = [page.title, page.og_title]
+    candidates += [page.texts[i] for i, node in enumerate(page.block_nodes) if "h1" in page.nodes[node].tags]
+    return [_normalise(text) for text in candidates if text and text.strip()]
+
+
+def drop_leading_headline(gold_text: str, page: Page) -> str:
+    """The gold text without its first line when that line is the page's headline.
+
+    The label convention (docs/training.rst): the main text excludes the
+    headline.  WCXB's gold already does; L3S-GN1's and CleanEval's start
+    with it.  The first line is dropped when it equals the ``<title>``,
+    ``og:title`` or an ``<h1>`` of the page, or is the start or end of the
+    title before or after a separator (``"Headline - Site"``).
+    """
+    lines = gold_text.strip().split("\n")
+    first = _normalise(lines[0]) if lines else ""
+    if not first or len(first) > MAX_HEADLINE_CHARS or len(lines) < 2:
+        return gold_text
+    for candidate in headline_candidates(page):
+        if first == candidate or _title_part(first, candidate):
+            return "\n".join(lines[1:]).strip()
+    return gold_text
+
+
+_TITLE_SEPARATORS = "-|:–—·•»/"
+
+
+def _title_part(line: str, title: str) -> bool:
+    """``line`` is the title's part before or after a separator ("Headline | Site")."""
+    if len(line) < 10 or len(line) >= len(title):
+        return False
+    if title.startswith(line):
+        return title[len(line) :].lstrip()[:1] in _TITLE_SEPARATORS
+    if title.endswith(line):
+        return title[: -len(line)].rstrip()[-1:] in _TITLE_SEPARATORS
+    return False

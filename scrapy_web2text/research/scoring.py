@@ -65,9 +65,25 @@ class CorpusScores:
     systems: dict[str, SystemScores]
     alignment: AlignmentReport = field(default_factory=AlignmentReport)
     notes: list[str] = field(default_factory=list)
+    #: Per value of the records' ``group_by`` field (WCXB's ``page_type``): the same figures for those pages.
+    groups: dict[str, CorpusScores] = field(default_factory=dict)
 
     def rows(self) -> list[dict[str, Any]]:
-        return [system.row(self.corpus, self.split, self.alignment) for system in self.systems.values()]
+        """The corpus rows, then each group's as corpus ``"corpus/group"`` (systems dropped on the corpus too)."""
+        out = [system.row(self.corpus, self.split, self.alignment) for system in self.systems.values()]
+        for _, group in sorted(self.groups.items()):
+            out += [
+                system.row(group.corpus, self.split, group.alignment)
+                for name, system in group.systems.items()
+                if name in self.systems
+            ]
+        return out
+
+    def group(self, value: str) -> CorpusScores:
+        if value not in self.groups:
+            systems = {name: SystemScores(name, system.kind) for name, system in self.systems.items()}
+            self.groups[value] = CorpusScores(f"{self.corpus}/{value}", self.split, systems)
+        return self.groups[value]
 
 
 def score_corpus(
@@ -80,10 +96,12 @@ def score_corpus(
     options: Mapping[str, dict[str, Any]] | None = None,
     limit: int | None = None,
     on_page: Callable[[], None] | None = None,
+    group_by: str | None = "page_type",
 ) -> CorpusScores:
     """Score ``labellers`` and ``peers`` on ``records``.
 
     ``options[name]`` holds the keyword arguments for labeller ``name`` (its ``model``, ``threshold``).
+    Records with a (string) ``group_by`` field are also scored per value of it.
     """
     peers, options = peers or {}, options or {}
     scores = CorpusScores(corpus, split, {name: SystemScores(name, "method") for name in labellers})
@@ -97,10 +115,17 @@ def score_corpus(
         parse_ms = 1000 * (time.perf_counter() - clock)
         labels, report = align_labels(page, gold)
         scores.alignment += report
+        value = record.get(group_by) if group_by else None
+        group = scores.group(value) if isinstance(value, str) and value else None
+        if group is not None:
+            group.alignment += report
+
+        def targets(name: str, group: CorpusScores | None = group) -> list[SystemScores]:
+            return [scores.systems[name], group.systems[name]] if group is not None else [scores.systems[name]]
+
         for name, labeller in labellers.items():
             if name not in scores.systems:
                 continue  # dropped as unavailable on an earlier page
-            system = scores.systems[name]
             clock = time.perf_counter()
             try:
                 labelling = labeller(page, **options.get(name, {}))
@@ -110,22 +135,27 @@ def score_corpus(
                 continue
             labelling_ms = 1000 * (time.perf_counter() - clock)
             features_ms = labelling.timings.get("features", 0.0)
-            system.front_ms.append(parse_ms + features_ms)
-            system.back_ms.append(labelling_ms - features_ms)
-            system.blocks.add(labelling.keep, labels)
-            system.text.add(join_main_text(page, labelling.keep), gold)
+            text = join_main_text(page, labelling.keep)
+            for system in targets(name):
+                system.front_ms.append(parse_ms + features_ms)
+                system.back_ms.append(labelling_ms - features_ms)
+                system.blocks.add(labelling.keep, labels)
+                system.text.add(text, gold)
         for name, peer in peers.items():
-            system = scores.systems[name]
             clock = time.perf_counter()
+            errors = 0
             try:
                 output = peer(html) or ""
             except Exception:  # a peer crashing on a page scores an empty output
-                output = ""
-                system.errors += 1
-            system.front_ms.append(1000 * (time.perf_counter() - clock))
-            system.back_ms.append(0.0)
-            system.blocks.add(kept_by_text(page.texts, output), labels)
-            system.text.add(output, gold)
+                output, errors = "", 1
+            peer_ms = 1000 * (time.perf_counter() - clock)
+            kept = kept_by_text(page.texts, output)
+            for system in targets(name):
+                system.errors += errors
+                system.front_ms.append(peer_ms)
+                system.back_ms.append(0.0)
+                system.blocks.add(kept, labels)
+                system.text.add(output, gold)
         if on_page is not None:
             on_page()
     return scores

@@ -36,7 +36,12 @@ BLOCK_COLUMNS = (
     Column("recall", "rec"),
     Column("f1", "F1"),
 )
-TEXT_COLUMNS = (Column("shingle_f1", "shingleF1"), Column("word_f1", "wordF1"))
+TEXT_COLUMNS = (
+    Column("shingle_f1", "shingleF1"),
+    Column("word_f1", "wordF1"),
+    Column("word_precision", "wPrec"),
+    Column("word_recall", "wRec"),
+)
 BENCHMARK_COLUMNS = (
     SYSTEM,
     Column("pages", "pages", "{}"),

@@ -30,7 +30,7 @@ def web2text_labels(
     """Labels (1 = content), p(content) and stage timings for a parsed page."""
     threshold = model.config.get("threshold", 0.5) if threshold is None else threshold
     clock = time.perf_counter()
-    block_x = block_features(page)
+    block_x = block_features(page, extended=model.extended)
     edge_x = edge_features(page)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)

@@ -15,6 +15,11 @@ from operator import itemgetter
 
 import numpy as np
 
+from .languages import ENGLISH_STOPWORD_SHARE, page_stopwords
+
+#: Words as the regex engine sees them, for the non-English stop-word lists (the packed English path needs none).
+_WORD = re.compile(r"\w+")
+
 #: Character property bits.
 (
     WORD,
@@ -170,7 +175,16 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     counts["words"] = np.bincount(word_owner, minlength=n).astype(float)
     counts["word_length"] = per_block(is_word)
     counts["capital_words"] = np.bincount(word_owner[(properties[word_starts] & UPPER) != 0], minlength=n).astype(float)
-    counts["stopwords"] = _stopwords(codes, properties, is_word, word_starts, owner, n)
+    stopwords = _stopwords(codes, properties, is_word, word_starts, owner, n)
+    if len(word_starts) and stopwords.sum() < ENGLISH_STOPWORD_SHARE * len(word_starts):
+        # Not English (or too little text to tell): the page's language's stop-words, chosen by a language
+        # identifier on its longest blocks (languages.py); English pages keep the paper's list exactly.
+        language_stopwords = page_stopwords(texts)
+        if language_stopwords is not None:
+            words = _WORD.findall(joined)  # the same words, in the same order, as the word starts
+            stop = np.fromiter((word.lower() in language_stopwords for word in words), bool, len(words))
+            stopwords = np.bincount(word_owner[stop], minlength=n).astype(float)
+    counts["stopwords"] = stopwords
     counts["link_chars"] = np.where(in_link, lengths, 0).astype(float)
     _, last = edge_characters(texts)
     counts["ends_punct"] = ((last & ENDS_SENTENCE) != 0).astype(float)

@@ -19,8 +19,10 @@ import itertools
 import numpy as np
 
 from ...page import Page
+from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
 from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_characters
+from .headline import matches_title
 
 # --- the 128 block features -------------------------------------------------
 
@@ -105,11 +107,29 @@ def _block_feature_names() -> list[str]:
 
 
 BLOCK_FEATURES: tuple[str, ...] = tuple(_block_feature_names())
+
+#: Page-level context beyond the paper's features, used by models whose
+#: configuration says ``"features": "extended"`` (docs/features.rst).
+#: ``region{k}`` is the block's k-th CDOM ancestor; the main region is the
+#: deepest node holding at least half of the page's text outside links.
+REGION_LEVELS = (3, 5, 8)
+EXTENDED_BLOCK_FEATURES: tuple[str, ...] = (
+    "inside_hidden",
+    "inside_main_content",
+    "matches_page_title",
+    *(f"region{level}_{stat}" for level in REGION_LEVELS for stat in ("r_chars_of_page", "r_chars_in_link")),
+    "inside_main_region",
+    "before_main_region",
+    "after_main_region",
+    "main_region_r_chars_of_page",
+)
+ALL_BLOCK_FEATURES: tuple[str, ...] = BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES
 BLOCK_FEATURE_BINARY = np.array(
     [
         name.split("_", 1)[1] in BINARY_STATISTICS
-        or name.startswith(("node_is_", "parent_is_", "inside_", "ancestor_class_"))
-        for name in BLOCK_FEATURES
+        or name.startswith(("node_is_", "parent_is_", "inside_", "ancestor_class_", "before_", "after_"))
+        or name == "matches_page_title"
+        for name in ALL_BLOCK_FEATURES
     ]
 )
 
@@ -219,11 +239,16 @@ def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarra
     return out
 
 
-def block_features(page: Page) -> np.ndarray:
-    """The (n_blocks, 128) raw block feature matrix of a page."""
+def block_feature_names(extended: bool) -> tuple[str, ...]:
+    return ALL_BLOCK_FEATURES if extended else BLOCK_FEATURES
+
+
+def block_features(page: Page, extended: bool = False) -> np.ndarray:
+    """The (n_blocks, 128) raw block feature matrix of a page; ``extended``
+    appends :data:`EXTENDED_BLOCK_FEATURES`."""
     n = len(page)
     if n == 0:
-        return np.zeros((0, len(BLOCK_FEATURES)), np.float32)
+        return np.zeros((0, len(block_feature_names(extended))), np.float32)
     counts = block_counts(page.texts, page.in_link)
     stats = _node_statistics(page, counts)
     parents = page.node_table[:, 0]
@@ -246,18 +271,56 @@ def block_features(page: Page) -> np.ndarray:
             np.arange(n) / max(n - 1, 1),
         ]
     )
-    return np.hstack(
-        [
-            stats[chain[:, 0]],
-            stats[chain[:, 1]],
-            stats[chain[:, 2]],
-            node_tags,
-            parent_tags,
-            ancestor_tags,
-            ancestor_keywords,
-            page_columns,
+    parts = [
+        stats[chain[:, 0]],
+        stats[chain[:, 1]],
+        stats[chain[:, 2]],
+        node_tags,
+        parent_tags,
+        ancestor_tags,
+        ancestor_keywords,
+        page_columns,
+    ]
+    if extended:
+        parts.append(_extended_columns(page, counts))
+    return np.hstack(parts).astype(np.float32)
+
+
+def _extended_columns(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
+    n = len(page)
+    first, end = page.node_table[:, 2], page.node_table[:, 3]
+
+    def total(name: str) -> np.ndarray:
+        prefix = np.concatenate(([0.0], np.cumsum(counts[name])))
+        return prefix[end] - prefix[first]
+
+    chars, link_chars = total("chars"), total("link_chars")
+    page_chars = max(counts["chars"].sum(), 1.0)
+    chain = _ancestors(page.node_table[:, 0], page.block_nodes, max(REGION_LEVELS))
+    chain = np.where(chain >= 0, chain, 0)  # the root stands in above the top
+    columns = [
+        (page.ancestor_tags & HIDDEN_BIT) > 0,
+        (page.ancestor_tags & MAIN_CONTENT_BIT) > 0,
+        matches_title(page),
+    ]
+    for level in REGION_LEVELS:
+        region = chain[:, level]
+        columns += [chars[region] / page_chars, _ratio(link_chars[region], chars[region])]
+    # The main region: the deepest node with half the page's text outside links.
+    outside_links = chars - link_chars
+    candidates = np.flatnonzero(outside_links >= 0.5 * max(outside_links[0], 1.0))
+    block = np.arange(n)
+    if len(candidates):
+        main = candidates[np.argmax(page.node_table[candidates, 1])]
+        columns += [
+            (block >= first[main]) & (block < end[main]),
+            block < first[main],
+            block >= end[main],
+            np.full(n, chars[main] / page_chars),
         ]
-    ).astype(np.float32)
+    else:
+        columns += [np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)]
+    return np.column_stack(columns).astype(float)
 
 
 def edge_features(page: Page) -> np.ndarray:

@@ -24,7 +24,9 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..base import load_weights
-from .features import BLOCK_FEATURES, EDGE_FEATURES
+from .config import ModelError, check_config
+from .context import CONTEXT_FEATURES, context_features
+from .features import EDGE_FEATURES, block_feature_names
 
 MODEL_FORMAT = "scrapy-web2text-model"
 MODEL_FORMAT_VERSION = 1
@@ -82,30 +84,28 @@ if BLAS_THREADS_VARIABLE in os.environ:  # the user asked for it by name; otherw
     limit_blas_threads()
 
 
-class ModelError(ValueError):
-    """A model file is missing, corrupt or of another format."""
-
-
 Layers = list[tuple[np.ndarray, np.ndarray]]
 
 
-def conv_stack(x: np.ndarray, layers: Layers) -> np.ndarray:
+def conv_stack(x: np.ndarray, layers: Layers, dilations: list[int] | None = None) -> np.ndarray:
     """Run (n, channels) through same-padded conv layers, ReLU between them.
 
     Each layer is (weight of shape (out, in, kernel), bias of shape (out,)),
-    torch's ``Conv1d`` layout.  Returns the last layer's (n, out) logits.
+    torch's ``Conv1d`` layout; ``dilations`` (default all 1) spread a
+    layer's taps apart.  Returns the last layer's (n, out) logits.
     """
     n = x.shape[0]
     for position, (weight, bias) in enumerate(layers):
         out_channels, in_channels, kernel = weight.shape
+        dilation = dilations[position] if dilations else 1
         if kernel == 1:
             x = x @ weight[:, :, 0].T
         else:
-            pad = kernel // 2
+            pad = dilation * (kernel // 2)
             padded = np.zeros((n + 2 * pad, in_channels), x.dtype)
             padded[pad : pad + n] = x
-            # im2col: column block k holds the input shifted by k - pad.
-            windows = np.concatenate([padded[k : k + n] for k in range(kernel)], axis=1)
+            # im2col: column block k holds the input shifted by dilation * k - pad.
+            windows = np.concatenate([padded[dilation * k : dilation * k + n] for k in range(kernel)], axis=1)
             x = windows @ weight.transpose(2, 1, 0).reshape(kernel * in_channels, out_channels)
         x = x + bias
         if position < len(layers) - 1:
@@ -131,10 +131,21 @@ class Web2TextModel:
     edge_std: np.ndarray
     metadata: dict = field(default_factory=dict)
     path: str | None = None
+    #: The auto-context second pass (``"auto_context": true``); empty otherwise (:mod:`.context`).
+    context: Layers = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return self.metadata.get("name") or self.config.get("name", "unnamed")
+
+    @property
+    def extended(self) -> bool:
+        """Whether the model reads the extended block features (page context)."""
+        return self.config.get("features", "paper") == "extended"
+
+    @property
+    def block_features(self) -> tuple[str, ...]:
+        return block_feature_names(self.extended)
 
     @property
     def lam(self) -> float:
@@ -158,10 +169,17 @@ class Web2TextModel:
         1 = content, and pairwise (n - 1, 2, 2) log p(previous → next).
         """
         block, edge = self.standardise(block_x, edge_x)
-        unary = log_softmax(conv_stack(block, self.unary))
+        unary = log_softmax(conv_stack(block, self.unary, self.config.get("unary_dilations")))
+        if self.context:
+            summaries = context_features(np.exp(unary[:, 1]), block_x, edge_x)
+            unary = log_softmax(
+                conv_stack(np.hstack([block, summaries]), self.context, self.config.get("unary_dilations"))
+            )
         if len(block) < 2:
             return unary, np.zeros((0, 2, 2), np.float32)
-        pairwise = log_softmax(conv_stack(self.pairwise_inputs(block, edge), self.pairwise))
+        pairwise = log_softmax(
+            conv_stack(self.pairwise_inputs(block, edge), self.pairwise, self.config.get("pairwise_dilations"))
+        )
         return unary, pairwise.reshape(-1, 2, 2)
 
     # --- persistence -----------------------------------------------------
@@ -173,7 +191,7 @@ class Web2TextModel:
             "edge_mean": self.edge_mean,
             "edge_std": self.edge_std,
         }
-        for prefix, layers in (("unary", self.unary), ("pairwise", self.pairwise)):
+        for prefix, layers in (("unary", self.unary), ("pairwise", self.pairwise), ("context", self.context)):
             for index, (weight, bias) in enumerate(layers):
                 out[f"{prefix}.{index}.weight"] = weight
                 out[f"{prefix}.{index}.bias"] = bias
@@ -188,7 +206,7 @@ class Web2TextModel:
             "format": MODEL_FORMAT,
             "format_version": MODEL_FORMAT_VERSION,
             "config": self.config,
-            "block_features": list(BLOCK_FEATURES),
+            "block_features": list(self.block_features),
             "edge_features": list(EDGE_FEATURES),
             **{k: v for k, v in self.metadata.items() if k not in ("format", "format_version", "config")},
         }
@@ -213,9 +231,11 @@ class Web2TextModel:
             raise ModelError(
                 f"{meta}: format version {metadata.get('format_version')!r}, expected {MODEL_FORMAT_VERSION}"
             )
-        if metadata.get("block_features") != list(BLOCK_FEATURES) or metadata.get("edge_features") != list(
-            EDGE_FEATURES
-        ):
+        config = metadata.get("config")
+        if not isinstance(config, dict):
+            raise ModelError(f"{meta}: no configuration")
+        expected = block_feature_names(config.get("features", "paper") == "extended")
+        if metadata.get("block_features") != list(expected) or metadata.get("edge_features") != list(EDGE_FEATURES):
             raise ModelError(f"{meta}: trained on another feature set than this version of scrapy-web2text computes")
         try:
             with np.load(npz, allow_pickle=False) as archive:
@@ -225,7 +245,7 @@ class Web2TextModel:
         config = metadata.get("config")
         if not isinstance(config, dict):
             raise ModelError(f"{meta}: config must be a JSON object, not {type(config).__name__}")
-        _check_config(config, meta)
+        check_config(config, meta)
         try:
             model = cls(
                 config=config,
@@ -237,6 +257,7 @@ class Web2TextModel:
                 edge_std=arrays["edge_std"],
                 metadata=metadata,
                 path=str(npz),
+                context=_layers(arrays, "context", len(config["unary_filters"])) if config.get("auto_context") else [],
             )
         except KeyError as error:
             raise ModelError(f"{npz}: missing array {error}") from error
@@ -246,12 +267,12 @@ class Web2TextModel:
     def check(self) -> None:
         """Raise :class:`ModelError`, naming the field, unless the whole model is usable.
 
-        The configuration's values (see :func:`_check_config`), finite feature statistics with positive standard
+        The configuration's values (see :func:`~.config.check_config`), finite feature statistics with positive standard
         deviations, and layers whose shapes chain and match the configured filters and kernel sizes.
         """
         where = self.path or self.name
-        _check_config(self.config, where)
-        n_block, n_edge = len(BLOCK_FEATURES), len(EDGE_FEATURES)
+        check_config(self.config, where)
+        n_block, n_edge = len(self.block_features), len(EDGE_FEATURES)
         statistics = {"block_mean": self.block_mean, "block_std": self.block_std}
         statistics.update(edge_mean=self.edge_mean, edge_std=self.edge_std)
         for field_name, values in statistics.items():
@@ -265,17 +286,22 @@ class Web2TextModel:
         for field_name in ("block_std", "edge_std"):
             if not np.all(statistics[field_name] > 0):
                 raise ModelError(f"{where}: {field_name} must be positive (feature standard deviations)")
+        if bool(self.context) != bool(self.config.get("auto_context")):
+            raise ModelError(f"{where}: config.auto_context and the context layers disagree")
         n_pair_in = n_edge + (2 * n_block if self.config.get("pairwise_inputs") == "edges+blocks" else 0)
-        for layers, n_in, n_out in ((self.unary, n_block, 2), (self.pairwise, n_pair_in, 4)):
-            prefix = "unary" if layers is self.unary else "pairwise"
+        # The context pass has the unary network's shape, on the block features plus the context summaries.
+        networks = [("unary", "unary", self.unary, n_block, 2), ("pairwise", "pairwise", self.pairwise, n_pair_in, 4)]
+        if self.context:
+            networks.append(("context", "unary", self.context, n_block + len(CONTEXT_FEATURES), 2))
+        for name, prefix, layers, n_in, n_out in networks:
             if len(layers) != len(self.config[f"{prefix}_filters"]):
                 raise ModelError(
-                    f"{where}: {len(layers)} {prefix} layers, config.{prefix}_filters lists a different number"
+                    f"{where}: {len(layers)} {name} layers, config.{prefix}_filters lists a different number"
                 )
             for index, (weight, bias) in enumerate(layers):
                 expected = (self.config[f"{prefix}_filters"][index], n_in, self.config[f"{prefix}_kernels"][index])
                 if weight.shape != expected:
-                    raise ModelError(f"{where}: {prefix}.{index}.weight has shape {weight.shape}, expected {expected}")
+                    raise ModelError(f"{where}: {name}.{index}.weight has shape {weight.shape}, expected {expected}")
                 if weight.ndim != 3 or weight.shape[1] != n_in or bias.shape != (weight.shape[0],):
                     raise ModelError(f"layer of shape {weight.shape} does not take {n_in} inputs")
                 if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
@@ -289,7 +315,8 @@ class Web2TextModel:
         """An untrained model with random weights (tests, training start)."""
         config = dict(config or PAPER_CONFIG)
         rng = np.random.default_rng(seed)
-        n_block, n_edge = len(BLOCK_FEATURES), len(EDGE_FEATURES)
+        n_block = len(block_feature_names(config.get("features", "paper") == "extended"))
+        n_edge = len(EDGE_FEATURES)
         n_pair_in = n_edge + (2 * n_block if config.get("pairwise_inputs") == "edges+blocks" else 0)
 
         def stack(n_in, filters, kernels):
@@ -314,39 +341,10 @@ class Web2TextModel:
             edge_mean=np.zeros(n_edge, np.float32),
             edge_std=np.ones(n_edge, np.float32),
             metadata={"name": f"untrained-{config.get('name', 'model')}"},
+            context=stack(n_block + len(CONTEXT_FEATURES), config["unary_filters"], config["unary_kernels"])
+            if config.get("auto_context")
+            else [],
         )
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _check_config(config: dict, where) -> None:
-    """Raise :class:`ModelError` naming the first ``config`` field a model cannot run with."""
-    if not isinstance(config, dict):
-        raise ModelError(f"{where}: config must be a JSON object")
-    for prefix in ("unary", "pairwise"):
-        filters, kernels = config.get(f"{prefix}_filters"), config.get(f"{prefix}_kernels")
-        for field_name, values in ((f"{prefix}_filters", filters), (f"{prefix}_kernels", kernels)):
-            if not isinstance(values, list) or not values:
-                raise ModelError(f"{where}: config.{field_name} must be a non-empty list, not {values!r}")
-            for index, value in enumerate(values):
-                if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                    raise ModelError(f"{where}: config.{field_name}[{index}] must be a positive integer, not {value!r}")
-                if field_name.endswith("kernels") and value % 2 == 0:
-                    raise ModelError(
-                        f"{where}: config.{field_name}[{index}] must be odd (a centred kernel), not {value}"
-                    )
-        if len(filters) != len(kernels):
-            raise ModelError(
-                f"{where}: config.{prefix}_filters has {len(filters)} entries, config.{prefix}_kernels {len(kernels)}"
-            )
-    if "lambda" in config and not (_is_number(config["lambda"]) and config["lambda"] >= 0):
-        raise ModelError(f"{where}: config.lambda must be a finite number >= 0, not {config['lambda']!r}")
-    if "threshold" in config and not (_is_number(config["threshold"]) and 0 < config["threshold"] < 1):
-        raise ModelError(f"{where}: config.threshold must be a number in (0, 1), not {config['threshold']!r}")
-    if config.get("pairwise_inputs", "edges") not in ("edges", "edges+blocks"):
-        raise ModelError(f"{where}: config.pairwise_inputs must be 'edges' or 'edges+blocks'")
 
 
 def _stem(path: Path) -> Path:

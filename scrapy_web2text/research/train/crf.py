@@ -15,10 +15,14 @@ import time
 import numpy as np
 
 from ...labellers.crf import MODELS, CRFModel
+from ...labellers.web2text.features import BLOCK_FEATURES
 from ..corpus import corpus_name, load_split
 from ..metrics import BlockCounts
 from . import require_torch
 from .trainer import feature_statistics
+
+#: Training pages carry the extended features too; the CRF reads the paper's.
+_PAPER = len(BLOCK_FEATURES)
 
 
 def _chunks(pages, length: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -27,7 +31,7 @@ def _chunks(pages, length: int) -> list[tuple[np.ndarray, np.ndarray]]:
     out = []
     for page in pages:
         for start in range(0, len(page.labels), length):
-            out.append((page.block_x[start : start + length], page.labels[start : start + length]))
+            out.append((page.block_x[start : start + length, :_PAPER], page.labels[start : start + length]))
     return out
 
 
@@ -86,7 +90,7 @@ def train_crf(
         torch.set_num_threads(threads)
     torch.manual_seed(seed)
     started = time.perf_counter()
-    rows = np.concatenate([p.block_x for p in train_pages])
+    rows = np.concatenate([p.block_x[:, :_PAPER] for p in train_pages])
     stats = feature_statistics(rows, np.zeros((1, 25), np.float32))
     mean, std = stats["block_mean"].astype(np.float64), stats["block_std"].astype(np.float64)
     chunks = _chunks([p for p in train_pages if len(p.labels)], chunk)
@@ -119,7 +123,7 @@ def train_crf(
             candidate = CRFModel(mean, std, *[p.detach().double().numpy().copy() for p in params])
             counts = BlockCounts()
             for page in validation_pages:
-                counts.add(candidate.label(page.block_x)[0], page.labels)
+                counts.add(candidate.label(page.block_x[:, :_PAPER])[0], page.labels)
             scores = counts.as_dict()
             history.append({"l2": l2, "epoch": epoch, "train_loss": total / len(batches), **scores})
             if scores["f1"] > best[0]:

@@ -16,13 +16,15 @@ class ConvStack(nn.Module):
     (batch, length, outputs) logits.
     """
 
-    def __init__(self, n_inputs: int, filters: list[int], kernels: list[int], dropout: float):
+    def __init__(
+        self, n_inputs: int, filters: list[int], kernels: list[int], dropout: float, dilations: list[int] | None = None
+    ):
         super().__init__()
         self.convs = nn.ModuleList()
-        for n_out, kernel in zip(filters, kernels):
+        for n_out, kernel, dilation in zip(filters, kernels, dilations or [1] * len(kernels)):
             if kernel % 2 == 0:
                 raise ValueError(f"kernel sizes must be odd to keep the sequence length, got {kernel}")
-            self.convs.append(nn.Conv1d(n_inputs, n_out, kernel, padding=kernel // 2))
+            self.convs.append(nn.Conv1d(n_inputs, n_out, kernel, padding=dilation * (kernel // 2), dilation=dilation))
             n_inputs = n_out
         self.dropout = nn.Dropout(dropout)
 

@@ -17,10 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...labellers.web2text.features import BLOCK_FEATURE_BINARY, EDGE_FEATURE_BINARY
+from ...labellers.web2text.context import CONTEXT_FEATURES, context_features
+from ...labellers.web2text.features import BLOCK_FEATURE_BINARY, EDGE_FEATURE_BINARY, block_feature_names
 from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
+from ...labellers.web2text.viterbi import viterbi
 from ..corpus import PageData
 from . import require_torch
+from .selection import WordScorer, choose_threshold
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +31,8 @@ logger = logging.getLogger(__name__)
 def feature_statistics(block_rows: np.ndarray, edge_rows: np.ndarray) -> dict[str, np.ndarray]:
     """Training-set means and standard deviations; binary columns stay as they are."""
     out = {}
-    for prefix, rows, binary in (("block", block_rows, BLOCK_FEATURE_BINARY), ("edge", edge_rows, EDGE_FEATURE_BINARY)):
+    block_binary = BLOCK_FEATURE_BINARY[: block_rows.shape[1]]
+    for prefix, rows, binary in (("block", block_rows, block_binary), ("edge", edge_rows, EDGE_FEATURE_BINARY)):
         mean = rows.mean(axis=0) if len(rows) else np.zeros(rows.shape[1])
         std = rows.std(axis=0) if len(rows) else np.ones(rows.shape[1])
         std = np.where(std > 1e-6, std, 1.0)
@@ -51,6 +55,10 @@ CONFIGS: dict[str, dict] = {
         "iterations": 8000,
         "fragment_length": 25,
         "batch_size": 64,
+        "features": "extended",
+        "loss_weight": "log_chars",
+        "select_on": "word_f1",
+        "choose_threshold": True,
     },
 }
 
@@ -62,42 +70,69 @@ class _Sequences:
     x: np.ndarray
     y: np.ndarray
     valid: np.ndarray
+    weight: np.ndarray
     starts: np.ndarray
     pages: list[tuple[int, int]]
 
 
-def _lay_out(inputs: list[np.ndarray], targets: list[np.ndarray], fragment: int) -> _Sequences:
+def _lay_out(
+    inputs: list[np.ndarray], targets: list[np.ndarray], fragment: int, weights: list[np.ndarray]
+) -> _Sequences:
     width = inputs[0].shape[1] if inputs else 0
     total = sum(len(x) + fragment for x in inputs)
     x_all = np.zeros((total, width), np.float32)
     y_all = np.zeros(total, np.int64)
     valid = np.zeros(total, bool)
+    weight = np.zeros(total, np.float32)
     starts, pages, at = [], [], 0
-    for x, y in zip(inputs, targets):
+    for x, y, w in zip(inputs, targets, weights):
         n = len(x)
-        x_all[at : at + n], y_all[at : at + n], valid[at : at + n] = x, y, True
+        x_all[at : at + n], y_all[at : at + n], valid[at : at + n], weight[at : at + n] = x, y, True, w
         if n:
             starts.extend(range(at, at + max(n - fragment, 0) + 1))
             pages.append((at, n))
         at += n + fragment
-    return _Sequences(x_all, y_all, valid, np.asarray(starts, np.int64), pages)
+    return _Sequences(x_all, y_all, valid, weight, np.asarray(starts, np.int64), pages)
 
 
-def _network_inputs(pages: Sequence[PageData], model: Web2TextModel) -> tuple[list, list, list, list]:
-    unary_x, unary_y, pair_x, pair_y = [], [], [], []
+def block_weights(texts: Sequence[str], scheme: str) -> np.ndarray:
+    """Loss weight of each block: ``none`` (the paper), ``log_chars`` or ``sqrt_chars``
+    (longer blocks weigh more: users score words, not blocks)."""
+    lengths = np.fromiter(map(len, texts), np.float32, len(texts))
+    if scheme == "none":
+        return np.ones(len(texts), np.float32)
+    if scheme == "log_chars":
+        return np.log1p(lengths).astype(np.float32)
+    if scheme == "sqrt_chars":
+        return np.sqrt(lengths).astype(np.float32)
+    raise ValueError(f"unknown loss_weight {scheme!r}")
+
+
+def _network_inputs(pages: Sequence[PageData], model: Web2TextModel, scheme: str) -> dict[str, list]:
+    out: dict[str, list] = {key: [] for key in ("ux", "uy", "uw", "px", "py", "pw")}
+    width = len(model.block_features)
     for page in pages:
-        block, edge = model.standardise(page.block_x, page.edge_x)
+        block, edge = model.standardise(page.block_x[:, :width], page.edge_x)
         labels = page.labels.astype(np.int64)
-        unary_x.append(block)
-        unary_y.append(labels)
+        weights = block_weights(page.texts, scheme)
+        out["ux"].append(block)
+        out["uy"].append(labels)
+        out["uw"].append(weights)
         if len(block) >= 2:
-            pair_x.append(model.pairwise_inputs(block, edge))
-            pair_y.append(2 * labels[:-1] + labels[1:])
-    return unary_x, unary_y, pair_x, pair_y
+            out["px"].append(model.pairwise_inputs(block, edge))
+            out["py"].append(2 * labels[:-1] + labels[1:])
+            out["pw"].append((weights[:-1] + weights[1:]) / 2)
+    return out
 
 
-def _fit(torch, network, train: _Sequences, validation: _Sequences, config: dict, seed: int, label: str) -> dict:
-    """Train one network; restore and report its best validation checkpoint."""
+def _fit(
+    torch, network, train: _Sequences, validation: _Sequences, config: dict, seed: int, label: str, select=None
+) -> dict:
+    """Train one network; restore and report its best validation checkpoint.
+
+    ``select(network)`` scores a checkpoint (higher is better); without it
+    the lowest validation error wins.
+    """
     generator = np.random.default_rng(seed)
     optimiser = torch.optim.Adam(network.parameters(), lr=config["learning_rate"], weight_decay=config["weight_decay"])
     loss_function = torch.nn.CrossEntropyLoss(reduction="none")
@@ -105,28 +140,30 @@ def _fit(torch, network, train: _Sequences, validation: _Sequences, config: dict
     offsets = np.arange(fragment)
     iterations = config["iterations"]
     every = max(iterations // 20, 50)
-    best = {"error": float("inf"), "iteration": 0, "state": None}
+    best = {"error": float("inf"), "score": -float("inf"), "iteration": 0, "state": None}
     initial_error, initial_loss = _validate(torch, network, validation)
     progress = _progress_bar(iterations, label)
     x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
-    valid_train = torch.from_numpy(train.valid)
+    weight_train = torch.from_numpy(train.weight)
     for iteration in range(1, iterations + 1):
         network.train()
         index = torch.from_numpy(
             train.starts[generator.integers(0, len(train.starts), config["batch_size"])][:, None] + offsets
         )
         logits = network(x_train[index])
-        mask = valid_train[index]
+        weight = weight_train[index].reshape(-1)  # zero on padding
         loss = (
-            loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * mask.reshape(-1)
-        ).sum() / mask.sum()
+            loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * weight
+        ).sum() / weight.sum().clamp(min=1e-6)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
         if iteration % every == 0 or iteration == iterations:
             error, validation_loss = _validate(torch, network, validation)
-            if error < best["error"]:
+            score = select(network) if select is not None else -error
+            if score > best["score"]:
                 best = {
+                    "score": score,
                     "error": error,
                     "loss": validation_loss,
                     "iteration": iteration,
@@ -150,6 +187,7 @@ def _fit(torch, network, train: _Sequences, validation: _Sequences, config: dict
         network.load_state_dict(best["state"])
     return {
         "validation_error": best["error"],
+        "selection_score": best["score"],
         "validation_loss": best.get("loss"),
         "best_iteration": best["iteration"],
         "initial_validation_error": initial_error,
@@ -191,6 +229,47 @@ def _progress_bar(total: int, label: str):
     return tqdm(total=total, desc=f"training {label}", unit="it", disable=not sys.stderr.isatty())
 
 
+def _with_context(torch, unary, pages: Sequence[PageData], inputs: dict[str, list]) -> list[np.ndarray]:
+    """Each page's standardised block features followed by the first pass's context summaries."""
+    unary.eval()
+    out = []
+    with torch.no_grad():
+        for page, x in zip(pages, inputs["ux"]):
+            if not len(x):
+                out.append(np.zeros((0, x.shape[1] + len(CONTEXT_FEATURES)), np.float32))
+                continue
+            p_content = torch.softmax(unary(torch.from_numpy(x[None]))[0], -1)[:, 1].numpy().astype(np.float64)
+            out.append(np.hstack([x, context_features(p_content, page.block_x, page.edge_x)]).astype(np.float32))
+    return out
+
+
+def _fit_context(torch, unary, train_pages, validation_pages, train_in, valid_in, config, seed, word_f1_on):
+    """The auto-context second pass, trained on the first pass's summaries (labellers/web2text/context.py)."""
+    from .networks import ConvStack
+
+    train_x = _with_context(torch, unary, train_pages, train_in)
+    valid_x = _with_context(torch, unary, validation_pages, valid_in)
+    context = ConvStack(
+        train_x[0].shape[1],
+        config["unary_filters"],
+        config["unary_kernels"],
+        config["dropout"],
+        config.get("unary_dilations"),
+    )
+    fragment = config["fragment_length"]
+    report = _fit(
+        torch,
+        context,
+        _lay_out(train_x, train_in["uy"], fragment, train_in["uw"]),
+        _lay_out(valid_x, valid_in["uy"], fragment, valid_in["uw"]),
+        config,
+        seed,
+        "context",
+        select=word_f1_on(valid_x),
+    )
+    return context, report
+
+
 def train(
     train_pages: Sequence[PageData],
     validation_pages: Sequence[PageData],
@@ -214,22 +293,70 @@ def train(
         torch.set_num_threads(threads)
     torch.manual_seed(seed)
     started = time.perf_counter()
+    width = len(block_feature_names(config.get("features", "paper") == "extended"))
     stats = feature_statistics(
-        np.concatenate([p.block_x for p in train_pages]), np.concatenate([p.edge_x for p in train_pages])
+        np.concatenate([p.block_x[:, :width] for p in train_pages]), np.concatenate([p.edge_x for p in train_pages])
     )
     model = Web2TextModel.initialised(config, seed)
     model.block_mean, model.block_std = stats["block_mean"], stats["block_std"]
     model.edge_mean, model.edge_std = stats["edge_mean"], stats["edge_std"]
 
     fragment = config["fragment_length"]
-    ux, uy, px, py = _network_inputs(train_pages, model)
-    vux, vuy, vpx, vpy = _network_inputs(validation_pages, model)
+    scheme = config.get("loss_weight", "none")
+    train_in = _network_inputs(train_pages, model, scheme)
+    valid_in = _network_inputs(validation_pages, model, scheme)
     dropout = config["dropout"]
-    unary = ConvStack(ux[0].shape[1], config["unary_filters"], config["unary_kernels"], dropout)
-    pairwise = ConvStack(px[0].shape[1], config["pairwise_filters"], config["pairwise_kernels"], dropout)
-    unary_report = _fit(torch, unary, _lay_out(ux, uy, fragment), _lay_out(vux, vuy, fragment), config, seed, "unary")
+    unary = ConvStack(
+        train_in["ux"][0].shape[1],
+        config["unary_filters"],
+        config["unary_kernels"],
+        dropout,
+        config.get("unary_dilations"),
+    )
+    pairwise = ConvStack(
+        train_in["px"][0].shape[1],
+        config["pairwise_filters"],
+        config["pairwise_kernels"],
+        dropout,
+        config.get("pairwise_dilations"),
+    )
+    scorer = WordScorer(validation_pages) if config.get("select_on") == "word_f1" else None
+
+    def word_f1_on(inputs: list[np.ndarray]):
+        def select(network) -> float:
+            with torch.no_grad():
+                decisions = [
+                    network(torch.from_numpy(x[None]))[0].argmax(-1).numpy() == 1 if len(x) else np.zeros(0, bool)
+                    for x in inputs
+                ]
+            return scorer.score(decisions)
+
+        return select if scorer is not None else None
+
+    unary_report = _fit(
+        torch,
+        unary,
+        _lay_out(train_in["ux"], train_in["uy"], fragment, train_in["uw"]),
+        _lay_out(valid_in["ux"], valid_in["uy"], fragment, valid_in["uw"]),
+        config,
+        seed,
+        "unary",
+        select=word_f1_on(valid_in["ux"]),
+    )
+    context_report = None
+    if config.get("auto_context"):
+        context, context_report = _fit_context(
+            torch, unary, train_pages, validation_pages, train_in, valid_in, config, seed + 2, word_f1_on
+        )
+        model.context = context.export()
     pairwise_report = _fit(
-        torch, pairwise, _lay_out(px, py, fragment), _lay_out(vpx, vpy, fragment), config, seed + 1, "pairwise"
+        torch,
+        pairwise,
+        _lay_out(train_in["px"], train_in["py"], fragment, train_in["pw"]),
+        _lay_out(valid_in["px"], valid_in["py"], fragment, valid_in["pw"]),
+        config,
+        seed + 1,
+        "pairwise",
     )
     model.unary, model.pairwise = unary.export(), pairwise.export()
     model.metadata = {
@@ -243,9 +370,23 @@ def train(
             "validation_pages": len(validation_pages),
             "seconds": round(time.perf_counter() - started, 1),
             "unary": unary_report,
+            **({"context": context_report} if context_report else {}),
             "pairwise": pairwise_report,
             "torch": torch.__version__,
         },
     }
+    if config.get("choose_threshold"):
+        scorer = scorer or WordScorer(validation_pages)
+        threshold, figures = choose_threshold(model, validation_pages, scorer)
+        model.config["threshold"] = threshold
+        model.metadata["training"]["threshold_word_f1"] = {str(k): v for k, v in figures.items()}
+    if scorer is not None:
+        decisions = [
+            viterbi(
+                *model.potentials(p.block_x[:, :width], p.edge_x), model.lam, model.config.get("threshold", 0.5)
+            ).astype(bool)
+            for p in validation_pages
+        ]
+        model.metadata["training"]["validation_word_f1"] = scorer.by_corpus(decisions)
     model.check()
     return model

@@ -1,0 +1,45 @@
+"""A model's configuration, checked field by field when the model is loaded.
+
+A model file that would run with NaN probabilities or mis-shaped layers fails at start-up, naming the field,
+instead of on the first page of a crawl.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+class ModelError(ValueError):
+    """A model file is missing, corrupt or of another format."""
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_config(config: dict, where) -> None:
+    """Raise :class:`ModelError` naming the first ``config`` field a model cannot run with."""
+    if not isinstance(config, dict):
+        raise ModelError(f"{where}: config must be a JSON object")
+    for prefix in ("unary", "pairwise"):
+        filters, kernels = config.get(f"{prefix}_filters"), config.get(f"{prefix}_kernels")
+        for field_name, values in ((f"{prefix}_filters", filters), (f"{prefix}_kernels", kernels)):
+            if not isinstance(values, list) or not values:
+                raise ModelError(f"{where}: config.{field_name} must be a non-empty list, not {values!r}")
+            for index, value in enumerate(values):
+                if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                    raise ModelError(f"{where}: config.{field_name}[{index}] must be a positive integer, not {value!r}")
+                if field_name.endswith("kernels") and value % 2 == 0:
+                    raise ModelError(
+                        f"{where}: config.{field_name}[{index}] must be odd (a centred kernel), not {value}"
+                    )
+        if len(filters) != len(kernels):
+            raise ModelError(
+                f"{where}: config.{prefix}_filters has {len(filters)} entries, config.{prefix}_kernels {len(kernels)}"
+            )
+    if "lambda" in config and not (_is_number(config["lambda"]) and config["lambda"] >= 0):
+        raise ModelError(f"{where}: config.lambda must be a finite number >= 0, not {config['lambda']!r}")
+    if "threshold" in config and not (_is_number(config["threshold"]) and 0 < config["threshold"] < 1):
+        raise ModelError(f"{where}: config.threshold must be a number in (0, 1), not {config['threshold']!r}")
+    if config.get("pairwise_inputs", "edges") not in ("edges", "edges+blocks"):
+        raise ModelError(f"{where}: config.pairwise_inputs must be 'edges' or 'edges+blocks'")
