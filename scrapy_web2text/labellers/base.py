@@ -148,6 +148,21 @@ def load_labeller_weights(method: str, model: Any = None) -> Any:
     return load(None if wants_shipped else model)
 
 
+def load_weights_file(
+    load: Callable[[Path], _Model], path: str | Path | None, default: Path, what: str, how: str
+) -> _Model:
+    """The weights at ``path`` (default: the shipped ``default``), through :func:`load_weights`.
+
+    ``NAME``, ``NAME.npz`` and ``NAME.json`` name the same pair of files; a missing ``.npz`` raises
+    ``FileNotFoundError`` saying ``what`` was looked for where, and ``how`` to make it.
+    """
+    stem = Path(path or default)
+    stem = stem.with_suffix("") if stem.suffix in (".npz", ".json") else stem
+    if not stem.with_suffix(".npz").is_file():
+        raise FileNotFoundError(f"no {what} at {stem}.npz; {how}")
+    return load_weights(load, stem)
+
+
 # The 0.1 names, for code that still imports them from the deprecated ``scrapy_web2text.methods`` path.
 get_method = get_labeller
 method_names = labeller_names

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights
+from .base import Labelling, load_weights_file
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
 FORMAT = "scrapy-web2text-boilernet"
@@ -143,14 +143,13 @@ class BoilerNetModel:
 
 def load_boilernet(path: str | Path | None = None) -> BoilerNetModel:
     """The BoilerNet weights at ``path`` (default: the shipped ones), loaded once per process."""
-    stem = Path(path or MODELS / "boilernet")
-    stem = stem.with_suffix("") if stem.suffix in (".npz", ".json") else stem
-    if not stem.with_suffix(".npz").is_file():
-        raise FileNotFoundError(
-            f"no BoilerNet weights at {stem}.npz; train them with "
-            "python -m scrapy_web2text.research.train.boilernet CORPUS... (needs the train extra: torch)"
-        )
-    return load_weights(BoilerNetModel.load, stem)
+    return load_weights_file(
+        BoilerNetModel.load,
+        path,
+        MODELS / "boilernet",
+        "BoilerNet weights",
+        "train them with python -m scrapy_web2text.research.train.boilernet CORPUS... (needs the train extra: torch)",
+    )
 
 
 def boilernet(page: Page, *, model=None, threshold=None):

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights
+from .base import Labelling, load_weights_file
 from .web2text.features import BLOCK_FEATURES, block_features
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
@@ -128,13 +128,13 @@ class CRFModel:
 
 def load_crf(path: str | Path | None = None) -> CRFModel:
     """The CRF weights at ``path`` (default: the shipped ones), loaded once per process."""
-    stem = Path(path or MODELS / "crf")
-    stem = stem.with_suffix("") if stem.suffix in (".npz", ".json") else stem
-    if not stem.with_suffix(".npz").is_file():
-        raise FileNotFoundError(
-            f"no CRF weights at {stem}.npz; train them with python -m scrapy_web2text.research.train.crf CORPUS..."
-        )
-    return load_weights(CRFModel.load, stem)
+    return load_weights_file(
+        CRFModel.load,
+        path,
+        MODELS / "crf",
+        "CRF weights",
+        "train them with python -m scrapy_web2text.research.train.crf CORPUS...",
+    )
 
 
 def crf(page: Page, *, model=None, threshold=None):

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights
+from .base import Labelling, load_weights_file
 from .encoder import ENCODER_NAME, MAX_TOKENS, load_encoder
 from .web2text.viterbi import viterbi
 
@@ -250,13 +250,13 @@ class LMModel:
 
 def load_lm(path: str | Path | None = None) -> LMModel:
     """The language-model head at ``path`` (default: the shipped one), loaded once per process."""
-    stem = Path(path or MODELS / "lm")
-    stem = stem.with_suffix("") if stem.suffix in (".npz", ".json") else stem
-    if not stem.with_suffix(".npz").is_file():
-        raise FileNotFoundError(
-            f"no language-model head at {stem}.npz; train one with web2text train --config lm (needs torch)"
-        )
-    return load_weights(LMModel.load, stem)
+    return load_weights_file(
+        LMModel.load,
+        path,
+        MODELS / "lm",
+        "language-model head",
+        "train one with web2text train --config lm (needs torch)",
+    )
 
 
 def lm(page: Page, *, model=None, threshold=None):
