@@ -29,8 +29,6 @@ ALLOWED = {
 #: Modules longer than 400 lines, each with the reason it is one file.
 LONG_MODULES = {
     "labellers/boilerpipe.py": "a port of Boilerpipe's filter chain, kept in the order the original runs it",
-    "page/cdom.py": "the walk is one loop over lxml's events on purpose: a method call per element cost a third of "
-    "extract() (docs/speed.rst); the loop and the tables it reads stay together",
 }
 
 
