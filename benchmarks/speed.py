@@ -91,7 +91,7 @@ def staged(data: bytes, model) -> dict[str, float]:
     if root is not None:
         collect_blocks(page, root)
     marks.append(clock())
-    block_x, edge_x = block_features(page), edge_features(page)
+    block_x, edge_x = block_features(page, extended=model.extended), edge_features(page)
     marks.append(clock())
     unary, pairwise = model.potentials(block_x, edge_x)
     marks.append(clock())
