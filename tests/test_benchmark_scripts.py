@@ -27,5 +27,6 @@ def test_speed_script_times_every_stage_of_the_shipped_model():
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    for row in ("extract()", "lxml parse+visit", "cdom walk", "features", "cnns", "viterbi", "extract() / trafilatura"):
+    # trafilatura's rows appear only where the bench extra is installed; CI installs train, test and docs.
+    for row in ("extract()", "lxml parse+visit", "cdom walk", "features", "cnns", "viterbi", "extract() / lxml"):
         assert row in done.stdout, row
