@@ -115,10 +115,13 @@ class Page:
         return len(self.texts)
 
 
-#: The per-block columns the walk records, in the order of its rows: each becomes the ``Page`` attribute of
-#: that name (an int64 array; bool for those in ``_BOOL_BLOCK_COLUMNS``).  A new per-block column is one name
-#: here and one value in the row that :meth:`_Walker.walk` appends for a block.
-BLOCK_COLUMNS = ("starts", "ends", "path_ids", "in_link", "break_before", "ancestor_tags", "ancestor_keywords")
+#: The per-block columns the walk records: each becomes the ``Page`` attribute of that name (an int64 array; bool
+#: for those in ``_BOOL_BLOCK_COLUMNS``).  Those of the text, in the order of the row that :meth:`_Walker.walk`
+#: appends for a block, then those of the open element's state, in the order of the state's row (a new column is one
+#: name in one of the two and one value in that row).
+_TEXT_COLUMNS = ("starts", "ends", "break_before")
+_STATE_COLUMNS = ("path_ids", "in_link", "ancestor_tags", "ancestor_keywords")
+BLOCK_COLUMNS = _TEXT_COLUMNS + _STATE_COLUMNS
 _BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
 #: The per-node columns of ``Page.node_table``, in order.
 NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
@@ -131,25 +134,42 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
     _Walker(page, max_blocks).walk(root)
 
 
-# While the page is walked, an open element is a tuple
-#   (tag, attributes, path id, ancestor tag mask, ancestor keyword mask, in link, finished children, segment)
-# and a finished CDOM subtree a tuple
-#   (tags innermost first, attributes innermost first, children, leaf block index or -1).
-# The tag list grows at its end as ancestors collapse into the subtree: prepending would cost O(depth).
-_TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _CHILDREN, _SEGMENT = range(8)
+# While the page is walked, an open element is a state, shared by the siblings that look alike (same parent state,
+# tag, class, id and attribute marks): (number, tag, attributes, path id, ancestor tag mask, ancestor keyword mask,
+# in link, segment), looked up once per element.  A CDOM node is numbered when it is made (a leaf at its text, an
+# inner node when an element with two or more children closes): that is post-order, and ``_finish`` renumbers in
+# pre-order.  A node's tags and attributes are chains, numbered per page: a chain is (the chain inside it, the tag
+# or attributes of the element that collapsed around it), so a collapse is one look-up and equal tag lists are
+# one number; only distinct chains become tuples and strings, at the end.
+_NUMBER, _TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _SEGMENT = range(8)
+#: The chain of a leaf's tags (``("#text",)``) and the empty attribute chain.
+_TEXT_CHAIN = _NO_ATTRIBUTES = 0
 
 
 class _Walker:
     """One pass over the lxml tree: preprocess, collapse, collect blocks.
 
     The loop body runs twice per element of the page, so it is one function with everything it needs bound to
-    locals, tuples instead of objects, and a per-tag table instead of string tests.
+    locals, flat lists and tuples instead of objects, and per-tag and per-state tables instead of string tests.
     """
 
     def __init__(self, page: Page, max_blocks: int):
         self.page = page
         self.max_blocks = max_blocks
-        self.block_rows: list[tuple] = []
+        #: Per block, flat: ``_TEXT_COLUMNS``, then the state number.
+        self.block_rows: list[int] = []
+        #: Per state number, flat: ``_STATE_COLUMNS``.
+        self.state_rows: list[int] = [0, 0, 0, 0]
+        #: Per CDOM node, in post-order: tag chain, attribute chain, number of children, first node of its subtree.
+        self.node_tags: list[int] = []
+        self.node_attributes: list[int] = []
+        self.node_sizes: list[int] = []
+        self.node_run_starts: list[int] = []
+        #: The children of the inner nodes, one after the other in node order.
+        self.children: list[int] = []
+        #: (inner chain, tag) and (inner chain, attributes) → chain number, numbered in order.
+        self.tag_chains: dict[tuple[int, str], int] = {(-1, "#text"): _TEXT_CHAIN}
+        self.attribute_chains: dict[tuple[int, str], int] = {(-1, ""): _NO_ATTRIBUTES}
 
     def walk(self, root) -> None:  # noqa: C901 - one loop on purpose (see the class docstring)
         page = self.page
@@ -157,74 +177,100 @@ class _Walker:
         source_length = len(source)
         max_blocks = self.max_blocks
         texts, tag_paths, rows, block_elements = page.texts, page.tag_paths, self.block_rows, page.block_elements
+        state_rows, node_tags, node_attributes = self.state_rows, self.node_tags, self.node_attributes
+        node_sizes, node_run_starts, all_children = self.node_sizes, self.node_run_starts, self.children
+        tag_chains, attribute_chains = self.tag_chains, self.attribute_chains
         tag_table, element_cache, anchor_search = _TAG_TABLE, _ELEMENT_CACHE, _ANCHOR_WORD.search
+        unmarked = MARKING_ATTRIBUTES.isdisjoint
         paths: dict[tuple[int, str], int] = {}  # (parent path id, segment) → path id
         path_strings: dict[int, str] = {}  # path id → tag path: the id fixes every segment of the path
-        top_children: list = []
-        parent = ("#root", "", 0, 0, 0, False, top_children, "")
-        stack = [parent]
+        states: dict[tuple, tuple] = {}  # (parent state number, lxml tag, class, id[, marks]) → state
+        top_children: list[int] = []
+        state = (0, "#root", "", 0, 0, 0, False, "")
+        siblings = top_children
+        stack = [(state, siblings)]
         pending_break = False
         cursor = 0
         missed_until: dict[str, int] = {}  # word → end of a window it is absent from
         skipped_element = None
         events = etree.iterwalk(root, events=("start", "end"))
         for event, element in events:
-            tag = element.tag
-            if tag.__class__ is str:
-                tag, block_level, skipped, tag_bit, is_link = tag_table.get(tag) or _describe_tag(tag)
-                if event == "start":
-                    if block_level:
-                        pending_break = True
-                    if skipped:
-                        events.skip_subtree()  # its end event comes next
-                        skipped_element = element
-                        continue
-                    # Open the element: its tag path segment, path id and ancestor masks.
+            raw_tag = element.tag
+            tag, block_level, skipped, tag_bit, is_link = tag_table.get(raw_tag) or _describe_tag(raw_tag)
+            if event == "start":
+                if block_level:
+                    pending_break = True
+                if skipped:
+                    events.skip_subtree()  # its end event comes next
+                    skipped_element = element
+                    continue
+                # Open the element: find its state (tag path segment, path id, ancestor masks) or make it.
+                keys = element.keys()
+                if keys:
                     get = element.get
-                    key = (tag, get("class"), get("id"))
-                    attributes, segment, keyword_mask = element_cache.get(key) or _describe_element(*key)
-                    key = (parent[_PATH_ID], segment)
-                    path_id = paths.get(key)
+                    if unmarked(keys):
+                        key = (state[0], raw_tag, get("class"), get("id"))
+                    else:
+                        key = (state[0], raw_tag, get("class"), get("id"), attribute_marks(get))
+                else:
+                    key = (state[0], raw_tag)
+                opened = states.get(key)
+                if opened is None:
+                    described = (tag, key[2], key[3]) if len(key) > 2 else (tag, None, None)
+                    attributes, segment, keyword_mask = element_cache.get(described) or _describe_element(*described)
+                    path_key = (state[_PATH_ID], segment)
+                    path_id = paths.get(path_key)
                     if path_id is None:
-                        path_id = paths[key] = len(paths) + 1
-                    tag_bit |= 0 if MARKING_ATTRIBUTES.isdisjoint(element.keys()) else attribute_marks(get)
-                    parent = (
+                        path_id = paths[path_key] = len(paths) + 1
+                    if len(key) > 4:
+                        tag_bit |= key[4]
+                    opened = states[key] = (
+                        len(state_rows) // len(_STATE_COLUMNS),
                         tag,
                         attributes,
                         path_id,
-                        parent[_TAG_MASK] | tag_bit,
-                        parent[_KEYWORD_MASK] | keyword_mask,
-                        parent[_IN_LINK] or is_link,
-                        [],
+                        state[_TAG_MASK] | tag_bit,
+                        state[_KEYWORD_MASK] | keyword_mask,
+                        state[_IN_LINK] or is_link,
                         segment,
                     )
-                    stack.append(parent)
-                    raw, is_tail = element.text, False
-                else:
-                    if element is skipped_element:
-                        skipped_element = None
-                    else:
-                        closed = stack.pop()
-                        parent = stack[-1]
-                        children = closed[_CHILDREN]
-                        # An element with nothing below is dropped (the preprocessing step); one with a
-                        # single child merges into it (the collapse step).
-                        if children:
-                            if len(children) == 1:
-                                merged = children[0]
-                                merged[0].append(tag)
-                                if closed[_ATTRIBUTES]:
-                                    merged[1].append(closed[_ATTRIBUTES])
-                            else:
-                                merged = ([tag], [closed[_ATTRIBUTES]] if closed[_ATTRIBUTES] else [], children, -1)
-                            parent[_CHILDREN].append(merged)
-                    if block_level:
-                        pending_break = True
-                    raw, is_tail = element.tail, True
-            elif event == "end":  # comment or PI left by a recovering parse: only its tail is text
-                raw, is_tail = element.tail, True
+                    state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
+                state = opened
+                siblings = []
+                stack.append((state, siblings))
+                raw, is_tail = element.text, False
             else:
-                continue
+                if element is skipped_element:
+                    skipped_element = None
+                else:
+                    closed, children = stack.pop()
+                    state, siblings = stack[-1]
+                    # An element with nothing below is dropped (the preprocessing step); one with a
+                    # single child merges into it (the collapse step).
+                    if children:
+                        if len(children) == 1:
+                            node = children[0]
+                            link = (node_tags[node], tag)
+                            node_tags[node] = tag_chains.setdefault(link, len(tag_chains))
+                            if closed[_ATTRIBUTES]:
+                                link = (node_attributes[node], closed[_ATTRIBUTES])
+                                node_attributes[node] = attribute_chains.setdefault(link, len(attribute_chains))
+                        else:
+                            node = len(node_tags)
+                            node_tags.append(tag_chains.setdefault((-1, tag), len(tag_chains)))
+                            link = (_NO_ATTRIBUTES, closed[_ATTRIBUTES])
+                            node_attributes.append(
+                                attribute_chains.setdefault(link, len(attribute_chains))
+                                if closed[_ATTRIBUTES]
+                                else _NO_ATTRIBUTES
+                            )
+                            node_sizes.append(len(children))
+                            node_run_starts.append(node_run_starts[children[0]])
+                            all_children += children
+                        siblings.append(node)
+                if block_level:
+                    pending_break = True
+                raw, is_tail = element.tail, True
             if not raw or raw.isspace():
                 continue
             # The block text: blank runs collapsed.  str.split() splits on exactly the regex's \s; a text that
@@ -234,14 +280,14 @@ class _Walker:
                 text = block_text(raw)
                 if not text:
                     continue
-            if len(rows) >= max_blocks:
+            if len(texts) >= max_blocks:
                 page.truncated = True
                 continue
             # Best-effort source offset: lxml keeps none, so the first word of the text is searched for after
             # the previous block, in a bounded window so that a miss (an entity-escaped word) costs O(window).
             # Where a word is known to be absent the window is not searched again (the cursor only moves on):
             # 5,000 blocks of one word behind a 200 KB attribute searched 5,000 windows of 64 KiB.
-            start = min(cursor, source_length)
+            start = cursor if cursor < source_length else source_length
             match = anchor_search(raw)
             if match:
                 word = match.group()
@@ -255,98 +301,98 @@ class _Walker:
                     missed_until[word] = window_end
             if start >= cursor:
                 cursor = start + len(raw)
-            path_id = parent[_PATH_ID]
+            path_id = state[_PATH_ID]
             tag_path = path_strings.get(path_id)
             if tag_path is None:
-                segments = [entry[_SEGMENT] for entry in stack[-TAG_PATH_SEGMENTS:] if entry is not stack[0]]
+                segments = [entry[0][_SEGMENT] for entry in stack[-TAG_PATH_SEGMENTS:] if entry is not stack[0]]
                 prefix = "…>" if len(stack) > TAG_PATH_SEGMENTS + 1 else ""
                 tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
             texts.append(text)
             tag_paths.append(tag_path)
             block_elements.append((element, is_tail))
-            rows.append(
-                (
-                    start,
-                    min(start + len(raw), source_length),
-                    path_id,
-                    parent[_IN_LINK],
-                    pending_break,
-                    parent[_TAG_MASK],
-                    parent[_KEYWORD_MASK],
-                )
-            )
+            end = start + len(raw)
+            rows += (start, end if end < source_length else source_length, pending_break, state[0])
             pending_break = False
-            parent[_CHILDREN].append((["#text"], [], (), len(rows) - 1))
-        while len(stack) > 1:  # only if the walk stopped early: close what is open
-            closed = stack.pop()
-            children = closed[_CHILDREN]
-            if len(children) == 1:
-                children[0][0].append(closed[_TAG])
-                if closed[_ATTRIBUTES]:
-                    children[0][1].append(closed[_ATTRIBUTES])
-                stack[-1][_CHILDREN].append(children[0])
-            elif children:
-                attributes = [closed[_ATTRIBUTES]] if closed[_ATTRIBUTES] else []
-                stack[-1][_CHILDREN].append(([closed[_TAG]], attributes, children, -1))
-        self._finish(top_children)
+            node = len(node_tags)
+            siblings.append(node)
+            node_tags.append(_TEXT_CHAIN)
+            node_attributes.append(_NO_ATTRIBUTES)
+            node_sizes.append(0)
+            node_run_starts.append(node)
+        if len(top_children) > 1:  # the top elements are nodes side by side: a root node holds them
+            node_tags.append(tag_chains.setdefault((-1, "#root"), len(tag_chains)))
+            node_attributes.append(_NO_ATTRIBUTES)
+            node_sizes.append(len(top_children))
+            node_run_starts.append(node_run_starts[top_children[0]])
+            all_children += top_children
+        if top_children:
+            self._finish()
 
-    def _finish(self, top_children: list) -> None:
+    def _finish(self) -> None:
+        """Number the CDOM nodes in pre-order into ``page.node_table`` and ``page.nodes``; fill the block columns.
+
+        Nodes were made in post-order, where a subtree is one run ending at its root: in pre-order a node comes
+        after the nodes of the subtrees to its left (the run before its own) and after its ancestors, so its
+        pre-order number is the start of its run plus its depth.
+        """
         page = self.page
-        if not top_children:
-            return
-        root = top_children[0] if len(top_children) == 1 else (["#root"], [], top_children, -1)
-        leaf_nodes: list[int] = []  # pre-order meets the leaves in document order: block order
-        node_tags: list[tuple[str, ...]] = []
-        node_attributes: list[str] = []
-        # Equal tag lists and attribute strings are stored once and numbered: the features compare and look up
-        # numbers, and nodes share the objects.
-        tag_ids: dict[tuple[str, ...], int] = {}
-        attribute_ids: dict[str, int] = {"": 0}
-        distinct_tags, distinct_attributes = page.distinct_tags, page.distinct_attributes
-        distinct_attributes.append("")
-        # Per node: NODE_COLUMNS (the feature code's view of the tree, as one array).
-        table: list[list[int]] = []
-        # Iterative pre-order numbering; a node's leaf range is known once its last child is done, hence the
-        # post-visit entries (parent < -1 holds ~(index + 1)).
-        work: list[tuple] = [(root, -1, 0)]
-        leaves_seen = 0
-        while work:
-            subtree, parent, depth = work.pop()
-            if parent < -1:
-                table[~parent - 1][3] = leaves_seen
-                continue
-            index = len(table)
-            tags, attributes, children, leaf = subtree
-            tags = tuple(reversed(tags))
-            tags_id = tag_ids.get(tags)
-            if tags_id is None:
-                tags_id = tag_ids[tags] = len(distinct_tags)
-                distinct_tags.append(tags)
-            node_tags.append(distinct_tags[tags_id])
-            if attributes:
-                attributes = " ".join(reversed(attributes))
-                attributes_id = attribute_ids.get(attributes)
-                if attributes_id is None:
-                    attributes_id = attribute_ids[attributes] = len(distinct_attributes)
-                    distinct_attributes.append(attributes)
-                node_attributes.append(distinct_attributes[attributes_id])
-            else:
-                attributes_id = 0
-                node_attributes.append("")
-            if leaf >= 0:
-                leaf_nodes.append(index)
-                table.append([parent, depth, leaves_seen, leaves_seen + 1, 0, tags_id, attributes_id])
-                leaves_seen += 1
-                continue
-            table.append([parent, depth, leaves_seen, leaves_seen, len(children), tags_id, attributes_id])
-            work.append((subtree, ~(index + 1), 0))
-            depth += 1
-            work.extend([(child, index, depth) for child in reversed(children)])
-        node_table = np.array(table, np.int64).reshape(-1, len(NODE_COLUMNS))
+        count = len(self.node_tags)  # the root is the last node made
+        n_children = np.array(self.node_sizes, np.int64)
+        parents = np.full(count, -1, np.int64)
+        parents[self.children] = np.repeat(np.arange(count), n_children)
+        depth_list = [0] * count  # parents are made after their children: walk down from the root
+        parent_list = parents.tolist()
+        for node in range(count - 2, -1, -1):
+            depth_list[node] = depth_list[parent_list[node]] + 1
+        depths = np.array(depth_list, np.int64)
+        run_starts = np.array(self.node_run_starts, np.int64)
+        preorder = run_starts + depths
+        is_leaf = n_children == 0
+        leaves_through = np.cumsum(is_leaf)  # leaves up to and including each node (post-order)
+        order = np.empty(count, np.int64)
+        order[preorder] = np.arange(count)
+        node_table = np.empty((count, len(NODE_COLUMNS)), np.int64)
+        columns = (
+            np.where(parents >= 0, preorder[parents], -1),
+            depths,
+            leaves_through[run_starts] - is_leaf[run_starts],
+        )
+        for position, column in enumerate((*columns, leaves_through, n_children)):
+            node_table[:, position] = column[order]
+        # Equal tag lists and attribute strings are stored once and numbered in pre-order of first use (the empty
+        # attributes first): the features compare and look up numbers, and nodes share the objects.
+        distinct = []
+        for position, chains, links, first, base in (
+            (5, self.node_tags, list(self.tag_chains), (), -1),
+            (6, self.node_attributes, list(self.attribute_chains), (_NO_ATTRIBUTES,), _NO_ATTRIBUTES),
+        ):
+            in_preorder = np.concatenate((np.array(first, np.int64), np.array(chains, np.int64)[order]))
+            used, first_use = np.unique(in_preorder, return_index=True)
+            used = used[np.argsort(first_use)]
+            number = np.empty(len(links), np.int64)
+            number[used] = np.arange(len(used))
+            node_table[:, position] = number[in_preorder[len(first) :]]
+            distinct.append([_unchain(links, chain, base) for chain in used.tolist()])
+        page.distinct_tags[:] = distinct[0]
+        page.distinct_attributes[:] = [" ".join(parts) for parts in distinct[1]]
         page.node_table = node_table
-        page.nodes = list(map(CDOMNode, range(len(table)), node_tags, node_attributes, *node_table.T[:5].tolist()))
-        page.block_nodes = np.array(leaf_nodes, np.int64)
-        columns = np.array(self.block_rows, np.int64).reshape(-1, len(BLOCK_COLUMNS))
-        for position, name in enumerate(BLOCK_COLUMNS):
-            column = columns[:, position]
-            setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)
+        tags, attributes = node_table[:, 5].tolist(), node_table[:, 6].tolist()
+        tag_objects = list(map(page.distinct_tags.__getitem__, tags))
+        attribute_objects = list(map(page.distinct_attributes.__getitem__, attributes))
+        page.nodes = list(map(CDOMNode, range(count), tag_objects, attribute_objects, *node_table.T[:5].tolist()))
+        page.block_nodes = preorder[is_leaf]
+        text_columns = np.array(self.block_rows, np.int64).reshape(-1, len(_TEXT_COLUMNS) + 1)
+        state_columns = np.array(self.state_rows, np.int64).reshape(-1, len(_STATE_COLUMNS))[text_columns[:, -1]]
+        for names, columns in ((_TEXT_COLUMNS, text_columns), (_STATE_COLUMNS, state_columns)):
+            for position, name in enumerate(names):
+                column = columns[:, position]
+                setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)
+
+
+def _unchain(links: list[tuple[int, str]], chain: int, base: int) -> tuple[str, ...]:
+    """The tags (or attributes) of a chain, outermost first, down to the ``base`` chain (excluded)."""
+    parts = []
+    while chain != base:
+        chain, part = links[chain]
+        parts.append(part)
+    return tuple(parts)
