@@ -138,12 +138,12 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
 # tag, class, id and attribute marks): (number, tag, attributes, path id, ancestor tag mask, ancestor keyword mask,
 # in link, segment), looked up once per element.  A CDOM node is numbered when it is made (a leaf at its text, an
 # inner node when an element with two or more children closes): that is post-order, and ``_finish`` renumbers in
-# pre-order.  A node's tags and attributes are chains, numbered per page: a chain is (the chain inside it, the tag
-# or attributes of the element that collapsed around it), so a collapse is one look-up and equal tag lists are
-# one number; only distinct chains become tuples and strings, at the end.
+# pre-order.  A node's tags and attributes are a chain, numbered per page: (the chain inside it, the tag and the
+# attributes of the element that collapsed around it), so a collapse is one look-up and equal tag lists are one
+# number; only the distinct chains become tuples and strings, at the end.
 _NUMBER, _TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _SEGMENT = range(8)
-#: The chain of a leaf's tags (``("#text",)``) and the empty attribute chain.
-_TEXT_CHAIN = _NO_ATTRIBUTES = 0
+#: The chain of a leaf (``("#text",)``, no attributes).
+_TEXT_CHAIN = 0
 
 
 class _Walker:
@@ -160,16 +160,14 @@ class _Walker:
         self.block_rows: list[int] = []
         #: Per state number, flat: ``_STATE_COLUMNS``.
         self.state_rows: list[int] = [0, 0, 0, 0]
-        #: Per CDOM node, in post-order: tag chain, attribute chain, number of children, first node of its subtree.
-        self.node_tags: list[int] = []
-        self.node_attributes: list[int] = []
+        #: Per CDOM node, in post-order: chain, number of children, first node of its subtree.
+        self.node_chains: list[int] = []
         self.node_sizes: list[int] = []
         self.node_run_starts: list[int] = []
         #: The children of the inner nodes, one after the other in node order.
         self.children: list[int] = []
-        #: (inner chain, tag) and (inner chain, attributes) → chain number, numbered in order.
-        self.tag_chains: dict[tuple[int, str], int] = {(-1, "#text"): _TEXT_CHAIN}
-        self.attribute_chains: dict[tuple[int, str], int] = {(-1, ""): _NO_ATTRIBUTES}
+        #: (inner chain, tag, attributes) → chain number, numbered in order.
+        self.chains: dict[tuple[int, str, str], int] = {(-1, "#text", ""): _TEXT_CHAIN}
 
     def walk(self, root) -> None:  # noqa: C901 - one loop on purpose (see the class docstring)
         page = self.page
@@ -177,9 +175,8 @@ class _Walker:
         source_length = len(source)
         max_blocks = self.max_blocks
         texts, tag_paths, rows, block_elements = page.texts, page.tag_paths, self.block_rows, page.block_elements
-        state_rows, node_tags, node_attributes = self.state_rows, self.node_tags, self.node_attributes
+        state_rows, node_chains, chains = self.state_rows, self.node_chains, self.chains
         node_sizes, node_run_starts, all_children = self.node_sizes, self.node_run_starts, self.children
-        tag_chains, attribute_chains = self.tag_chains, self.attribute_chains
         tag_table, element_cache, anchor_search = _TAG_TABLE, _ELEMENT_CACHE, _ANCHOR_WORD.search
         unmarked = MARKING_ATTRIBUTES.isdisjoint
         paths: dict[tuple[int, str], int] = {}  # (parent path id, segment) → path id
@@ -250,20 +247,11 @@ class _Walker:
                     if children:
                         if len(children) == 1:
                             node = children[0]
-                            link = (node_tags[node], tag)
-                            node_tags[node] = tag_chains.setdefault(link, len(tag_chains))
-                            if closed[_ATTRIBUTES]:
-                                link = (node_attributes[node], closed[_ATTRIBUTES])
-                                node_attributes[node] = attribute_chains.setdefault(link, len(attribute_chains))
+                            link = (node_chains[node], tag, closed[_ATTRIBUTES])
+                            node_chains[node] = chains.setdefault(link, len(chains))
                         else:
-                            node = len(node_tags)
-                            node_tags.append(tag_chains.setdefault((-1, tag), len(tag_chains)))
-                            link = (_NO_ATTRIBUTES, closed[_ATTRIBUTES])
-                            node_attributes.append(
-                                attribute_chains.setdefault(link, len(attribute_chains))
-                                if closed[_ATTRIBUTES]
-                                else _NO_ATTRIBUTES
-                            )
+                            node = len(node_chains)
+                            node_chains.append(chains.setdefault((-1, tag, closed[_ATTRIBUTES]), len(chains)))
                             node_sizes.append(len(children))
                             node_run_starts.append(node_run_starts[children[0]])
                             all_children += children
@@ -313,15 +301,13 @@ class _Walker:
             end = start + len(raw)
             rows += (start, end if end < source_length else source_length, pending_break, state[0])
             pending_break = False
-            node = len(node_tags)
+            node = len(node_chains)
             siblings.append(node)
-            node_tags.append(_TEXT_CHAIN)
-            node_attributes.append(_NO_ATTRIBUTES)
+            node_chains.append(_TEXT_CHAIN)
             node_sizes.append(0)
             node_run_starts.append(node)
         if len(top_children) > 1:  # the top elements are nodes side by side: a root node holds them
-            node_tags.append(tag_chains.setdefault((-1, "#root"), len(tag_chains)))
-            node_attributes.append(_NO_ATTRIBUTES)
+            node_chains.append(chains.setdefault((-1, "#root", ""), len(chains)))
             node_sizes.append(len(top_children))
             node_run_starts.append(node_run_starts[top_children[0]])
             all_children += top_children
@@ -336,7 +322,7 @@ class _Walker:
         pre-order number is the start of its run plus its depth.
         """
         page = self.page
-        count = len(self.node_tags)  # the root is the last node made
+        count = len(self.node_chains)  # the root is the last node made
         n_children = np.array(self.node_sizes, np.int64)
         parents = np.full(count, -1, np.int64)
         parents[self.children] = np.repeat(np.arange(count), n_children)
@@ -361,20 +347,21 @@ class _Walker:
             node_table[:, position] = column[order]
         # Equal tag lists and attribute strings are stored once and numbered in pre-order of first use (the empty
         # attributes first): the features compare and look up numbers, and nodes share the objects.
-        distinct = []
-        for position, chains, links, first, base in (
-            (5, self.node_tags, list(self.tag_chains), (), -1),
-            (6, self.node_attributes, list(self.attribute_chains), (_NO_ATTRIBUTES,), _NO_ATTRIBUTES),
-        ):
-            in_preorder = np.concatenate((np.array(first, np.int64), np.array(chains, np.int64)[order]))
-            used, first_use = np.unique(in_preorder, return_index=True)
-            used = used[np.argsort(first_use)]
-            number = np.empty(len(links), np.int64)
-            number[used] = np.arange(len(used))
-            node_table[:, position] = number[in_preorder[len(first) :]]
-            distinct.append([_unchain(links, chain, base) for chain in used.tolist()])
-        page.distinct_tags[:] = distinct[0]
-        page.distinct_attributes[:] = [" ".join(parts) for parts in distinct[1]]
+        node_chains = np.array(self.node_chains, np.int64)[order]
+        used, first_use = np.unique(node_chains, return_index=True)
+        links = list(self.chains)
+        tag_ids: dict[tuple[str, ...], int] = {}
+        attribute_ids = {"": 0}
+        numbers = np.zeros((len(links), 2), np.int64)
+        for chain in used[np.argsort(first_use)].tolist():
+            tags, attributes = _unchain(links, chain)
+            numbers[chain] = (
+                tag_ids.setdefault(tags, len(tag_ids)),
+                attribute_ids.setdefault(attributes, len(attribute_ids)),
+            )
+        node_table[:, 5:] = numbers[node_chains]
+        page.distinct_tags[:] = tag_ids
+        page.distinct_attributes[:] = attribute_ids
         page.node_table = node_table
         tags, attributes = node_table[:, 5].tolist(), node_table[:, 6].tolist()
         tag_objects = list(map(page.distinct_tags.__getitem__, tags))
@@ -389,10 +376,12 @@ class _Walker:
                 setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)
 
 
-def _unchain(links: list[tuple[int, str]], chain: int, base: int) -> tuple[str, ...]:
-    """The tags (or attributes) of a chain, outermost first, down to the ``base`` chain (excluded)."""
-    parts = []
-    while chain != base:
-        chain, part = links[chain]
-        parts.append(part)
-    return tuple(parts)
+def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, ...], str]:
+    """The tags and the attributes of a chain, outermost first."""
+    tags, attributes = [], []
+    while chain >= 0:
+        chain, tag, attribute = links[chain]
+        tags.append(tag)
+        if attribute:
+            attributes.append(attribute)
+    return tuple(tags), " ".join(attributes)

@@ -167,13 +167,26 @@ assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
 assert len(EDGE_FEATURES) == 25, len(EDGE_FEATURES)
 
 
+#: Per tuple of tag groups: tag → bit mask of the groups that name it.
+_GROUP_BITS: dict[tuple[str, ...], dict[str, int]] = {}
+
+
 def _tag_masks(page: Page, groups) -> np.ndarray:
     """(n_distinct_tag_lists, n_groups) booleans: does the merged tag list hit the group (index by ``tags_id``)."""
-    out = np.zeros((len(page.distinct_tags), len(groups)), bool)
-    for column, group in enumerate(groups):
-        misses = frozenset(group.split("|")).isdisjoint
-        out[:, column] = np.fromiter(map(misses, page.distinct_tags), bool, len(page.distinct_tags))
-    return ~out
+    bits_of = _GROUP_BITS.get(groups)
+    if bits_of is None:
+        bits_of = {}
+        for column, group in enumerate(groups):
+            for tag in group.split("|"):
+                bits_of[tag] = bits_of.get(tag, 0) | 1 << column
+        _GROUP_BITS[groups] = bits_of
+    # One bit mask per distinct tag list: the union of its tags' masks.
+    get = bits_of.get
+    masks = [0] * len(page.distinct_tags)
+    for index, tags in enumerate(page.distinct_tags):
+        for tag in tags:
+            masks[index] |= get(tag, 0)
+    return (np.array(masks, np.int64)[:, None] >> np.arange(len(groups))) & 1 != 0
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
