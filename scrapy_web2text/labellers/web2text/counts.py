@@ -84,6 +84,10 @@ def _pack(word: str) -> int:
 
 
 _PACKED_STOPWORDS = np.array(sorted(map(_pack, STOPWORDS)), np.int64)
+#: [first letter, last letter, length] of the stop words (letters 1..26): most words are ruled out by a look-up.
+_STOPWORD_SHAPES = np.zeros((27, 27, _PACKED_LETTERS + 1), bool)
+for _word in STOPWORDS:
+    _STOPWORD_SHAPES[ord(_word[0]) - 96, ord(_word[-1]) - 96, len(_word)] = True
 
 
 def email_starts(text: str) -> list[int]:
@@ -157,9 +161,12 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     joined = "\n".join(texts)
     codes, properties = character_properties(joined)
     owner = np.repeat(np.arange(n), lengths + 1)[: len(codes)]
+    offsets = np.zeros(n, np.int64)
+    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
 
     def per_block(mask: np.ndarray) -> np.ndarray:
-        return np.bincount(owner[mask], minlength=n).astype(float)
+        # Sums over each block's run of characters (and the "\n" after it, which no mask holds): one pass.
+        return np.add.reduceat(mask, offsets, dtype=np.int64).astype(float)
 
     counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
     for name, bit in (("punctuation", PUNCTUATION), ("dashes", DASH), ("periods", PERIOD), ("separators", SEPARATOR)):
@@ -186,12 +193,9 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
             stopwords = np.bincount(word_owner[stop], minlength=n).astype(float)
     counts["stopwords"] = stopwords
     counts["link_chars"] = np.where(in_link, lengths, 0).astype(float)
-    _, last = edge_characters(texts)
+    last = properties[offsets + lengths - 1]  # each block's last character (block texts are never empty)
     counts["ends_punct"] = ((last & ENDS_SENTENCE) != 0).astype(float)
     counts["ends_question"] = ((last & QUESTION) != 0).astype(float)
-
-    offsets = np.zeros(n, np.int64)
-    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
 
     def owners(positions: list[int]) -> np.ndarray:
         return np.searchsorted(offsets, np.asarray(positions, np.int64), side="right") - 1
@@ -246,9 +250,12 @@ def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.nda
     np.cumsum((properties & LETTER) != 0, out=letters[1:])
     candidate = (lengths <= _PACKED_LETTERS) & (letters[word_ends] - letters[word_starts] == lengths)
     starts, lengths = word_starts[candidate], lengths[candidate]
-    letter_value = (codes.astype(np.int64) | 0x20) - 96  # a..z and A..Z → 1..26
+    # a..z and A..Z → 1..26
+    shapes = (codes[starts].astype(np.int64) | 0x20) - 96, (codes[starts + lengths - 1].astype(np.int64) | 0x20) - 96
+    possible = _STOPWORD_SHAPES[shapes[0], shapes[1], lengths]
+    starts, lengths = starts[possible], lengths[possible]
     position = np.arange(int(lengths.max(initial=0)))
-    letters_at = letter_value[np.minimum(starts[:, None] + position, len(codes) - 1)]
+    letters_at = (codes[np.minimum(starts[:, None] + position, len(codes) - 1)].astype(np.int64) | 0x20) - 96
     letters_at[position >= lengths[:, None]] = 0
     packed = (letters_at << (5 * position)).sum(axis=1)  # the letters' bits do not overlap: the sum is an "or"
     found = np.minimum(np.searchsorted(_PACKED_STOPWORDS, packed), len(_PACKED_STOPWORDS) - 1)
