@@ -53,6 +53,22 @@ def test_title_and_og_title_are_read_from_the_head():
     assert _column(page, "matches_page_title").tolist() == [1, 0, 1]
 
 
+def test_title_match_folds_case_and_takes_starts_and_ends_of_ten_characters():
+    page = parse_page(
+        "<html><head><title>STRASSE works today, Daily Post</title></head>"
+        "<body><h1>Straße Works Today</h1><p>Daily Post</p><p>Post</p><p>works today</p></body></html>"
+    )
+    assert _column(page, "matches_page_title").tolist() == [1, 1, 0, 0]
+
+
+def test_case_folding_adds_no_blank_and_never_shortens():
+    # The headline feature folds block texts (blank-collapsed by the walk) without collapsing them again.
+    for code in range(0x110000):
+        character = chr(code)
+        folded = character.casefold()
+        assert folded and (folded == character if character.isspace() else not any(c.isspace() for c in folded))
+
+
 def test_main_region_marks_blocks_before_inside_and_after():
     menu = "".join(f"<li><a href='/{i}'>Section {i}</a></li>" for i in range(5))
     page = parse_page(

@@ -29,11 +29,14 @@ def matches_title(page: Page) -> np.ndarray:
         for length in range(_MIN_PART_CHARS, min(len(title), _MAX_HEADLINE_CHARS) + 1):
             matching.add(title[:length])
             matching.add(title[-length:])
-    normalised = [
-        " ".join(text.casefold().split()) if len(text) <= _MAX_HEADLINE_CHARS else None for text in page.texts
-    ]
-    out = np.fromiter(map(matching.__contains__, normalised), bool, len(normalised))
-    for index, text in enumerate(normalised):
-        if text is not None and len(text) > _MAX_HEADLINE_CHARS:
-            out[index] = any(text == title or title.startswith(text) or title.endswith(text) for title in titles)
+    # Block texts are blank-collapsed by the CDOM walk (as counts.py relies on too) and case folding adds no blank:
+    # a text's normalised form is its folded form, one C-level map for the page.
+    texts = page.texts
+    normalised = list(map(str.casefold, texts))
+    short = np.fromiter(map(len, texts), np.int64, len(texts)) <= _MAX_HEADLINE_CHARS
+    out = np.fromiter(map(matching.__contains__, normalised), bool, len(texts)) & short
+    folded_long = np.fromiter(map(len, normalised), np.int64, len(texts)) > _MAX_HEADLINE_CHARS
+    for index in np.flatnonzero(short & folded_long).tolist():
+        text = normalised[index]
+        out[index] = any(text == title or title.startswith(text) or title.endswith(text) for title in titles)
     return out
