@@ -136,12 +136,12 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
 
 # While the page is walked, an open element is a state, shared by the siblings that look alike (same parent state,
 # tag, class, id and attribute marks): (number, tag, attributes, path id, ancestor tag mask, ancestor keyword mask,
-# in link, segment), looked up once per element.  A CDOM node is numbered when it is made (a leaf at its text, an
-# inner node when an element with two or more children closes): that is post-order, and ``_finish`` renumbers in
-# pre-order.  A node's tags and attributes are a chain, numbered per page: (the chain inside it, the tag and the
-# attributes of the element that collapsed around it), so a collapse is one look-up and equal tag lists are one
-# number; only the distinct chains become tuples and strings, at the end.
-_NUMBER, _TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _SEGMENT = range(8)
+# in link, segment, block-level), looked up once per element, at its start (its end reads the state).  A CDOM node
+# is numbered when it is made (a leaf at its text, an inner node when an element with two or more children closes):
+# that is post-order, and ``_finish`` renumbers in pre-order.  A node's tags and attributes are a chain, numbered per
+# page: (the chain inside it, the tag and the attributes of the element that collapsed around it), so a collapse is
+# one look-up and equal tag lists are one number; only the distinct chains become tuples and strings, at the end.
+_NUMBER, _TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _SEGMENT, _BLOCK_LEVEL = range(9)
 #: The chain of a leaf (``("#text",)``, no attributes).
 _TEXT_CHAIN = 0
 
@@ -183,23 +183,23 @@ class _Walker:
         path_strings: dict[int, str] = {}  # path id → tag path: the id fixes every segment of the path
         states: dict[tuple, tuple] = {}  # (parent state number, lxml tag, class, id[, marks]) → state
         top_children: list[int] = []
-        state = (0, "#root", "", 0, 0, 0, False, "")
+        state = (0, "#root", "", 0, 0, 0, False, "", False)
         siblings = top_children
         stack = [(state, siblings)]
         pending_break = False
         cursor = 0
         missed_until: dict[str, int] = {}  # word → end of a window it is absent from
-        skipped_element = None
+        skipped_element, skipped_block_level = None, False
         events = etree.iterwalk(root, events=("start", "end"))
         for event, element in events:
-            raw_tag = element.tag
-            tag, block_level, skipped, tag_bit, is_link = tag_table.get(raw_tag) or _describe_tag(raw_tag)
             if event == "start":
+                raw_tag = element.tag
+                tag, block_level, skipped, tag_bit, is_link = tag_table.get(raw_tag) or _describe_tag(raw_tag)
                 if block_level:
                     pending_break = True
                 if skipped:
                     events.skip_subtree()  # its end event comes next
-                    skipped_element = element
+                    skipped_element, skipped_block_level = element, block_level
                     continue
                 # Open the element: find its state (tag path segment, path id, ancestor masks) or make it.
                 keys = element.keys()
@@ -230,6 +230,7 @@ class _Walker:
                         state[_KEYWORD_MASK] | keyword_mask,
                         state[_IN_LINK] or is_link,
                         segment,
+                        block_level,
                     )
                     state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
                 state = opened
@@ -239,6 +240,8 @@ class _Walker:
             else:
                 if element is skipped_element:
                     skipped_element = None
+                    if skipped_block_level:
+                        pending_break = True
                 else:
                     closed, children = stack.pop()
                     state, siblings = stack[-1]
@@ -247,17 +250,18 @@ class _Walker:
                     if children:
                         if len(children) == 1:
                             node = children[0]
-                            link = (node_chains[node], tag, closed[_ATTRIBUTES])
+                            link = (node_chains[node], closed[_TAG], closed[_ATTRIBUTES])
                             node_chains[node] = chains.setdefault(link, len(chains))
                         else:
                             node = len(node_chains)
-                            node_chains.append(chains.setdefault((-1, tag, closed[_ATTRIBUTES]), len(chains)))
+                            link = (-1, closed[_TAG], closed[_ATTRIBUTES])
+                            node_chains.append(chains.setdefault(link, len(chains)))
                             node_sizes.append(len(children))
                             node_run_starts.append(node_run_starts[children[0]])
                             all_children += children
                         siblings.append(node)
-                if block_level:
-                    pending_break = True
+                    if closed[_BLOCK_LEVEL]:
+                        pending_break = True
                 raw, is_tail = element.tail, True
             if not raw or raw.isspace():
                 continue

@@ -119,6 +119,8 @@ _TAG_TABLE_SIZE = 10_000
 
 
 def _describe_tag(raw: str) -> tuple[str, bool, bool, int, bool]:
+    if not isinstance(raw, str):  # a comment or processing instruction (lxml's tag is a function): only its tail
+        return ("", False, True, 0, False)
     tag = raw.rpartition("}")[2] if raw.startswith("{") else raw
     tag = tag.lower()
     described = (tag, tag in BLOCK_LEVEL_TAGS, tag in SKIPPED_TAGS, ANCESTOR_TAG_BITS.get(tag, 0), tag == "a")
