@@ -11,7 +11,6 @@ filled lazily, one ``chr()`` test per distinct code point ever seen.
 from __future__ import annotations
 
 import re
-from operator import itemgetter
 
 import numpy as np
 
@@ -140,13 +139,6 @@ def character_properties(text: str) -> tuple[np.ndarray, np.ndarray]:
             _PROPERTIES[code] = _describe(code)
         properties = _PROPERTIES[codes]
     return codes, properties
-
-
-def edge_characters(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Property bits of each block's first and of its last character (block texts are never empty)."""
-    return character_properties("".join(map(itemgetter(0), texts)))[1], character_properties(
-        "".join(map(itemgetter(-1), texts))
-    )[1]
 
 
 def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]:

@@ -14,14 +14,12 @@ re-tokenising.  Tag tests look at each distinct tag list of the page once.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ...page import Page
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
-from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_characters
+from .counts import ENDS_SENTENCE, UPPER, block_counts, character_properties
 from .headline import matches_title
 
 # --- the 128 block features -------------------------------------------------
@@ -352,10 +350,14 @@ def edge_features(page: Page) -> np.ndarray:
     cost = np.where(meet, steps[:, None] + steps[None, :], 99).reshape(n - 1, -1).min(axis=1)
     distance = np.where(cost == 99, 2 * levels + 2, cost)
 
-    texts = page.texts
-    lengths = np.fromiter(map(len, texts), float, n)
-    words = np.fromiter(map(str.count, texts, itertools.repeat(" ")), float, n) + 1.0
-    first, last = edge_characters(texts)
+    # Lengths, words (spaces + 1) and the first and last characters' properties, from the page's code points.
+    text_lengths = np.fromiter(map(len, page.texts), np.int64, n)
+    codes, properties = character_properties("\n".join(page.texts))
+    offsets = np.zeros(n, np.int64)
+    np.cumsum(text_lengths[:-1] + 1, out=offsets[1:])
+    lengths = text_lengths.astype(float)
+    words = np.add.reduceat(codes == ord(" "), offsets, dtype=np.int64) + 1.0
+    first, last = properties[offsets], properties[offsets + text_lengths - 1]
     ends_punct = (last & ENDS_SENTENCE) != 0
     starts_capital = (first & UPPER) != 0
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
