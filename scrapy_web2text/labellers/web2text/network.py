@@ -154,7 +154,7 @@ class Web2TextModel:
     def standardise(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         block = (block_x - self.block_mean) / self.block_std
         edge = (edge_x - self.edge_mean) / self.edge_std
-        return block.astype(np.float32), edge.astype(np.float32)
+        return block.astype(np.float32, copy=False), edge.astype(np.float32, copy=False)
 
     def pairwise_inputs(self, block: np.ndarray, edge: np.ndarray) -> np.ndarray:
         """The pairwise network's input; ``edges+blocks`` adds both neighbours' features."""
