@@ -284,7 +284,8 @@ class _Walker:
             if match:
                 word = match.group()
                 window_end = cursor + 65536
-                found = source.find(word, max(cursor, missed_until.get(word, 0) - len(word) + 1), window_end)
+                searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1) if missed_until else cursor
+                found = source.find(word, searched_from, window_end)
                 if found >= 0:
                     start = max(found - match.start(), cursor)
                 else:
