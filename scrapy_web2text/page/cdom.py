@@ -159,7 +159,7 @@ class _Walker:
         #: Per block, flat: ``_TEXT_COLUMNS``, then the state number.
         self.block_rows: list[int] = []
         #: Per state number, flat: ``_STATE_COLUMNS``.
-        self.state_rows: list[int] = [0, 0, 0, 0]
+        self.state_rows: list[int] = [0] * len(_STATE_COLUMNS)  # the root state
         #: Per CDOM node, in post-order: chain, number of children, first node of its subtree.
         self.node_chains: list[int] = []
         self.node_sizes: list[int] = []
