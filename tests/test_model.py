@@ -114,15 +114,20 @@ def test_numpy_inference_matches_torch():
 
     default = load_model("default").config
     dilated = {**default, "unary_dilations": [1, 1, 1, 2, 4], "pairwise_dilations": [1, 1, 2, 2, 1]}
+    pooled = {**default, "unary_pooling": {"after": 1, "windows": [4, 32], "page": True}}
     for model in (
         load_model("default"),
         Web2TextModel.initialised({**default}, seed=5),
         Web2TextModel.initialised(dilated, seed=6),
+        Web2TextModel.initialised(pooled, seed=7),
     ):
         config = model.config
         unary_dilations, pairwise_dilations = config.get("unary_dilations"), config.get("pairwise_dilations")
+        pooling = config.get("unary_pooling")
         width = len(model.block_features)
-        unary = ConvStack(width, config["unary_filters"], config["unary_kernels"], 0.2, unary_dilations).eval()
+        unary = ConvStack(
+            width, config["unary_filters"], config["unary_kernels"], 0.2, unary_dilations, pooling
+        ).eval()
         unary.load(model.unary)
         n_pair = model.pairwise[0][0].shape[1]
         pairwise = ConvStack(
@@ -135,9 +140,51 @@ def test_numpy_inference_matches_torch():
             with torch.no_grad():
                 expected_unary = unary(torch.from_numpy(x)[None])[0].numpy()
                 expected_pair = pairwise(torch.from_numpy(model.pairwise_inputs(x, e))[None])[0].numpy()
-            assert np.abs(conv_stack(x, model.unary, unary_dilations) - expected_unary).max() < 1e-5
+            assert np.abs(conv_stack(x, model.unary, unary_dilations, pooling) - expected_unary).max() < 1e-5
             pair = conv_stack(model.pairwise_inputs(x, e), model.pairwise, pairwise_dilations)
             assert np.abs(pair - expected_pair).max() < 1e-5
+
+
+def test_page_pooling_in_a_padded_training_batch_matches_numpy_on_each_page():
+    torch = pytest.importorskip("torch", reason="parity needs the 'train' extra")  # CI installs it
+    from scrapy_web2text.research.train.networks import ConvStack
+
+    pooling = {"after": 1, "windows": [3, 20], "page": True}
+    network = ConvStack(7, [6, 6, 5, 2], [1, 1, 5, 3], 0.0, [1, 1, 1, 2], pooling).eval()
+    rng = np.random.default_rng(3)
+    pages = [rng.normal(size=(n, 7)).astype(np.float32) for n in (40, 55, 1)]
+    batch = torch.zeros(len(pages), 55, 7)
+    mask = torch.zeros(len(pages), 55, dtype=torch.bool)
+    for row, page in enumerate(pages):
+        batch[row, : len(page)] = torch.from_numpy(page)
+        mask[row, : len(page)] = True
+    batch[0, 40:] = 5.0  # whatever lies beyond a page's end must not reach it
+    with torch.no_grad():
+        out = network(batch, mask).numpy()
+    for row, page in enumerate(pages):
+        expected = conv_stack(page, network.export(), [1, 1, 1, 2], pooling)
+        assert expected.shape == (len(page), 2)
+        assert np.abs(out[row, : len(page)] - expected).max() < 1e-5
+    # The pooled layer reads the units, their two window means and their page mean.
+    assert network.export()[2][0].shape[1] == 6 * 4
+
+
+@pytest.mark.parametrize(
+    ("pooling", "message"),
+    [
+        ("wide", "must be a JSON object"),
+        ({"after": 4, "page": True}, "unary_pooling.after"),
+        ({"after": 1, "windows": [0]}, "unary_pooling.windows"),
+        ({"after": 1, "windows": [4], "page": "yes"}, "unary_pooling.page"),
+        ({"after": 1}, "pools nothing"),
+    ],
+)
+def test_a_bad_pooling_configuration_is_a_model_error_naming_the_field(pooling, message):
+    from scrapy_web2text.labellers.web2text.config import ModelError, check_config
+
+    config = {**load_model("default").config, "unary_pooling": pooling}
+    with pytest.raises(ModelError, match=message):
+        check_config(config, "model.json")
 
 
 def test_blas_threads_are_set_where_the_project_owns_the_labelling_not_at_import(untrained_model):

@@ -43,3 +43,25 @@ def check_config(config: dict, where) -> None:
         raise ModelError(f"{where}: config.threshold must be a number in (0, 1), not {config['threshold']!r}")
     if config.get("pairwise_inputs", "edges") not in ("edges", "edges+blocks"):
         raise ModelError(f"{where}: config.pairwise_inputs must be 'edges' or 'edges+blocks'")
+    _check_pooling(config, where)
+
+
+def _check_pooling(config: dict, where) -> None:
+    pooling = config.get("unary_pooling")
+    if pooling is None:
+        return
+    if not isinstance(pooling, dict):
+        raise ModelError(f"{where}: config.unary_pooling must be a JSON object, not {pooling!r}")
+    after = pooling.get("after")
+    last = len(config["unary_filters"]) - 1
+    if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < last:
+        raise ModelError(f"{where}: config.unary_pooling.after must be a layer index from 0 to {last - 1}, not {after!r}")
+    windows = pooling.get("windows", [])
+    if not isinstance(windows, list) or not all(
+        isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in windows
+    ):
+        raise ModelError(f"{where}: config.unary_pooling.windows must be a list of positive integers, not {windows!r}")
+    if not isinstance(pooling.get("page", False), bool):
+        raise ModelError(f"{where}: config.unary_pooling.page must be true or false")
+    if not windows and not pooling.get("page"):
+        raise ModelError(f"{where}: config.unary_pooling pools nothing (no windows, page false)")

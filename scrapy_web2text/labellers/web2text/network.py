@@ -27,6 +27,7 @@ from ..base import load_weights
 from .config import ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
 from .features import EDGE_FEATURES, block_feature_names
+from .layers import Layers, conv_stack, log_softmax, pooling_width
 
 MODEL_FORMAT = "scrapy-web2text-model"
 MODEL_FORMAT_VERSION = 1
@@ -84,40 +85,6 @@ if BLAS_THREADS_VARIABLE in os.environ:  # the user asked for it by name; otherw
     limit_blas_threads()
 
 
-Layers = list[tuple[np.ndarray, np.ndarray]]
-
-
-def conv_stack(x: np.ndarray, layers: Layers, dilations: list[int] | None = None) -> np.ndarray:
-    """Run (n, channels) through same-padded conv layers, ReLU between them.
-
-    Each layer is (weight of shape (out, in, kernel), bias of shape (out,)),
-    torch's ``Conv1d`` layout; ``dilations`` (default all 1) spread a
-    layer's taps apart.  Returns the last layer's (n, out) logits.
-    """
-    n = x.shape[0]
-    for position, (weight, bias) in enumerate(layers):
-        out_channels, in_channels, kernel = weight.shape
-        dilation = dilations[position] if dilations else 1
-        if kernel == 1:
-            x = x @ weight[:, :, 0].T
-        else:
-            pad = dilation * (kernel // 2)
-            padded = np.zeros((n + 2 * pad, in_channels), x.dtype)
-            padded[pad : pad + n] = x
-            # im2col: column block k holds the input shifted by dilation * k - pad.
-            windows = np.concatenate([padded[dilation * k : dilation * k + n] for k in range(kernel)], axis=1)
-            x = windows @ weight.transpose(2, 1, 0).reshape(kernel * in_channels, out_channels)
-        x = x + bias
-        if position < len(layers) - 1:
-            np.maximum(x, 0, out=x)
-    return x
-
-
-def log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-
-
 @dataclass
 class Web2TextModel:
     """Weights, feature statistics and configuration of a trained model."""
@@ -169,7 +136,9 @@ class Web2TextModel:
         1 = content, and pairwise (n - 1, 2, 2) log p(previous → next).
         """
         block, edge = self.standardise(block_x, edge_x)
-        unary = log_softmax(conv_stack(block, self.unary, self.config.get("unary_dilations")))
+        unary = log_softmax(
+            conv_stack(block, self.unary, self.config.get("unary_dilations"), self.config.get("unary_pooling"))
+        )
         if self.context:
             summaries = context_features(np.exp(unary[:, 1]), block_x, edge_x)
             unary = log_softmax(
@@ -298,6 +267,7 @@ class Web2TextModel:
                 raise ModelError(
                     f"{where}: {len(layers)} {name} layers, config.{prefix}_filters lists a different number"
                 )
+            pooling = self.config.get("unary_pooling") if name == "unary" else None
             for index, (weight, bias) in enumerate(layers):
                 expected = (self.config[f"{prefix}_filters"][index], n_in, self.config[f"{prefix}_kernels"][index])
                 if weight.shape != expected:
@@ -306,7 +276,7 @@ class Web2TextModel:
                     raise ModelError(f"layer of shape {weight.shape} does not take {n_in} inputs")
                 if not (np.all(np.isfinite(weight)) and np.all(np.isfinite(bias))):
                     raise ModelError("weights hold NaN or infinity")
-                n_in = weight.shape[0]
+                n_in = weight.shape[0] * (pooling_width(pooling) if pooling and index == pooling["after"] else 1)
             if n_in != n_out:
                 raise ModelError(f"network ends in {n_in} outputs, expected {n_out}")
 
@@ -319,9 +289,9 @@ class Web2TextModel:
         n_edge = len(EDGE_FEATURES)
         n_pair_in = n_edge + (2 * n_block if config.get("pairwise_inputs") == "edges+blocks" else 0)
 
-        def stack(n_in, filters, kernels):
+        def stack(n_in, filters, kernels, pooling=None):
             layers = []
-            for out, kernel in zip(filters, kernels):
+            for index, (out, kernel) in enumerate(zip(filters, kernels)):
                 bound = 1 / math.sqrt(n_in * kernel)
                 layers.append(
                     (
@@ -329,12 +299,12 @@ class Web2TextModel:
                         rng.uniform(-bound, bound, out).astype(np.float32),
                     )
                 )
-                n_in = out
+                n_in = out * (pooling_width(pooling) if pooling and index == pooling["after"] else 1)
             return layers
 
         return cls(
             config=config,
-            unary=stack(n_block, config["unary_filters"], config["unary_kernels"]),
+            unary=stack(n_block, config["unary_filters"], config["unary_kernels"], config.get("unary_pooling")),
             pairwise=stack(n_pair_in, config["pairwise_filters"], config["pairwise_kernels"]),
             block_mean=np.zeros(n_block, np.float32),
             block_std=np.ones(n_block, np.float32),

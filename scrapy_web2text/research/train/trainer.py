@@ -9,6 +9,7 @@ checkpoint with the lowest validation error kept (Vogels et al. §4.1).
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import sys
 import time
@@ -73,6 +74,11 @@ class _Sequences:
     weight: np.ndarray
     starts: np.ndarray
     pages: list[tuple[int, int]]
+
+    @functools.cached_property
+    def by_length(self) -> np.ndarray:
+        """Page numbers, shortest page first."""
+        return np.argsort([n for _, n in self.pages], kind="stable")
 
 
 def _lay_out(
@@ -145,12 +151,17 @@ def _fit(
     progress = _progress_bar(iterations, label)
     x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
     weight_train = torch.from_numpy(train.weight)
+    whole_pages = bool(getattr(network, "pooling", None))
     for iteration in range(1, iterations + 1):
         network.train()
-        index = torch.from_numpy(
-            train.starts[generator.integers(0, len(train.starts), config["batch_size"])][:, None] + offsets
-        )
-        logits = network(x_train[index])
+        if whole_pages:  # page pooling needs whole pages: a batch of them, padded
+            index, mask = _page_batch(train, generator, config)
+            logits = network(x_train[index], mask)
+        else:
+            index = torch.from_numpy(
+                train.starts[generator.integers(0, len(train.starts), config["batch_size"])][:, None] + offsets
+            )
+            logits = network(x_train[index])
         weight = weight_train[index].reshape(-1)  # zero on padding
         loss = (
             loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * weight
@@ -193,6 +204,38 @@ def _fit(
         "initial_validation_error": initial_error,
         "initial_validation_loss": initial_loss,
     }
+
+
+#: Longest page a training batch holds whole; a longer one is cut to a random stretch of this many blocks.
+MAX_TRAINING_PAGE = 1500
+
+
+def _page_batch(data: _Sequences, generator: np.random.Generator, config: dict):
+    """Indices (pages, length) of ``pages_per_batch`` random pages laid side by side, and their mask.
+
+    Padding points at the zero row after the first page, whose weight is zero, so it adds no loss.
+    """
+    import torch
+
+    # Pages of about the same length go together (neighbours in length order), so little of a batch is padding.
+    by_length = data.by_length
+    size = min(config.get("pages_per_batch", 4), len(by_length))
+    first = int(generator.integers(0, len(by_length) - size + 1))
+    chosen = by_length[first : first + size]
+    spans = []
+    for page in chosen:
+        at, n = data.pages[page]
+        if n > MAX_TRAINING_PAGE:
+            at, n = at + int(generator.integers(0, n - MAX_TRAINING_PAGE + 1)), MAX_TRAINING_PAGE
+        spans.append((at, n))
+    length = max(n for _, n in spans)
+    pad = data.pages[0][0] + data.pages[0][1]  # a padding row: zero features, zero weight
+    index = np.full((len(spans), length), pad, np.int64)
+    mask = np.zeros((len(spans), length), bool)
+    for row, (at, n) in enumerate(spans):
+        index[row, :n] = np.arange(at, at + n)
+        mask[row, :n] = True
+    return torch.from_numpy(index), torch.from_numpy(mask)
 
 
 def _validate(torch, network, data: _Sequences) -> tuple[float, float]:
@@ -312,6 +355,7 @@ def train(
         config["unary_kernels"],
         dropout,
         config.get("unary_dilations"),
+        config.get("unary_pooling"),
     )
     pairwise = ConvStack(
         train_in["px"][0].shape[1],
