@@ -125,9 +125,7 @@ def test_numpy_inference_matches_torch():
         unary_dilations, pairwise_dilations = config.get("unary_dilations"), config.get("pairwise_dilations")
         pooling = config.get("unary_pooling")
         width = len(model.block_features)
-        unary = ConvStack(
-            width, config["unary_filters"], config["unary_kernels"], 0.2, unary_dilations, pooling
-        ).eval()
+        unary = ConvStack(width, config["unary_filters"], config["unary_kernels"], 0.2, unary_dilations, pooling).eval()
         unary.load(model.unary)
         n_pair = model.pairwise[0][0].shape[1]
         pairwise = ConvStack(

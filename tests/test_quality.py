@@ -10,7 +10,7 @@ import pytest
 
 from scrapy_web2text.labellers.web2text.features import ALL_BLOCK_FEATURES, BLOCK_FEATURES, block_features
 from scrapy_web2text.page import parse_page
-from scrapy_web2text.research.alignment import drop_leading_headline
+from scrapy_web2text.research.alignment import align_labels, drop_comment_labels, drop_leading_headline
 from scrapy_web2text.research.benchmark import run_benchmark
 from scrapy_web2text.research.corpus import PageData
 from scrapy_web2text.research.metrics import word_f1
@@ -101,6 +101,22 @@ def _page(html):
     return parse_page(
         f"<html><head><title>Floods: the river rises - Daily Post</title></head><body>{html}</body></html>"
     )
+
+
+def test_an_articles_comments_are_boilerplate_but_a_discussion_page_keeps_them():
+    comment = "I could not agree more with the council, the river has flooded our street twice this year."
+    article = parse_page(
+        f"<body><article><p>{PARAGRAPH}</p><p>{PARAGRAPH} Again.</p></article>"
+        f"<div id='comments'><div class='comment-body'><p>{comment}</p></div></div></body>"
+    )
+    labels, _ = align_labels(article, f"{PARAGRAPH}\n{PARAGRAPH} Again.\n{comment}")
+    assert labels.tolist() == [1, 1, 1]
+    assert drop_comment_labels(labels, article).tolist() == [1, 1, 0]
+    # Comments that are most of the page's content are the page: they stay.
+    thread = parse_page(f"<body><p>{PARAGRAPH}</p><ol class='comments'><li>{comment}</li><li>{comment} Yes.</li></ol>")
+    labels, _ = align_labels(thread, f"{PARAGRAPH}\n{comment}\n{comment} Yes.")
+    assert labels.tolist() == [1, 1, 1]
+    assert drop_comment_labels(labels, thread).tolist() == [1, 1, 1]
 
 
 def test_leading_headline_is_dropped_from_the_gold():

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..page import Page
+from ..page.tags import ANCESTOR_KEYWORDS
 
 WINDOW = 10
 CONTENT_SHARE = 2 / 3
@@ -230,3 +231,26 @@ def _title_part(line: str, title: str) -> bool:
     if title.endswith(line):
         return title[: -len(line)].rstrip()[-1:] in _TITLE_SEPARATORS
     return False
+
+
+#: Below this share of a page's content characters, blocks under a comment container are an article's comments
+#: (boilerplate by the label convention); above it the comments are the page (a discussion, a forum thread).
+MAX_COMMENT_SHARE = 0.5
+_COMMENT_BIT = 1 << [name for name, _ in ANCESTOR_KEYWORDS].index("comment")
+
+
+def drop_comment_labels(labels: np.ndarray, page: Page) -> np.ndarray:
+    """``labels`` with the blocks of an article's comment section turned to boilerplate.
+
+    The label convention (docs/training.rst) leaves readers' comments out of the main text unless they are what
+    the page is for.  CleanEval's and Readability's gold keep them; Dragnet's and WCXB's do not (WCXB keeps a
+    forum's posts).  A block is a comment when an ancestor's class or id says so (``comment``, ``reply``,
+    ``discuss``); they are dropped only when they hold under half of the page's content.
+    """
+    in_comments = (page.ancestor_keywords & _COMMENT_BIT) != 0
+    content = labels.astype(bool)
+    lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+    comment_chars = lengths[content & in_comments].sum()
+    if not comment_chars or comment_chars >= MAX_COMMENT_SHARE * lengths[content].sum():
+        return labels
+    return np.where(in_comments, 0, labels).astype(labels.dtype)

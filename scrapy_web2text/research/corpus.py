@@ -29,12 +29,14 @@ from ..labellers.web2text import features, languages
 from ..labellers.web2text.features import ALL_BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
 from ..page import parse_page
 from . import alignment
-from .alignment import AlignmentReport, align_labels, drop_leading_headline
+from .alignment import AlignmentReport, align_labels, drop_comment_labels, drop_leading_headline
 
 SPLITS = ("train", "validation", "test")
 #: Corpora whose gold already leaves the headline out (WCXB's annotators
 #: did; a first gold line equal to an ``<h1>`` there is a sub-heading they kept).
 GOLD_WITHOUT_HEADLINE = frozenset({"wcxb"})
+#: Corpora whose gold keeps an article's reader comments, which the label convention leaves out.
+GOLD_WITH_COMMENTS = frozenset({"cleaneval", "readability"})
 
 
 def default_cache_dir() -> Path:
@@ -103,6 +105,8 @@ def process_record(record: dict) -> PageData:
     if record.get("dataset") not in GOLD_WITHOUT_HEADLINE:
         gold = drop_leading_headline(gold, page)
     labels, report = align_labels(page, gold)
+    if record.get("dataset") in GOLD_WITH_COMMENTS:
+        labels = drop_comment_labels(labels, page)
     return PageData(
         id=record.get("id", ""),
         dataset=record.get("dataset", ""),

@@ -55,7 +55,9 @@ def _check_pooling(config: dict, where) -> None:
     after = pooling.get("after")
     last = len(config["unary_filters"]) - 1
     if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after < last:
-        raise ModelError(f"{where}: config.unary_pooling.after must be a layer index from 0 to {last - 1}, not {after!r}")
+        raise ModelError(
+            f"{where}: config.unary_pooling.after must be a layer index from 0 to {last - 1}, not {after!r}"
+        )
     windows = pooling.get("windows", [])
     if not isinstance(windows, list) or not all(
         isinstance(w, int) and not isinstance(w, bool) and w > 0 for w in windows
