@@ -207,7 +207,7 @@ def _fit(
 
 
 #: Longest page a training batch holds whole; a longer one is cut to a random stretch of this many blocks.
-MAX_TRAINING_PAGE = 1500
+MAX_TRAINING_PAGE = 600
 
 
 def _page_batch(data: _Sequences, generator: np.random.Generator, config: dict):
