@@ -62,19 +62,21 @@ class ConvStack(nn.Module):
 
 
 def pool(hidden: torch.Tensor, pooling: dict, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """The torch twin of :func:`scrapy_web2text.labellers.web2text.layers.pool`, on (batch, length, c)."""
+    """The torch twin of :func:`scrapy_web2text.labellers.web2text.layers.pool`, on (batch, length, c).
+
+    Window sums are average pools (their backward pass is cheap, unlike gathering from prefix sums), divided by the
+    number of real blocks in each window so that padding and page edges count as numpy's shorter windows do.
+    """
     batch, length, _ = hidden.shape
-    valid = torch.ones(batch, length, dtype=hidden.dtype) if mask is None else mask.to(hidden.dtype)
-    hidden = hidden * valid[..., None]  # padding adds nothing to the sums
-    zero = hidden.new_zeros(batch, 1, hidden.shape[2])
-    prefix = torch.cat([zero, hidden.cumsum(1)], 1)
-    counts = torch.cat([valid.new_zeros(batch, 1), valid.cumsum(1)], 1)
-    index = torch.arange(length)
-    parts = [hidden]
+    valid = torch.ones(batch, 1, length, dtype=hidden.dtype) if mask is None else mask.to(hidden.dtype)[:, None, :]
+    channels_first = hidden.transpose(1, 2) * valid  # padding adds nothing to the sums
+    parts = [channels_first]
     for width in pooling.get("windows", ()):
-        low, high = (index - width).clamp(min=0), (index + width + 1).clamp(max=length)
-        parts.append((prefix[:, high] - prefix[:, low]) / (counts[:, high] - counts[:, low]).clamp(min=1)[..., None])
+        window = dict(kernel_size=2 * width + 1, stride=1, padding=width, count_include_pad=True)
+        sums = torch.nn.functional.avg_pool1d(channels_first, **window)
+        counts = torch.nn.functional.avg_pool1d(valid, **window)
+        parts.append(sums / counts.clamp(min=1e-6))
     if pooling.get("page"):
-        total = prefix[:, -1:] / counts[:, -1:].clamp(min=1)[..., None]
-        parts.append(total.expand(-1, length, -1))
-    return torch.cat(parts, 2)
+        total = channels_first.sum(2, keepdim=True) / valid.sum(2, keepdim=True).clamp(min=1)
+        parts.append(total.expand(-1, -1, length))
+    return torch.cat(parts, 1).transpose(1, 2)

@@ -61,14 +61,23 @@ class WordScorer:
 
 
 THRESHOLDS = tuple(np.round(np.arange(0.3, 0.76, 0.05), 2))
+#: Thresholds whose validation word F1 is within this of the best tie; the highest of them wins.  Word F1 is
+#: flat across a wide band of thresholds, and pages the model has never seen have been scored lower on precision
+#: than on recall, so a tie goes to precision.
+PRECISION_TIE = 0.001
 
 
 def choose_threshold(model, pages: Sequence[PageData], scorer: WordScorer) -> tuple[float, dict]:
-    """The decoding threshold with the best validation word F1, and the figures per threshold."""
+    """The decoding threshold with the best validation word F1 (ties to the higher one), and the figures."""
     potentials = [model.potentials(page.block_x[:, : len(model.block_features)], page.edge_x) for page in pages]
     figures = {}
     for threshold in THRESHOLDS:
         decisions = [viterbi(unary, pair, model.lam, float(threshold)).astype(bool) for unary, pair in potentials]
         figures[float(threshold)] = round(scorer.score(decisions), 4)
-    best = max(figures, key=lambda t: (figures[t], -abs(t - 0.5)))
-    return best, figures
+    return pick_threshold(figures), figures
+
+
+def pick_threshold(figures: dict[float, float]) -> float:
+    """The highest threshold whose figure ties with the best (within :data:`PRECISION_TIE`)."""
+    best = max(figures.values())
+    return max(threshold for threshold, figure in figures.items() if figure >= best - PRECISION_TIE)
