@@ -2,9 +2,8 @@
 
 Checkpoints and the default threshold are chosen on the mean per-page word
 F1 of the kept blocks against the gold text (the benchmark's ``word_f1``),
-averaged per corpus and then over corpora, so the largest corpus does not
-decide alone.  Block accuracy rewards getting many two-word links right;
-users score words.
+over the validation pages of every corpus.  Block accuracy rewards getting
+many two-word links right; users score words.
 """
 
 from __future__ import annotations
@@ -49,10 +48,12 @@ class WordScorer:
         return out
 
     def score(self, decisions: Sequence[np.ndarray]) -> float:
-        """Mean over corpora of the mean page word F1."""
-        scores = self.page_scores(decisions)
-        corpora = np.asarray(self.corpora)
-        return float(np.mean([scores[corpora == name].mean() for name in dict.fromkeys(self.corpora)]))
+        """Mean page word F1 over every validation page.
+
+        Not the mean of the corpora's means: that gave Readability's 9 validation pages the weight of WCXB's 128,
+        and a checkpoint 0.1 better on those 9 pages won while it lost on every large corpus.
+        """
+        return float(self.page_scores(decisions).mean())
 
     def by_corpus(self, decisions: Sequence[np.ndarray]) -> dict[str, float]:
         scores = self.page_scores(decisions)
