@@ -121,23 +121,7 @@ EXTENDED_BLOCK_FEATURES: tuple[str, ...] = (
     "after_main_region",
     "main_region_r_chars_of_page",
 )
-#: Statistics of the block's path group: the blocks of the page with the same tag path (tags, classes and ids
-#: from the root), e.g. every teaser of a "related stories" list or every paragraph of the article body.  A group
-#: of many short, linked items reads as a list; a few long blocks holding the page's text as its body.
-GROUP_BLOCK_FEATURES: tuple[str, ...] = (
-    "group_log_blocks",
-    "group_r_chars_of_page",
-    "group_mean_log_chars",
-    "group_r_chars_in_link",
-)
-ALL_BLOCK_FEATURES: tuple[str, ...] = BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES + GROUP_BLOCK_FEATURES
-#: A model's ``"features"`` configuration → the block features it reads (the first columns of
-#: :func:`block_features` with ``extended=True``).
-FEATURE_SETS: dict[str, tuple[str, ...]] = {
-    "paper": BLOCK_FEATURES,
-    "extended": BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES,
-    "groups": ALL_BLOCK_FEATURES,
-}
+ALL_BLOCK_FEATURES: tuple[str, ...] = BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES
 BLOCK_FEATURE_BINARY = np.array(
     [
         name.split("_", 1)[1] in BINARY_STATISTICS
@@ -266,17 +250,16 @@ def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarra
     return out
 
 
-def block_feature_names(feature_set: str) -> tuple[str, ...]:
-    """The block features of a model configuration's ``"features"`` (``paper``, ``extended``, ``groups``)."""
-    return FEATURE_SETS[feature_set]
+def block_feature_names(extended: bool) -> tuple[str, ...]:
+    return ALL_BLOCK_FEATURES if extended else BLOCK_FEATURES
 
 
 def block_features(page: Page, extended: bool = False) -> np.ndarray:
     """The (n_blocks, 128) raw block feature matrix of a page; ``extended``
-    appends :data:`EXTENDED_BLOCK_FEATURES` and :data:`GROUP_BLOCK_FEATURES`."""
+    appends :data:`EXTENDED_BLOCK_FEATURES`."""
     n = len(page)
     if n == 0:
-        return np.zeros((0, len(ALL_BLOCK_FEATURES if extended else BLOCK_FEATURES)), np.float32)
+        return np.zeros((0, len(block_feature_names(extended))), np.float32)
     counts = block_counts(page.texts, page.in_link)
     stats = _node_statistics(page, counts)
     parents = page.node_table[:, 0]
@@ -310,23 +293,8 @@ def block_features(page: Page, extended: bool = False) -> np.ndarray:
         page_columns,
     ]
     if extended:
-        parts += [_extended_columns(page, counts), _group_columns(page, counts)]
+        parts.append(_extended_columns(page, counts))
     return np.hstack(parts).astype(np.float32)
-
-
-def _group_columns(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
-    """:data:`GROUP_BLOCK_FEATURES`: bincounts over the blocks' path ids."""
-    _, group = np.unique(page.path_ids, return_inverse=True)
-    chars = counts["chars"]
-    size = np.bincount(group)
-    group_chars = np.bincount(group, chars)
-    columns = [
-        np.log1p(size),
-        group_chars / max(chars.sum(), 1.0),
-        np.bincount(group, np.log1p(chars)) / size,
-        _ratio(np.bincount(group, counts["link_chars"]), group_chars),
-    ]
-    return np.column_stack(columns)[group]
 
 
 def _extended_columns(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:

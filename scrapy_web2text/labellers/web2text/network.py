@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from ..base import load_weights
 from .config import ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
-from .features import EDGE_FEATURES, FEATURE_SETS, block_feature_names
+from .features import EDGE_FEATURES, block_feature_names
 from .layers import Layers, conv_stack, log_softmax, pooling_width
 
 MODEL_FORMAT = "scrapy-web2text-model"
@@ -108,19 +108,18 @@ class Web2TextModel:
     @property
     def extended(self) -> bool:
         """Whether the model reads the extended block features (page context)."""
-        return self.config.get("features", "paper") != "paper"
+        return self.config.get("features", "paper") == "extended"
 
     @property
     def block_features(self) -> tuple[str, ...]:
-        return block_feature_names(self.config.get("features", "paper"))
+        return block_feature_names(self.extended)
 
     @property
     def lam(self) -> float:
         return float(self.config.get("lambda", 0.1))
 
     def standardise(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Standardised features; ``block_x`` may hold more columns than the model reads (it reads the first)."""
-        block = (block_x[:, : len(self.block_mean)] - self.block_mean) / self.block_std
+        block = (block_x - self.block_mean) / self.block_std
         edge = (edge_x - self.edge_mean) / self.edge_std
         return block.astype(np.float32, copy=False), edge.astype(np.float32, copy=False)
 
@@ -204,9 +203,7 @@ class Web2TextModel:
         config = metadata.get("config")
         if not isinstance(config, dict):
             raise ModelError(f"{meta}: no configuration")
-        if config.get("features", "paper") not in FEATURE_SETS:
-            raise ModelError(f"{meta}: config.features must be one of {sorted(FEATURE_SETS)}")
-        expected = block_feature_names(config.get("features", "paper"))
+        expected = block_feature_names(config.get("features", "paper") == "extended")
         if metadata.get("block_features") != list(expected) or metadata.get("edge_features") != list(EDGE_FEATURES):
             raise ModelError(f"{meta}: trained on another feature set than this version of scrapy-web2text computes")
         try:
@@ -288,7 +285,7 @@ class Web2TextModel:
         """An untrained model with random weights (tests, training start)."""
         config = dict(config or PAPER_CONFIG)
         rng = np.random.default_rng(seed)
-        n_block = len(block_feature_names(config.get("features", "paper")))
+        n_block = len(block_feature_names(config.get("features", "paper") == "extended"))
         n_edge = len(EDGE_FEATURES)
         n_pair_in = n_edge + (2 * n_block if config.get("pairwise_inputs") == "edges+blocks" else 0)
 

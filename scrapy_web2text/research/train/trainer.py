@@ -336,7 +336,7 @@ def train(
         torch.set_num_threads(threads)
     torch.manual_seed(seed)
     started = time.perf_counter()
-    width = len(block_feature_names(config.get("features", "paper")))
+    width = len(block_feature_names(config.get("features", "paper") == "extended"))
     stats = feature_statistics(
         np.concatenate([p.block_x[:, :width] for p in train_pages]), np.concatenate([p.edge_x for p in train_pages])
     )
