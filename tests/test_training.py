@@ -45,7 +45,10 @@ def test_default_recipe_chooses_threshold_on_validation_word_f1(pages):
     model = train(train_pages[:8], validation_pages[:4], "default", iterations=60, seed=3, threads=1)
     report = model.metadata["training"]
     figures = {float(t): f for t, f in report["threshold_word_f1"].items()}
-    assert model.config["threshold"] == max(figures, key=lambda t: (figures[t], -abs(t - 0.5)))
+    # The highest threshold within 0.001 of the best validation word F1 (a tie goes to precision).
+    chosen, best = model.config["threshold"], max(figures.values())
+    assert figures[chosen] >= best - 0.001
+    assert all(figure < best - 0.001 for t, figure in figures.items() if t > chosen)
     assert model.extended and model.block_mean.shape == (len(model.block_features),)
     assert set(report["validation_word_f1"]) == {"cleaneval"}
     assert report["unary"]["selection_score"] <= 1.0

@@ -9,12 +9,10 @@ checkpoint with the lowest validation error kept (Vogels et al. §4.1).
 from __future__ import annotations
 
 import datetime
-import functools
 import logging
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,6 +22,7 @@ from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
 from ...labellers.web2text.viterbi import viterbi
 from ..corpus import PageData
 from . import require_torch
+from .batches import CheckpointMean, Sequences, lay_out, page_batch
 from .selection import WordScorer, choose_threshold
 
 logger = logging.getLogger(__name__)
@@ -64,43 +63,6 @@ CONFIGS: dict[str, dict] = {
 }
 
 
-@dataclass
-class _Sequences:
-    """Pages laid end to end with padding, so fragments are one gather."""
-
-    x: np.ndarray
-    y: np.ndarray
-    valid: np.ndarray
-    weight: np.ndarray
-    starts: np.ndarray
-    pages: list[tuple[int, int]]
-
-    @functools.cached_property
-    def by_length(self) -> np.ndarray:
-        """Page numbers, shortest page first."""
-        return np.argsort([n for _, n in self.pages], kind="stable")
-
-
-def _lay_out(
-    inputs: list[np.ndarray], targets: list[np.ndarray], fragment: int, weights: list[np.ndarray]
-) -> _Sequences:
-    width = inputs[0].shape[1] if inputs else 0
-    total = sum(len(x) + fragment for x in inputs)
-    x_all = np.zeros((total, width), np.float32)
-    y_all = np.zeros(total, np.int64)
-    valid = np.zeros(total, bool)
-    weight = np.zeros(total, np.float32)
-    starts, pages, at = [], [], 0
-    for x, y, w in zip(inputs, targets, weights):
-        n = len(x)
-        x_all[at : at + n], y_all[at : at + n], valid[at : at + n], weight[at : at + n] = x, y, True, w
-        if n:
-            starts.extend(range(at, at + max(n - fragment, 0) + 1))
-            pages.append((at, n))
-        at += n + fragment
-    return _Sequences(x_all, y_all, valid, weight, np.asarray(starts, np.int64), pages)
-
-
 def block_weights(texts: Sequence[str], scheme: str) -> np.ndarray:
     """Loss weight of each block: ``none`` (the paper), ``log_chars`` or ``sqrt_chars``
     (longer blocks weigh more: users score words, not blocks)."""
@@ -132,7 +94,7 @@ def _network_inputs(pages: Sequence[PageData], model: Web2TextModel, scheme: str
 
 
 def _fit(
-    torch, network, train: _Sequences, validation: _Sequences, config: dict, seed: int, label: str, select=None
+    torch, network, train: Sequences, validation: Sequences, config: dict, seed: int, label: str, select=None
 ) -> dict:
     """Train one network; restore and report its best validation checkpoint.
 
@@ -147,6 +109,7 @@ def _fit(
     iterations = config["iterations"]
     every = max(iterations // 20, 50)
     best = {"error": float("inf"), "score": -float("inf"), "iteration": 0, "state": None}
+    average = CheckpointMean()
     initial_error, initial_loss = _validate(torch, network, validation)
     progress = _progress_bar(iterations, label)
     x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
@@ -155,7 +118,7 @@ def _fit(
     for iteration in range(1, iterations + 1):
         network.train()
         if whole_pages:  # page pooling needs whole pages: a batch of them, padded
-            index, mask = _page_batch(train, generator, config)
+            index, mask = page_batch(train, generator, config)
             logits = network(x_train[index], mask)
         else:
             index = torch.from_numpy(
@@ -170,6 +133,8 @@ def _fit(
         loss.backward()
         optimiser.step()
         if iteration % every == 0 or iteration == iterations:
+            if config.get("average_checkpoints") and iteration > iterations // 2:
+                average.add(network)
             error, validation_loss = _validate(torch, network, validation)
             score = select(network) if select is not None else -error
             if score > best["score"]:
@@ -194,6 +159,14 @@ def _fit(
                 error,
             )
     progress.close()
+    if average.count:
+        # The mean of the second half's checkpoints (Izmailov et al. 2018): one network, flatter minimum,
+        # less seed-to-seed variance; kept only where it beats the best single checkpoint on validation.
+        network.load_state_dict(average.state)
+        error, validation_loss = _validate(torch, network, validation)
+        score = select(network) if select is not None else -error
+        if score > best["score"]:
+            best = {"score": score, "error": error, "loss": validation_loss, "iteration": "average", "state": None}
     if best["state"] is not None:
         network.load_state_dict(best["state"])
     return {
@@ -206,39 +179,7 @@ def _fit(
     }
 
 
-#: Longest page a training batch holds whole; a longer one is cut to a random stretch of this many blocks.
-MAX_TRAINING_PAGE = 600
-
-
-def _page_batch(data: _Sequences, generator: np.random.Generator, config: dict):
-    """Indices (pages, length) of ``pages_per_batch`` random pages laid side by side, and their mask.
-
-    Padding points at the zero row after the first page, whose weight is zero, so it adds no loss.
-    """
-    import torch
-
-    # Pages of about the same length go together (neighbours in length order), so little of a batch is padding.
-    by_length = data.by_length
-    size = min(config.get("pages_per_batch", 4), len(by_length))
-    first = int(generator.integers(0, len(by_length) - size + 1))
-    chosen = by_length[first : first + size]
-    spans = []
-    for page in chosen:
-        at, n = data.pages[page]
-        if n > MAX_TRAINING_PAGE:
-            at, n = at + int(generator.integers(0, n - MAX_TRAINING_PAGE + 1)), MAX_TRAINING_PAGE
-        spans.append((at, n))
-    length = max(n for _, n in spans)
-    pad = data.pages[0][0] + data.pages[0][1]  # a padding row: zero features, zero weight
-    index = np.full((len(spans), length), pad, np.int64)
-    mask = np.zeros((len(spans), length), bool)
-    for row, (at, n) in enumerate(spans):
-        index[row, :n] = np.arange(at, at + n)
-        mask[row, :n] = True
-    return torch.from_numpy(index), torch.from_numpy(mask)
-
-
-def _validate(torch, network, data: _Sequences) -> tuple[float, float]:
+def _validate(torch, network, data: Sequences) -> tuple[float, float]:
     """Error rate and mean loss over whole validation pages."""
     network.eval()
     wrong = total = 0
@@ -303,8 +244,8 @@ def _fit_context(torch, unary, train_pages, validation_pages, train_in, valid_in
     report = _fit(
         torch,
         context,
-        _lay_out(train_x, train_in["uy"], fragment, train_in["uw"]),
-        _lay_out(valid_x, valid_in["uy"], fragment, valid_in["uw"]),
+        lay_out(train_x, train_in["uy"], fragment, train_in["uw"]),
+        lay_out(valid_x, valid_in["uy"], fragment, valid_in["uw"]),
         config,
         seed,
         "context",
@@ -380,8 +321,8 @@ def train(
     unary_report = _fit(
         torch,
         unary,
-        _lay_out(train_in["ux"], train_in["uy"], fragment, train_in["uw"]),
-        _lay_out(valid_in["ux"], valid_in["uy"], fragment, valid_in["uw"]),
+        lay_out(train_in["ux"], train_in["uy"], fragment, train_in["uw"]),
+        lay_out(valid_in["ux"], valid_in["uy"], fragment, valid_in["uw"]),
         config,
         seed,
         "unary",
@@ -396,8 +337,8 @@ def train(
     pairwise_report = _fit(
         torch,
         pairwise,
-        _lay_out(train_in["px"], train_in["py"], fragment, train_in["pw"]),
-        _lay_out(valid_in["px"], valid_in["py"], fragment, valid_in["pw"]),
+        lay_out(train_in["px"], train_in["py"], fragment, train_in["pw"]),
+        lay_out(valid_in["px"], valid_in["py"], fragment, valid_in["pw"]),
         config,
         seed + 1,
         "pairwise",
