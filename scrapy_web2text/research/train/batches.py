@@ -1,4 +1,4 @@
-"""Training data laid out for mini-batches, and the checkpoint mean.
+"""Training data laid out for mini-batches.
 
 Pages are laid end to end with padding rows between them, so a batch is one gather: fragments of consecutive
 blocks (the paper's recipe) or, for networks that pool over the whole page, whole pages side by side.
@@ -77,19 +77,3 @@ def page_batch(data: Sequences, generator: np.random.Generator, config: dict):
         index[row, :n] = np.arange(at, at + n)
         mask[row, :n] = True
     return torch.from_numpy(index), torch.from_numpy(mask)
-
-
-class CheckpointMean:
-    """Running mean of a network's weights over the checkpoints it is given."""
-
-    def __init__(self):
-        self.count = 0
-        self.state: dict = {}
-
-    def add(self, network) -> None:
-        self.count += 1
-        for name, value in network.state_dict().items():
-            if name not in self.state:
-                self.state[name] = value.detach().clone()
-            else:
-                self.state[name] += (value.detach() - self.state[name]) / self.count

@@ -22,7 +22,7 @@ from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
 from ...labellers.web2text.viterbi import viterbi
 from ..corpus import PageData
 from . import require_torch
-from .batches import CheckpointMean, Sequences, lay_out, page_batch
+from .batches import Sequences, lay_out, page_batch
 from .selection import WordScorer, choose_threshold
 
 logger = logging.getLogger(__name__)
@@ -109,7 +109,6 @@ def _fit(
     iterations = config["iterations"]
     every = max(iterations // 20, 50)
     best = {"error": float("inf"), "score": -float("inf"), "iteration": 0, "state": None}
-    average = CheckpointMean()
     initial_error, initial_loss = _validate(torch, network, validation)
     progress = _progress_bar(iterations, label)
     x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
@@ -133,8 +132,6 @@ def _fit(
         loss.backward()
         optimiser.step()
         if iteration % every == 0 or iteration == iterations:
-            if config.get("average_checkpoints") and iteration > iterations // 2:
-                average.add(network)
             error, validation_loss = _validate(torch, network, validation)
             score = select(network) if select is not None else -error
             if score > best["score"]:
@@ -159,14 +156,6 @@ def _fit(
                 error,
             )
     progress.close()
-    if average.count:
-        # The mean of the second half's checkpoints (Izmailov et al. 2018): one network, flatter minimum,
-        # less seed-to-seed variance; kept only where it beats the best single checkpoint on validation.
-        network.load_state_dict(average.state)
-        error, validation_loss = _validate(torch, network, validation)
-        score = select(network) if select is not None else -error
-        if score > best["score"]:
-            best = {"score": score, "error": error, "loss": validation_loss, "iteration": "average", "state": None}
     if best["state"] is not None:
         network.load_state_dict(best["state"])
     return {
