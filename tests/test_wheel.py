@@ -61,6 +61,7 @@ def build_venv(root: Path, timings: dict[str, float]) -> tuple[Path, Path, str]:
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     python = venv / "bin" / "python"
     pin = lowest_scrapy(wheel)
+    _drop_project_wheels()
     install = [*PIP, "--python", str(python), "install", "-q", str(wheel), pin]
     offline = subprocess.run(
         [*install, "--no-index", "--find-links", str(WHEELHOUSE)],
@@ -73,12 +74,16 @@ def build_venv(root: Path, timings: dict[str, float]) -> tuple[Path, Path, str]:
         WHEELHOUSE.mkdir(parents=True, exist_ok=True)
         _run([*PIP, "wheel", "-q", "-w", str(WHEELHOUSE), "--find-links", str(WHEELHOUSE), str(wheel), pin])
         _run([*install, "--no-index", "--find-links", str(WHEELHOUSE)])
-    # The wheelhouse caches dependencies only: a copy of this project's wheel there would stand in for the next
-    # build (same name and version) and hide a dependency added since.
-    for stale in WHEELHOUSE.glob("scrapy_web2text-*.whl"):
-        stale.unlink()
+    _drop_project_wheels()
     timings["install"] = time.perf_counter() - clock
     return python, wheel, pin
+
+
+def _drop_project_wheels() -> None:
+    """The wheelhouse caches dependencies only: a copy of this project's wheel there (``pip wheel`` puts one) would
+    stand in for the next build (same name and version) and hide a dependency added since, before and after."""
+    for stale in WHEELHOUSE.glob("scrapy_web2text-*.whl"):
+        stale.unlink()
 
 
 def crawl(python: Path, root: Path, method: str) -> tuple[list[dict], str]:
