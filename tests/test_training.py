@@ -54,11 +54,12 @@ def test_default_recipe_chooses_threshold_on_validation_word_f1(pages):
     assert report["unary"]["selection_score"] <= 1.0
 
 
-def test_auto_context_trains_a_second_pass(pages):
+@pytest.mark.parametrize("auto_context", [True, "out_of_fold"])
+def test_auto_context_trains_a_second_pass(pages, auto_context):
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
     train_pages, validation_pages = pages
-    config = {**CONFIGS["default"], "auto_context": True}
+    config = {**CONFIGS["default"], "auto_context": auto_context}
     model = train(train_pages[:8], validation_pages[:4], config, iterations=60, seed=2, threads=1)
     assert len(model.context) == len(model.unary)
     assert 0.0 <= model.metadata["training"]["context"]["selection_score"] <= 1.0

@@ -216,11 +216,58 @@ def _with_context(torch, unary, pages: Sequence[PageData], inputs: dict[str, lis
     return out
 
 
+def _out_of_fold_context(torch, train_pages, train_in, valid_in, config, seed, word_f1_on) -> list[np.ndarray]:
+    """Context summaries of each training page from a first pass that never saw it.
+
+    The first pass is more confident on its own training pages than on unseen ones, and a second pass trained on
+    those summaries learns to trust them too much.  Here the training pages are split in two folds; a first pass
+    trained on one fold summarises the other, as the shipped first pass summarises a user's page.
+    """
+    from .networks import ConvStack
+
+    fragment = config["fragment_length"]
+    folds = [list(range(0, len(train_pages), 2)), list(range(1, len(train_pages), 2))]
+    out: list = [None] * len(train_pages)
+    for fold, held_out in enumerate(folds):
+        seen = folds[1 - fold]
+        first_pass = ConvStack(
+            train_in["ux"][0].shape[1],
+            config["unary_filters"],
+            config["unary_kernels"],
+            config["dropout"],
+            config.get("unary_dilations"),
+        )
+        _fit(
+            torch,
+            first_pass,
+            lay_out(
+                [train_in["ux"][i] for i in seen],
+                [train_in["uy"][i] for i in seen],
+                fragment,
+                [train_in["uw"][i] for i in seen],
+            ),
+            lay_out(valid_in["ux"], valid_in["uy"], fragment, valid_in["uw"]),
+            config,
+            seed + 10 + fold,
+            f"fold {fold}",
+            select=word_f1_on(valid_in["ux"]),
+        )
+        summaries = _with_context(
+            torch, first_pass, [train_pages[i] for i in held_out], {"ux": [train_in["ux"][i] for i in held_out]}
+        )
+        for i, x in zip(held_out, summaries):
+            out[i] = x
+    return out
+
+
 def _fit_context(torch, unary, train_pages, validation_pages, train_in, valid_in, config, seed, word_f1_on):
     """The auto-context second pass, trained on the first pass's summaries (labellers/web2text/context.py)."""
     from .networks import ConvStack
 
-    train_x = _with_context(torch, unary, train_pages, train_in)
+    if config.get("auto_context") == "out_of_fold":
+        train_x = _out_of_fold_context(torch, train_pages, train_in, valid_in, config, seed, word_f1_on)
+    else:
+        train_x = _with_context(torch, unary, train_pages, train_in)
     valid_x = _with_context(torch, unary, validation_pages, valid_in)
     context = ConvStack(
         train_x[0].shape[1],
