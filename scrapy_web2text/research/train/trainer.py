@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import datetime
 import logging
-import sys
 import time
 from collections.abc import Sequence
 
 import numpy as np
 
-from ...labellers.web2text.context import CONTEXT_FEATURES, context_features
 from ...labellers.web2text.features import BLOCK_FEATURE_BINARY, EDGE_FEATURE_BINARY, block_feature_names
 from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
 from ...labellers.web2text.viterbi import viterbi
 from ..corpus import PageData
 from . import require_torch
-from .batches import Sequences, lay_out, page_batch
+from .auto_context import fit_context
+from .batches import lay_out
+from .fitting import fit
 from .selection import WordScorer, choose_threshold
 
 logger = logging.getLogger(__name__)
@@ -93,203 +93,6 @@ def _network_inputs(pages: Sequence[PageData], model: Web2TextModel, scheme: str
     return out
 
 
-def _fit(
-    torch, network, train: Sequences, validation: Sequences, config: dict, seed: int, label: str, select=None
-) -> dict:
-    """Train one network; restore and report its best validation checkpoint.
-
-    ``select(network)`` scores a checkpoint (higher is better); without it
-    the lowest validation error wins.
-    """
-    generator = np.random.default_rng(seed)
-    optimiser = torch.optim.Adam(network.parameters(), lr=config["learning_rate"], weight_decay=config["weight_decay"])
-    loss_function = torch.nn.CrossEntropyLoss(reduction="none")
-    fragment = config["fragment_length"]
-    offsets = np.arange(fragment)
-    iterations = config["iterations"]
-    every = max(iterations // 20, 50)
-    best = {"error": float("inf"), "score": -float("inf"), "iteration": 0, "state": None}
-    initial_error, initial_loss = _validate(torch, network, validation)
-    progress = _progress_bar(iterations, label)
-    x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
-    weight_train = torch.from_numpy(train.weight)
-    whole_pages = bool(getattr(network, "pooling", None))
-    for iteration in range(1, iterations + 1):
-        network.train()
-        if whole_pages:  # page pooling needs whole pages: a batch of them, padded
-            index, mask = page_batch(train, generator, config)
-            logits = network(x_train[index], mask)
-        else:
-            index = torch.from_numpy(
-                train.starts[generator.integers(0, len(train.starts), config["batch_size"])][:, None] + offsets
-            )
-            logits = network(x_train[index])
-        weight = weight_train[index].reshape(-1)  # zero on padding
-        loss = (
-            loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * weight
-        ).sum() / weight.sum().clamp(min=1e-6)
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        if iteration % every == 0 or iteration == iterations:
-            error, validation_loss = _validate(torch, network, validation)
-            score = select(network) if select is not None else -error
-            if score > best["score"]:
-                best = {
-                    "score": score,
-                    "error": error,
-                    "loss": validation_loss,
-                    "iteration": iteration,
-                    "state": {k: v.detach().clone() for k, v in network.state_dict().items()},
-                }
-            progress.update(every if iteration % every == 0 else iteration % every)
-            progress.set_postfix(
-                train_loss=f"{loss.item():.3f}", val_loss=f"{validation_loss:.3f}", val_error=f"{error:.4f}"
-            )
-            logger.info(
-                "%s %d/%d train loss %.4f validation loss %.4f error %.4f",
-                label,
-                iteration,
-                iterations,
-                loss.item(),
-                validation_loss,
-                error,
-            )
-    progress.close()
-    if best["state"] is not None:
-        network.load_state_dict(best["state"])
-    return {
-        "validation_error": best["error"],
-        "selection_score": best["score"],
-        "validation_loss": best.get("loss"),
-        "best_iteration": best["iteration"],
-        "initial_validation_error": initial_error,
-        "initial_validation_loss": initial_loss,
-    }
-
-
-def _validate(torch, network, data: Sequences) -> tuple[float, float]:
-    """Error rate and mean loss over whole validation pages."""
-    network.eval()
-    wrong = total = 0
-    loss_sum = 0.0
-    with torch.no_grad():
-        for at, n in data.pages:
-            logits = network(torch.from_numpy(data.x[None, at : at + n]))[0]
-            target = torch.from_numpy(data.y[at : at + n])
-            loss_sum += torch.nn.functional.cross_entropy(logits, target, reduction="sum").item()
-            wrong += int((logits.argmax(-1) != target).sum())
-            total += n
-    return (wrong / total, loss_sum / total) if total else (0.0, 0.0)
-
-
-class _NoProgress:
-    def update(self, n):
-        pass
-
-    def set_postfix(self, **kwargs):
-        pass
-
-    def close(self):
-        pass
-
-
-def _progress_bar(total: int, label: str):
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _NoProgress()
-    return tqdm(total=total, desc=f"training {label}", unit="it", disable=not sys.stderr.isatty())
-
-
-def _with_context(torch, unary, pages: Sequence[PageData], inputs: dict[str, list]) -> list[np.ndarray]:
-    """Each page's standardised block features followed by the first pass's context summaries."""
-    unary.eval()
-    out = []
-    with torch.no_grad():
-        for page, x in zip(pages, inputs["ux"]):
-            if not len(x):
-                out.append(np.zeros((0, x.shape[1] + len(CONTEXT_FEATURES)), np.float32))
-                continue
-            p_content = torch.softmax(unary(torch.from_numpy(x[None]))[0], -1)[:, 1].numpy().astype(np.float64)
-            out.append(np.hstack([x, context_features(p_content, page.block_x, page.edge_x)]).astype(np.float32))
-    return out
-
-
-def _out_of_fold_context(torch, train_pages, train_in, valid_in, config, seed, word_f1_on) -> list[np.ndarray]:
-    """Context summaries of each training page from a first pass that never saw it.
-
-    The first pass is more confident on its own training pages than on unseen ones, and a second pass trained on
-    those summaries learns to trust them too much.  Here the training pages are split in two folds; a first pass
-    trained on one fold summarises the other, as the shipped first pass summarises a user's page.
-    """
-    from .networks import ConvStack
-
-    fragment = config["fragment_length"]
-    folds = [list(range(0, len(train_pages), 2)), list(range(1, len(train_pages), 2))]
-    out: list = [None] * len(train_pages)
-    for fold, held_out in enumerate(folds):
-        seen = folds[1 - fold]
-        first_pass = ConvStack(
-            train_in["ux"][0].shape[1],
-            config["unary_filters"],
-            config["unary_kernels"],
-            config["dropout"],
-            config.get("unary_dilations"),
-        )
-        _fit(
-            torch,
-            first_pass,
-            lay_out(
-                [train_in["ux"][i] for i in seen],
-                [train_in["uy"][i] for i in seen],
-                fragment,
-                [train_in["uw"][i] for i in seen],
-            ),
-            lay_out(valid_in["ux"], valid_in["uy"], fragment, valid_in["uw"]),
-            config,
-            seed + 10 + fold,
-            f"fold {fold}",
-            select=word_f1_on(valid_in["ux"]),
-        )
-        summaries = _with_context(
-            torch, first_pass, [train_pages[i] for i in held_out], {"ux": [train_in["ux"][i] for i in held_out]}
-        )
-        for i, x in zip(held_out, summaries):
-            out[i] = x
-    return out
-
-
-def _fit_context(torch, unary, train_pages, validation_pages, train_in, valid_in, config, seed, word_f1_on):
-    """The auto-context second pass, trained on the first pass's summaries (labellers/web2text/context.py)."""
-    from .networks import ConvStack
-
-    if config.get("auto_context") == "out_of_fold":
-        train_x = _out_of_fold_context(torch, train_pages, train_in, valid_in, config, seed, word_f1_on)
-    else:
-        train_x = _with_context(torch, unary, train_pages, train_in)
-    valid_x = _with_context(torch, unary, validation_pages, valid_in)
-    context = ConvStack(
-        train_x[0].shape[1],
-        config["unary_filters"],
-        config["unary_kernels"],
-        config["dropout"],
-        config.get("unary_dilations"),
-    )
-    fragment = config["fragment_length"]
-    report = _fit(
-        torch,
-        context,
-        lay_out(train_x, train_in["uy"], fragment, train_in["uw"]),
-        lay_out(valid_x, valid_in["uy"], fragment, valid_in["uw"]),
-        config,
-        seed,
-        "context",
-        select=word_f1_on(valid_x),
-    )
-    return context, report
-
-
 def train(
     train_pages: Sequence[PageData],
     validation_pages: Sequence[PageData],
@@ -354,7 +157,7 @@ def train(
 
         return select if scorer is not None else None
 
-    unary_report = _fit(
+    unary_report = fit(
         torch,
         unary,
         lay_out(train_in["ux"], train_in["uy"], fragment, train_in["uw"]),
@@ -366,11 +169,11 @@ def train(
     )
     context_report = None
     if config.get("auto_context"):
-        context, context_report = _fit_context(
+        context, context_report = fit_context(
             torch, unary, train_pages, validation_pages, train_in, valid_in, config, seed + 2, word_f1_on
         )
         model.context = context.export()
-    pairwise_report = _fit(
+    pairwise_report = fit(
         torch,
         pairwise,
         lay_out(train_in["px"], train_in["py"], fragment, train_in["pw"]),

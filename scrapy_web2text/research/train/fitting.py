@@ -1,0 +1,121 @@
+"""One network's training loop: mini-batches, periodic validation, the best checkpoint kept."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import numpy as np
+
+from .batches import Sequences, page_batch
+
+logger = logging.getLogger(__name__)
+
+
+def fit(
+    torch, network, train: Sequences, validation: Sequences, config: dict, seed: int, label: str, select=None
+) -> dict:
+    """Train one network; restore and report its best validation checkpoint.
+
+    ``select(network)`` scores a checkpoint (higher is better); without it
+    the lowest validation error wins.
+    """
+    generator = np.random.default_rng(seed)
+    optimiser = torch.optim.Adam(network.parameters(), lr=config["learning_rate"], weight_decay=config["weight_decay"])
+    loss_function = torch.nn.CrossEntropyLoss(reduction="none")
+    fragment = config["fragment_length"]
+    offsets = np.arange(fragment)
+    iterations = config["iterations"]
+    every = max(iterations // 20, 50)
+    best = {"error": float("inf"), "score": -float("inf"), "iteration": 0, "state": None}
+    initial_error, initial_loss = validate(torch, network, validation)
+    progress = _progress_bar(iterations, label)
+    x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
+    weight_train = torch.from_numpy(train.weight)
+    whole_pages = bool(getattr(network, "pooling", None))
+    for iteration in range(1, iterations + 1):
+        network.train()
+        if whole_pages:  # page pooling needs whole pages: a batch of them, padded
+            index, mask = page_batch(train, generator, config)
+            logits = network(x_train[index], mask)
+        else:
+            index = torch.from_numpy(
+                train.starts[generator.integers(0, len(train.starts), config["batch_size"])][:, None] + offsets
+            )
+            logits = network(x_train[index])
+        weight = weight_train[index].reshape(-1)  # zero on padding
+        loss = (
+            loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * weight
+        ).sum() / weight.sum().clamp(min=1e-6)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        if iteration % every == 0 or iteration == iterations:
+            error, validation_loss = validate(torch, network, validation)
+            score = select(network) if select is not None else -error
+            if score > best["score"]:
+                best = {
+                    "score": score,
+                    "error": error,
+                    "loss": validation_loss,
+                    "iteration": iteration,
+                    "state": {k: v.detach().clone() for k, v in network.state_dict().items()},
+                }
+            progress.update(every if iteration % every == 0 else iteration % every)
+            progress.set_postfix(
+                train_loss=f"{loss.item():.3f}", val_loss=f"{validation_loss:.3f}", val_error=f"{error:.4f}"
+            )
+            logger.info(
+                "%s %d/%d train loss %.4f validation loss %.4f error %.4f",
+                label,
+                iteration,
+                iterations,
+                loss.item(),
+                validation_loss,
+                error,
+            )
+    progress.close()
+    if best["state"] is not None:
+        network.load_state_dict(best["state"])
+    return {
+        "validation_error": best["error"],
+        "selection_score": best["score"],
+        "validation_loss": best.get("loss"),
+        "best_iteration": best["iteration"],
+        "initial_validation_error": initial_error,
+        "initial_validation_loss": initial_loss,
+    }
+
+
+def validate(torch, network, data: Sequences) -> tuple[float, float]:
+    """Error rate and mean loss over whole validation pages."""
+    network.eval()
+    wrong = total = 0
+    loss_sum = 0.0
+    with torch.no_grad():
+        for at, n in data.pages:
+            logits = network(torch.from_numpy(data.x[None, at : at + n]))[0]
+            target = torch.from_numpy(data.y[at : at + n])
+            loss_sum += torch.nn.functional.cross_entropy(logits, target, reduction="sum").item()
+            wrong += int((logits.argmax(-1) != target).sum())
+            total += n
+    return (wrong / total, loss_sum / total) if total else (0.0, 0.0)
+
+
+class _NoProgress:
+    def update(self, n):
+        pass
+
+    def set_postfix(self, **kwargs):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress_bar(total: int, label: str):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoProgress()
+    return tqdm(total=total, desc=f"training {label}", unit="it", disable=not sys.stderr.isatty())
