@@ -64,3 +64,5 @@ ANCESTOR_KEYWORDS = (
 
 #: Ancestor tag → its bit in ``Page.ancestor_tags``.
 ANCESTOR_TAG_BITS = {tag: 1 << bit for bit, group in enumerate(ANCESTOR_TAGS) for tag in group.split("|")}
+#: Class/id keyword name → its bit in ``Page.ancestor_keywords``.
+ANCESTOR_KEYWORD_BITS = {name: 1 << bit for bit, (name, _) in enumerate(ANCESTOR_KEYWORDS)}

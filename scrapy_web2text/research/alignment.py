@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..page import Page
-from ..page.tags import ANCESTOR_KEYWORDS
+from ..page.tags import ANCESTOR_KEYWORD_BITS
 
 WINDOW = 10
 CONTENT_SHARE = 2 / 3
@@ -236,7 +236,6 @@ def _title_part(line: str, title: str) -> bool:
 #: Below this share of a page's content characters, blocks under a comment container are an article's comments
 #: (boilerplate by the label convention); above it the comments are the page (a discussion, a forum thread).
 MAX_COMMENT_SHARE = 0.5
-_COMMENT_BIT = 1 << [name for name, _ in ANCESTOR_KEYWORDS].index("comment")
 
 
 def drop_comment_labels(labels: np.ndarray, page: Page) -> np.ndarray:
@@ -247,7 +246,7 @@ def drop_comment_labels(labels: np.ndarray, page: Page) -> np.ndarray:
     forum's posts).  A block is a comment when an ancestor's class or id says so (``comment``, ``reply``,
     ``discuss``); they are dropped only when they hold under half of the page's content.
     """
-    in_comments = (page.ancestor_keywords & _COMMENT_BIT) != 0
+    in_comments = (page.ancestor_keywords & ANCESTOR_KEYWORD_BITS["comment"]) != 0
     content = labels.astype(bool)
     lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
     comment_chars = lengths[content & in_comments].sum()

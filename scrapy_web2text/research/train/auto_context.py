@@ -40,13 +40,7 @@ def _out_of_fold_context(torch, train_pages, train_in, valid_in, config, seed, w
     out: list = [None] * len(train_pages)
     for fold, held_out in enumerate(folds):
         seen = folds[1 - fold]
-        first_pass = ConvStack(
-            train_in["ux"][0].shape[1],
-            config["unary_filters"],
-            config["unary_kernels"],
-            config["dropout"],
-            config.get("unary_dilations"),
-        )
+        first_pass = ConvStack.from_config(config, "unary", train_in["ux"][0].shape[1])
         fit(
             torch,
             first_pass,
@@ -79,13 +73,7 @@ def fit_context(torch, unary, train_pages, validation_pages, train_in, valid_in,
     else:
         train_x = _with_context(torch, unary, train_pages, train_in)
     valid_x = _with_context(torch, unary, validation_pages, valid_in)
-    context = ConvStack(
-        train_x[0].shape[1],
-        config["unary_filters"],
-        config["unary_kernels"],
-        config["dropout"],
-        config.get("unary_dilations"),
-    )
+    context = ConvStack.from_config(config, "unary", train_x[0].shape[1], pooled=False)
     fragment = config["fragment_length"]
     report = fit(
         torch,

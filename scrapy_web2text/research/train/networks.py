@@ -35,6 +35,19 @@ class ConvStack(nn.Module):
             n_inputs = n_out * (pooling_width(pooling) if pooling and position == pooling["after"] else 1)
         self.dropout = nn.Dropout(dropout)
 
+    @classmethod
+    def from_config(cls, config: dict, prefix: str, n_inputs: int, pooled: bool = True) -> ConvStack:
+        """The ``unary`` or ``pairwise`` network a model configuration describes (``pooled=False``: without the
+        unary network's page pooling, as the auto-context second pass runs)."""
+        return cls(
+            n_inputs,
+            config[f"{prefix}_filters"],
+            config[f"{prefix}_kernels"],
+            config["dropout"],
+            config.get(f"{prefix}_dilations"),
+            config.get("unary_pooling") if prefix == "unary" and pooled else None,
+        )
+
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
         """``mask`` (batch, length), true on real blocks: padded pages pool over their own blocks only."""
         x = x.transpose(1, 2)

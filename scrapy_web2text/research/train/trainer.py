@@ -128,22 +128,8 @@ def train(
     scheme = config.get("loss_weight", "none")
     train_in = _network_inputs(train_pages, model, scheme)
     valid_in = _network_inputs(validation_pages, model, scheme)
-    dropout = config["dropout"]
-    unary = ConvStack(
-        train_in["ux"][0].shape[1],
-        config["unary_filters"],
-        config["unary_kernels"],
-        dropout,
-        config.get("unary_dilations"),
-        config.get("unary_pooling"),
-    )
-    pairwise = ConvStack(
-        train_in["px"][0].shape[1],
-        config["pairwise_filters"],
-        config["pairwise_kernels"],
-        dropout,
-        config.get("pairwise_dilations"),
-    )
+    unary = ConvStack.from_config(config, "unary", train_in["ux"][0].shape[1])
+    pairwise = ConvStack.from_config(config, "pairwise", train_in["px"][0].shape[1])
     scorer = WordScorer(validation_pages) if config.get("select_on") == "word_f1" else None
 
     def word_f1_on(inputs: list[np.ndarray]):
