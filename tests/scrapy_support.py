@@ -12,7 +12,7 @@ from scrapy import Spider
 from scrapy.http import HtmlResponse, Request, Response, TextResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_web2text.integration import runtime as runtime_module
+from scrapy_web2text.integration import chain as chain_module
 from scrapy_web2text.labellers.web2text.network import PACKAGED_MODELS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,7 +94,7 @@ class ChainCounter:
         self.calls: list[str | None] = []
         self.threads: list[str] = []
         self.fail = fail
-        original = runtime_module.run_chain
+        original = chain_module.run_chain
 
         def counting(html, url, model, config, content_type=None, tree=None):
             self.calls.append(url)
@@ -103,4 +103,4 @@ class ChainCounter:
                 raise RuntimeError("labelling exploded")
             return original(html, url, model, config, content_type, tree)
 
-        monkeypatch.setattr(runtime_module, "run_chain", counting)
+        monkeypatch.setattr(chain_module, "run_chain", counting)

@@ -137,9 +137,10 @@ def test_worker_threads_are_recycled_after_many_pages(monkeypatch):
     import asyncio
     import threading
 
+    from scrapy_web2text.integration import pools
     from scrapy_web2text.integration import runtime as runtime_module
 
-    monkeypatch.setattr(runtime_module, "RECYCLE_WORKERS_AFTER", 3)
+    monkeypatch.setattr(pools, "RECYCLE_WORKERS_AFTER", 3)
     runtime = runtime_module.Web2TextRuntime()
     runtime.ensure_workers(1)
     threads = []  # thread objects are kept, so their ids cannot be reused

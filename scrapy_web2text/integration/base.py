@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -13,7 +14,7 @@ from .settings import FORMAT_FIELDS, Web2TextConfig
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from ..extraction import Extraction
+    from .chain import PageResult
 
 logger = logging.getLogger("scrapy_web2text.integration")
 
@@ -96,7 +97,7 @@ class Web2TextComponent:
         self.skip("undeclared_fields")
         return False
 
-    def fill(self, adapter: ItemAdapter, extraction: Extraction | None) -> None:
+    def fill(self, adapter: ItemAdapter, result: PageResult | None) -> None:
         """Write the output fields; ``None`` (a failed page) writes them empty.
 
         An item that refuses the writes (a frozen dataclass or attrs class) goes on unchanged: counted as
@@ -104,13 +105,12 @@ class Web2TextComponent:
         """
         try:
             config = self.config
-            adapter[config.text_field] = extraction.main_text if extraction is not None else ""
+            adapter[config.text_field] = result.main_text if result is not None else ""
             if config.include_blocks:
-                form = config.block_form
-                adapter[config.blocks_field] = extraction.block_records(form) if extraction else []
+                adapter[config.blocks_field] = list(result.blocks) if result else []
             for name in config.formats:
-                adapter[FORMAT_FIELDS[name]] = getattr(extraction, name) if extraction is not None else ""
-            self.fill_title(adapter, extraction)
+                adapter[FORMAT_FIELDS[name]] = getattr(result, name) if result is not None else ""
+            self.fill_title(adapter, result)
             if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
                 del adapter[self.config.html_field]
         except (AttributeError, TypeError) as error:  # FrozenInstanceError is an AttributeError
@@ -118,14 +118,14 @@ class Web2TextComponent:
             return
         self.inc("items")
 
-    def fill_title(self, adapter: ItemAdapter, extraction: Extraction | None) -> None:
+    def fill_title(self, adapter: ItemAdapter, result: PageResult | None) -> None:
         """The headline into the title field, unless the spider set one or the item cannot take it."""
         field = self.config.title_field
-        if not field or extraction is None or adapter.get(field):
+        if not field or result is None or adapter.get(field):
             return
         if not isinstance(adapter.item, dict) and field not in adapter.field_names():
             return
-        title = extraction.title
+        title = result.title
         if title:
             adapter[field] = title
 
@@ -159,10 +159,24 @@ class Web2TextComponent:
 
     async def label(
         self, html: str | bytes, url: str | None, content_type: str | bytes | None = None, tree: Any = None
-    ) -> Extraction | None:
+    ) -> PageResult | None:
         """Run the chain off the reactor; count it; ``None`` if it failed (logged with the URL)."""
         try:
-            extraction = await self.runtime.extract(html, url, self.model, self.config, content_type, tree)
+            result = await self.runtime.extract(html, url, self.model, self.config, content_type, tree)
+        except BrokenProcessPool as error:
+            # A labelling process died (segfault, out-of-memory kill) with this page queued or running in its
+            # pool; the next page gets a fresh pool.
+            self.inc("errors")
+            self.inc("errors/worker_died")
+            logger.error(
+                "Web2Text: a labelling process died while %s was queued or being labelled (%s); its items go out "
+                "with empty %s",
+                url or "<no url>",
+                error,
+                " and ".join(self.config.output_fields),
+                extra={"spider": self.crawler.spider},
+            )
+            return None
         except Exception as error:
             self.inc("errors")
             logger.error(
@@ -175,16 +189,16 @@ class Web2TextComponent:
             )
             logger.debug("Web2Text failure on %s", url, exc_info=error)
             return None
-        if extraction.skipped:
-            self.skip(extraction.skipped)  # not HTML (binary:png, not_html:application/json...): fields go out empty
-            return extraction
+        if result.skipped:
+            self.skip(result.skipped)  # not HTML (binary:png, not_html:application/json...): fields go out empty
+            return result
         self.inc("pages")
-        self.inc("blocks", len(extraction.blocks))
-        self.inc("content_blocks", sum(1 for block in extraction.blocks if block.is_content))
-        if extraction.truncated:
+        self.inc("blocks", result.n_blocks)
+        self.inc("content_blocks", result.n_content_blocks)
+        if result.truncated:
             self.inc("truncated")
         if self.stats is not None:
-            for stage, ms in extraction.timings.items():
+            for stage, ms in result.timings.items():
                 key = f"{PREFIX}/time_ms" if stage == "total" else f"{PREFIX}/time_ms/{stage}"
                 self.stats.set_value(key, round(self.stats.get_value(key, 0.0) + ms, 3))
-        return extraction
+        return result

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from scrapy.http import Response
 
-    from ..extraction import Extraction
+    from .chain import PageResult
 
 #: Content types labelled even when Scrapy did not pick ``HtmlResponse``.
 HTML_CONTENT_TYPES = (b"text/html", b"application/xhtml+xml")
@@ -74,7 +74,7 @@ class _ResponsePage:
         self.response = response
         self.skip_reason = middleware.skip_reason(response)
         self._done = False
-        self._result: Extraction | None = None
+        self._result: PageResult | None = None
         self._text: str | None = None
 
     @property
@@ -95,13 +95,13 @@ class _ResponsePage:
         text = self.text
         return html is text or (text is not None and len(html) == len(text) and html == text)
 
-    async def labelled(self) -> Extraction | None:
+    async def labelled(self) -> PageResult | None:
         if not self._done:
             content_type = self.response.headers.get(b"Content-Type")
             text = self.text
-            self._result = await self.middleware.label(
-                text, self.response.url, content_type, parsed_tree(self.response, text)
-            )
+            # parsel's tree cannot cross to a worker process: with WEB2TEXT_POOL="process" it is not even looked up.
+            tree = parsed_tree(self.response, text) if self.middleware.config.pool == "thread" else None
+            self._result = await self.middleware.label(text, self.response.url, content_type, tree)
             self._done = True
         return self._result
 

@@ -1,19 +1,16 @@
-"""What every crawler in the process shares: models, worker threads, one-time notices.
+"""What every crawler in the process shares: models, the labelling pools, one-time notices.
 
 One :class:`Web2TextRuntime` exists per process (:func:`get_runtime`).  A
 ``CrawlerProcess`` running several spiders, each with the middleware and the
 pipeline enabled, loads each model once (:func:`scrapy_web2text.load_model`
-caches it) and labels pages in one bounded pool of worker threads, sized by
+caches it) and labels pages in one bounded pool of workers per
+``WEB2TEXT_POOL`` kind (:mod:`~scrapy_web2text.integration.pools`), sized by
 the largest ``WEB2TEXT_CONCURRENCY`` among its crawlers.
 
-Why threads: a page's labelling is short (milliseconds), its input is already
-in memory, and its result must go back into an item object; a thread needs no
-pickling of pages and results, and lxml parsing and numpy's matrix products
-release the GIL for part of the work, so the reactor keeps downloading while
-pages are labelled (see ``benchmarks/crawl_benchmark.py`` for the figures).
 Back-pressure comes from Scrapy itself: a response stays in the scraper until
 its items are labelled, and ``SCRAPER_SLOT_MAX_ACTIVE_SIZE`` stops downloads
-when too many bytes wait there.
+when too many bytes wait there.  A process pool is shut down when the last
+crawler using it stops (``engine_stopped``); threads live as long as the process.
 """
 
 from __future__ import annotations
@@ -24,12 +21,13 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..extraction import Extraction, extract
 from ..labellers.base import load_labeller_weights
 from ..labellers.web2text.network import limit_blas_threads
+from .chain import PageResult, run_chain
+from .pools import POOLS, RECYCLE_WORKERS_AFTER, LabellingPool
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -38,12 +36,11 @@ if TYPE_CHECKING:
 
     from .settings import Web2TextConfig
 
+__all__ = ["RECYCLE_WORKERS_AFTER", "PageResult", "Web2TextRuntime", "get_runtime", "run_chain"]
+
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
-
-#: Pages a pool of worker threads labels before it is replaced by fresh threads.
-RECYCLE_WORKERS_AFTER = 5_000
 
 
 def _in_asyncio_loop() -> bool:
@@ -54,17 +51,42 @@ def _in_asyncio_loop() -> bool:
     return True
 
 
+def _awaitable(future: Future[_T]) -> Awaitable[_T]:
+    """``future``'s result, awaitable on the running asyncio loop or, without one, on Twisted's reactor."""
+    if _in_asyncio_loop():
+        return asyncio.wrap_future(future)
+    from twisted.internet import reactor
+    from twisted.internet.defer import Deferred
+
+    deferred: Deferred[_T] = Deferred()
+
+    def settle(done: Future[_T]) -> None:
+        error = done.exception()
+        if error is None:
+            reactor.callFromThread(deferred.callback, done.result())  # type: ignore[attr-defined]
+        else:
+            reactor.callFromThread(deferred.errback, error)  # type: ignore[attr-defined]
+
+    future.add_done_callback(settle)
+    return deferred
+
+
 class Web2TextRuntime:
     """Process-wide state; use :func:`get_runtime`, do not build your own."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._executor: ThreadPoolExecutor | None = None
-        self.workers = 0
-        self._jobs = 0
+        self._pools: dict[str, LabellingPool] = {}
         self._components: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
         self._announced: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._process_users: weakref.WeakSet[Any] = weakref.WeakSet()
         self._notices: set[Any] = set()
+
+    @property
+    def workers(self) -> int:
+        """The size of the thread pool (0 before one is started)."""
+        pool = self._pools.get("thread")
+        return pool.workers if pool is not None else 0
 
     # --- start-up ---------------------------------------------------------
 
@@ -82,21 +104,31 @@ class Web2TextRuntime:
         model = load_labeller_weights(config.method, config.model)
         model_name = getattr(model, "name", None) or (config.method if model is not None else "none")
         load_ms = 1000 * (time.perf_counter() - clock)
-        self.ensure_workers(config.concurrency)
+        pool = self.ensure_workers(config.concurrency, config)
         with self._lock:
             self._components.setdefault(crawler, set()).add(component)
             first = crawler not in self._announced
             self._announced.add(crawler)
         if first:
             logger.info(
-                "Web2Text: model %r (%s), method %s, threshold %s, %d worker thread(s)",
+                "Web2Text: model %r (%s), method %s, threshold %s, %d worker %s(s)",
                 model_name,
                 getattr(model, "path", None) or config.model,
                 config.method,
                 "model default" if config.threshold is None else config.threshold,
-                self.workers,
+                pool.workers,
+                pool.kind,
                 extra={"spider": getattr(crawler, "spider", None)},
             )
+            if pool.kind == "process":
+                from scrapy import signals
+
+                self._process_users.add(crawler)
+
+                def engine_stopped() -> None:  # a closure: pydispatch does not accept functools.partial receivers
+                    self._engine_stopped(crawler)
+
+                crawler.signals.connect(engine_stopped, signal=signals.engine_stopped, weak=False)
         if crawler.stats is not None:
             crawler.stats.set_value("web2text/model", model_name)
             crawler.stats.max_value("web2text/model_load_ms", round(load_ms, 1))
@@ -105,55 +137,44 @@ class Web2TextRuntime:
     def has_component(self, crawler: Crawler, component: str) -> bool:
         return component in self._components.get(crawler, ())
 
-    def ensure_workers(self, workers: int) -> None:
-        """Grow the pool to ``workers`` threads (it never shrinks)."""
+    def ensure_workers(self, workers: int, config: Web2TextConfig | None = None) -> LabellingPool:
+        """Start the pool ``config.pool`` names (default: threads) or grow it to ``workers`` (it never shrinks)."""
+        kind = config.pool if config is not None else "thread"
         with self._lock:
-            if workers <= self.workers and self._executor is not None:
-                return
-            old = self._executor
-            self.workers = max(workers, self.workers)
-            self._executor = self._new_executor()
-        if old is not None:
-            old.shutdown(wait=False)  # jobs already queued there still run
+            pool = self._pools.get(kind)
+            if pool is None:
+                pool = self._pools[kind] = POOLS[kind](workers, config)
+                return pool
+        pool.grow(workers)
+        return pool
 
-    def _new_executor(self) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="web2text")
+    def _engine_stopped(self, crawler: Crawler) -> None:
+        """A crawler using the process pool stopped: the last one to stop shuts the workers down.
+
+        Not waiting for them: no page is left to label, and the workers exit on their own (Python joins them at
+        exit).  A worker stuck in a page would otherwise hold the reactor.
+        """
+        with self._lock:
+            self._process_users.discard(crawler)
+            last = not self._process_users
+        pool = self._pools.get("process")
+        if pool is not None and last:
+            pool.shutdown(wait=False)
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Stop every pool's workers (a later page starts new ones); ``wait`` for them to exit."""
+        for pool in list(self._pools.values()):
+            pool.shutdown(wait=wait)
 
     # --- work -------------------------------------------------------------
 
     def call(self, function: Callable[..., _T], *args: Any) -> Awaitable[_T]:
         """Run ``function(*args)`` on a worker thread; await the result on the reactor."""
-        assert self._executor is not None, "Web2TextRuntime.start() was not called"
-        retired = None
-        with self._lock:
-            self._jobs += 1
-            if self._jobs >= RECYCLE_WORKERS_AFTER:
-                # libxml2 keeps every element and attribute name a thread has
-                # parsed for the thread's life (40,000 pages of generated
-                # names: +40 MB); fresh threads start with an empty dictionary.
-                retired, self._executor = self._executor, self._new_executor()
-                self._jobs = 0
-        future: Future[_T] = self._executor.submit(function, *args)
-        if retired is not None:
-            retired.shutdown(wait=False)  # its queued pages still finish
-        if _in_asyncio_loop():
-            return asyncio.wrap_future(future)
-        from twisted.internet import reactor
-        from twisted.internet.defer import Deferred
+        pool = self._pools.get("thread")
+        assert pool is not None, "Web2TextRuntime.start() was not called"
+        return _awaitable(pool.submit(function, *args))
 
-        deferred: Deferred[_T] = Deferred()
-
-        def settle(done: Future[_T]) -> None:
-            error = done.exception()
-            if error is None:
-                reactor.callFromThread(deferred.callback, done.result())  # type: ignore[attr-defined]
-            else:
-                reactor.callFromThread(deferred.errback, error)  # type: ignore[attr-defined]
-
-        future.add_done_callback(settle)
-        return deferred
-
-    async def extract(
+    def extract(
         self,
         html: str | bytes,
         url: str | None,
@@ -161,8 +182,10 @@ class Web2TextRuntime:
         config: Web2TextConfig,
         content_type: str | bytes | None = None,
         tree: Any = None,
-    ) -> Extraction:
-        return await self.call(run_chain, html, url, model, config, content_type, tree)
+    ) -> Awaitable[PageResult]:
+        """Label one page on the pool ``config.pool`` names; ``tree`` is only used by the thread pool."""
+        pool = self._pools.get(config.pool) or self.ensure_workers(config.concurrency, config)
+        return _awaitable(pool.label(html, url, model, config, content_type, tree if pool.takes_tree else None))
 
     def notice_once(self, key: Any) -> bool:
         """True the first time ``key`` is seen in this process."""
@@ -171,39 +194,6 @@ class Web2TextRuntime:
                 return False
             self._notices.add(key)
             return True
-
-
-def run_chain(
-    html: str | bytes,
-    url: str | None,
-    model: Any,
-    config: Web2TextConfig,
-    content_type: str | bytes | None = None,
-    tree: Any = None,
-) -> Extraction:
-    """The worker threads' job: :func:`scrapy_web2text.extract` with the crawler's settings.
-
-    The formats the crawler asked for (Markdown, HTML, title) are computed here too, on the worker thread, so the
-    reactor only copies strings into items.
-    """
-    clock = time.perf_counter()
-    result = extract(
-        html,
-        url,
-        threshold=config.threshold,
-        model=model,
-        method=config.method,
-        content_type=content_type,
-        tree=tree,
-    )
-    for name in config.formats:
-        getattr(result, name)
-    if config.title_field:
-        _ = result.title
-    if config.block_form != "none":
-        result.block_records(config.block_form)
-    result.timings["total"] = 1000 * (time.perf_counter() - clock)
-    return result
 
 
 _runtime: Web2TextRuntime | None = None

@@ -22,7 +22,8 @@ Setting                      Default                Meaning
 ``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
 ``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
 ``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
-``WEB2TEXT_CONCURRENCY``     ``2``                  Worker threads that label pages (process-wide pool).
+``WEB2TEXT_CONCURRENCY``     ``2``                  Workers that label pages (process-wide pool).
+``WEB2TEXT_POOL``            ``"thread"``           Workers are ``"thread"``s or ``"process"``es (spawned).
 ``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
                                                     environment variable of that name, else 1; ``"keep"``).
 ===========================  =====================  =========================================================
@@ -35,8 +36,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from scrapy.exceptions import NotConfigured
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -58,7 +57,11 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_MAX_BYTES": 5_000_000,
     "WEB2TEXT_CONCURRENCY": 2,
     "WEB2TEXT_BLAS_THREADS": None,
+    "WEB2TEXT_POOL": "thread",
 }
+
+#: ``WEB2TEXT_POOL`` values: where pages are labelled (see :mod:`scrapy_web2text.integration.pools`).
+POOL_KINDS = ("thread", "process")
 
 #: ``WEB2TEXT_BLOCKS`` values.
 BLOCK_FORMS = ("compact", "full", "none")
@@ -100,10 +103,14 @@ class Web2TextConfig:
     formats: tuple[str, ...] = ()
     title_field: str | None = "title"
     blas_threads: str | None = None
+    pool: str = "thread"
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Web2TextConfig:
         """Read the crawler's settings; ``NotConfigured`` when disabled, ``ValueError`` when wrong."""
+        # Imported here, not at the top: worker processes unpickle this class and need no Scrapy.
+        from scrapy.exceptions import NotConfigured
+
         settings = crawler.settings
 
         def get(name: str) -> Any:
@@ -140,6 +147,11 @@ class Web2TextConfig:
         concurrency = settings.getint("WEB2TEXT_CONCURRENCY", DEFAULTS["WEB2TEXT_CONCURRENCY"])
         if concurrency < 1:
             raise ValueError(f"WEB2TEXT_CONCURRENCY must be at least 1, not {concurrency}")
+        pool = str(get("WEB2TEXT_POOL") or "").strip().lower()
+        if pool not in POOL_KINDS:
+            raise ValueError(
+                f"WEB2TEXT_POOL must be one of {', '.join(map(repr, POOL_KINDS))}, not {get('WEB2TEXT_POOL')!r}"
+            )
         return cls(
             model=str(get("WEB2TEXT_MODEL") or "default"),
             method=method,
@@ -156,6 +168,7 @@ class Web2TextConfig:
             formats=tuple(formats),
             title_field=str(get("WEB2TEXT_TITLE_FIELD") or "") or None,
             blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
+            pool=pool,
         )
 
     @property

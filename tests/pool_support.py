@@ -1,0 +1,38 @@
+"""Helpers that run inside labelling processes (they must be importable there): a labeller that kills its worker.
+
+Used by tests/test_process_pool.py.  A test labeller is named by its dotted path (``WEB2TEXT_METHOD``), so the
+worker processes import it like any third-party labeller.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+
+from scrapy_web2text.labellers.base import get_labeller
+
+#: A page whose text contains this kills the worker process labelling it (once per flag file).
+KILL_MARKER = "KILL-THE-LABELLING-WORKER"
+#: The environment variable naming the flag file: created by the first kill, so that only one happens.
+KILL_FLAG_VARIABLE = "WEB2TEXT_TEST_KILL_FLAG"
+
+
+def dying_web2text(page, *, model=None, threshold=None):
+    """The web2text labeller, except that a worker process labelling the marked page SIGKILLs itself (once)."""
+    if multiprocessing.parent_process() is not None and any(KILL_MARKER in text for text in page.texts):
+        flag = os.environ.get(KILL_FLAG_VARIABLE)
+        if flag:
+            try:
+                os.close(os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                pass
+            else:
+                os.kill(os.getpid(), signal.SIGKILL)
+    return get_labeller("web2text")(page, model=model, threshold=threshold)
+
+
+def worker_state() -> dict:
+    """Where a job ran: its process id and whether Scrapy or Twisted are loaded there."""
+    return {"pid": os.getpid(), "scrapy": "scrapy" in sys.modules, "twisted": "twisted" in sys.modules}
