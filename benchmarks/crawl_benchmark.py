@@ -9,10 +9,13 @@ and answers every request after ``--delay`` seconds (default 0.1, standing in
 for network latency).  Each crawl runs in its own subprocess with
 ``CONCURRENT_REQUESTS=16`` and requests every article page directly, so the
 figures measure throughput, not link discovery.  For each mode it prints
-pages/second and the crawler process's peak RSS, then the ratio on/off
-(goal: at least 0.95).  ``--model`` picks the model (default: the packaged
-``default`` model, else an untrained model of the same architecture, which
-costs the same to run).
+pages/second and the crawler process's peak RSS (with ``--pool process``, also
+the largest worker process's peak RSS), then the ratio on/off (goal: at least
+0.95).  ``--pool`` picks ``WEB2TEXT_POOL`` and ``--threads`` ``WEB2TEXT_CONCURRENCY``
+(workers of either kind); with ``--pool process`` it first times a fresh
+process pool's start-up (spawn, imports, model) to its first labelled page.
+``--model`` picks the model (default: the packaged ``default`` model, else an
+untrained model of the same architecture, which costs the same to run).
 """
 
 from __future__ import annotations
@@ -29,6 +32,27 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _worker_usage() -> dict:
+    """Peak RSS (the largest) and CPU seconds (the sum) of this process's live worker processes, from /proc."""
+    import multiprocessing
+
+    peak_kb, ticks = 0, 0
+    for worker in multiprocessing.active_children():
+        try:
+            status = Path(f"/proc/{worker.pid}/status").read_text()
+            fields = Path(f"/proc/{worker.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        peak_kb = max([peak_kb] + [int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")])
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return {"worker_peak_rss_mb": peak_kb / 1024, "worker_cpu_s": ticks / os.sysconf("SC_CLK_TCK")}
 
 
 def child(args: argparse.Namespace) -> None:
@@ -60,11 +84,15 @@ def child(args: argparse.Namespace) -> None:
         "TELNETCONSOLE_ENABLED": False,
         "WEB2TEXT_MODEL": args.model,
         "WEB2TEXT_CONCURRENCY": args.threads,
+        "WEB2TEXT_POOL": args.pool,
     }
     if args.child == "on":
         settings["SPIDER_MIDDLEWARES"] = {"scrapy_web2text.Web2TextSpiderMiddleware": 543}
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(BenchSpider)
+    workers: dict = {}
+    # Read before the process pool is shut down (engine_stopped): the workers are still there.
+    crawler.signals.connect(lambda: workers.update(_worker_usage()), signal=scrapy.signals.spider_closed, weak=False)
     process.crawl(crawler)
     clock = time.perf_counter()
     process.start()
@@ -79,6 +107,8 @@ def child(args: argparse.Namespace) -> None:
                 "labelled": stats.get("web2text/pages", 0),
                 "label_ms": stats.get("web2text/time_ms", 0.0),
                 "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "cpu_s": _cpu_seconds(),
+                **workers,
             }
         )
     )
@@ -98,6 +128,8 @@ def run_mode(mode: str, url: str, args: argparse.Namespace) -> dict:
         args.model,
         "--threads",
         str(args.threads),
+        "--pool",
+        args.pool,
         *(["--selector"] if args.selector else []),
     ]
     done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
@@ -130,12 +162,41 @@ def validation_site(pages: int):
     return site
 
 
+def pool_startup(args: argparse.Namespace, site) -> float:
+    """Seconds from building a process pool to its first labelled page (spawn, imports, model load)."""
+    from scrapy_web2text.integration.pools import ProcessPool
+    from scrapy_web2text.integration.settings import DEFAULTS, Web2TextConfig
+
+    config = Web2TextConfig(
+        model=args.model,
+        method=DEFAULTS["WEB2TEXT_METHOD"],
+        threshold=None,
+        text_field="main_text",
+        blocks_field="web2text_blocks",
+        include_blocks=True,
+        html_field=None,
+        url_field=None,
+        drop_html=False,
+        max_bytes=0,
+        concurrency=args.threads,
+        pool="process",
+    )
+    clock = time.perf_counter()
+    pool = ProcessPool(args.threads, config)
+    try:
+        pool.label(site.resources["/article/0.html"].body, None, None, config).result()
+        return time.perf_counter() - clock
+    finally:
+        pool.shutdown()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--delay", type=float, default=0.1, help="server latency per request, seconds")
     parser.add_argument("--model", default=None, help="model name or path (default: packaged default, else untrained)")
-    parser.add_argument("--threads", type=int, default=2, help="WEB2TEXT_CONCURRENCY")
+    parser.add_argument("--threads", type=int, default=2, help="WEB2TEXT_CONCURRENCY: labelling workers")
+    parser.add_argument("--pool", choices=("thread", "process"), default="thread", help="WEB2TEXT_POOL")
     parser.add_argument(
         "--site", choices=("validation", "generated"), default="validation", help="real validation pages or generated"
     )
@@ -161,9 +222,12 @@ def main() -> None:
         f"{args.pages} {args.site} pages of {sum(sizes) / len(sizes) / 1024:.1f} KiB on average "
         f"(median {sorted(sizes)[len(sizes) // 2] / 1024:.1f} KiB), "
         f"{args.delay * 1000:.0f} ms latency, "
-        f"CONCURRENT_REQUESTS=16, model {args.model}, {args.threads} labelling thread(s), {os.cpu_count()} CPU(s), "
+        f"CONCURRENT_REQUESTS=16, model {args.model}, {args.threads} labelling {args.pool}(s), "
+        f"{os.cpu_count()} CPU(s), "
         f"spider {'uses' if args.selector else 'does not use'} response.css()"
     )
+    if args.pool == "process":
+        print(f"  process pool start-up: first page labelled after {pool_startup(args, site):.2f} s")
     results = {}
     with LoopbackServer(site, delay=args.delay) as server:
         for mode in ("off", "on"):
@@ -173,11 +237,18 @@ def main() -> None:
                 f"{result['pages_per_second']:.1f} pages/s, "
                 f"peak RSS {result['peak_rss_mb']:.0f} MB"
                 + (
+                    f" (largest worker {result['worker_peak_rss_mb']:.0f} MB)"
+                    if mode == "on" and args.pool == "process"
+                    else ""
+                )
+                + (
                     f", {result['labelled']} pages labelled, "
                     f"{result['label_ms'] / max(1, result['labelled']):.1f} ms each"
                     if mode == "on"
                     else ""
                 )
+                + f", CPU {result['cpu_s']:.1f} s"
+                + (f" + workers {result['worker_cpu_s']:.1f} s" if mode == "on" and args.pool == "process" else "")
             )
     ratio = results["on"]["pages_per_second"] / results["off"]["pages_per_second"]
     print(f"  ratio on/off: {ratio:.3f} (goal >= 0.95): {'met' if ratio >= 0.95 else 'NOT met'}")

@@ -15,6 +15,7 @@ from scrapy_web2text import extract, load_model
 from scrapy_web2text.integration import Web2TextSpiderMiddleware
 from scrapy_web2text.integration.chain import run_chain
 from scrapy_web2text.integration.pools import ProcessPool
+from scrapy_web2text.integration.runtime import get_runtime
 from scrapy_web2text.integration.settings import Web2TextConfig
 from tests.site import BROKEN_HTML, PNG_BYTES, LoopbackServer, Resource, Site, build_site
 
@@ -85,7 +86,7 @@ def test_middleware_hands_no_tree_to_a_process_pool(untrained_model):
         response.css("p")
         (item,) = run_output(middleware, response, [{"url": response.url}])
     finally:
-        middleware.runtime.shutdown()
+        get_runtime().shutdown()
     assert seen == [None]
     assert item["main_text"] == extract(ARTICLE, model=load_model(untrained_model)).main_text
 
@@ -219,3 +220,19 @@ def test_a_killed_worker_loses_no_item_and_the_pool_is_rebuilt(site, untrained_m
     assert len(failures) == died and any(poisoned in line for line in failures)
     assert "DeprecationWarning" not in done.stderr
     assert report["workers_left"] == 0  # shut down when the engine stopped
+
+
+def test_a_labeller_the_workers_cannot_import_stops_the_crawl_at_start_up(untrained_model, monkeypatch):
+    from scrapy_web2text.labellers import base
+
+    # Registered in this process only (as register_labeller does): a spawned worker does not know the name.
+    monkeypatch.setitem(base._REGISTRY, "only-in-this-process", "scrapy_web2text.labellers.web2text:web2text")
+    monkeypatch.setattr(base, "_resolved", dict(base._resolved))
+    crawler = make_crawler(
+        {"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_POOL": "process", "WEB2TEXT_METHOD": "only-in-this-process"}
+    )
+    try:
+        with pytest.raises(RuntimeError, match=r"only-in-this-process.*unknown method"):
+            Web2TextSpiderMiddleware.from_crawler(crawler)
+    finally:
+        get_runtime().shutdown()

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
 #: 3.11 to 3.13 that option deadlocks once a worker reaches its limit while pages queue (CPython gh-115634).
 RECYCLE_WORKERS_AFTER = 5_000
 
+#: Seconds a new process pool may take to label its first page at start-up (spawn, imports, model).
+STARTUP_TIMEOUT = 120
+
 #: A process pool rebuilt this many times in a row without labelling a page is given up: its workers die on
 #: start-up (the model file vanished, no memory left), and every page would spawn new ones in vain.
 MAX_REBUILDS_WITHOUT_RESULT = 3
@@ -88,6 +91,9 @@ class LabellingPool:
         if retired is not None:
             retired.shutdown(wait=False)  # its queued pages still finish
         return executor.submit(function, *args)
+
+    def check(self, config: Web2TextConfig) -> None:
+        """Make sure a worker can label with ``config`` (raises at start-up, not page by page); no-op for threads."""
 
     def label(
         self,
@@ -150,6 +156,23 @@ class ProcessPool(LabellingPool):
             executor.submit(os.getpid)
         return executor
 
+    def check(self, config: Web2TextConfig) -> None:
+        """Label an empty page in a worker with ``config``'s method and model, waiting for it.
+
+        The crawl then stops at start-up, with the worker's own error, when the worker cannot import the labeller
+        (one registered with ``register_labeller`` in this process only exists here) or load the model, instead
+        of failing every page.
+        """
+        try:
+            self.submit(label_in_worker, "<html></html>", None, config, None).result(timeout=STARTUP_TIMEOUT)
+        except Exception as error:
+            raise RuntimeError(
+                f"WEB2TEXT_POOL='process': a worker process could not label with method {config.method!r} and model "
+                f"{config.model!r} ({type(error).__name__}: {error}); a labeller must be importable there (a built-in "
+                "name or a dotted path 'package.module:name'), and a script that starts the crawl must do so under "
+                '`if __name__ == "__main__":`'
+            ) from error
+
     def label(self, html, url, model, config, content_type=None, tree=None):
         # Neither the loaded model nor parsel's tree crosses: the worker has its own model (cached per process).
         try:
@@ -189,7 +212,12 @@ class ProcessPool(LabellingPool):
 def start_worker(method: str, model: str, blas_threads: str | None) -> None:
     """A worker process's initializer: its BLAS threads, then the model, loaded once for all its pages."""
     limit_blas_threads(blas_threads)
-    load_labeller_weights(method, model)
+    try:
+        load_labeller_weights(method, model)
+    except Exception:
+        # Not raised here: a failing initializer breaks the pool with no message.  The first job loads again and
+        # raises the error itself, where the crawl reports it (ProcessPool.check, at start-up).
+        pass
 
 
 def label_in_worker(

@@ -105,6 +105,8 @@ class Web2TextRuntime:
         model_name = getattr(model, "name", None) or (config.method if model is not None else "none")
         load_ms = 1000 * (time.perf_counter() - clock)
         pool = self.ensure_workers(config.concurrency, config)
+        if self.notice_once(("pool check", pool.kind, config.method, config.model)):
+            pool.check(config)
         with self._lock:
             self._components.setdefault(crawler, set()).add(component)
             first = crawler not in self._announced
