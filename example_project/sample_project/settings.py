@@ -36,3 +36,4 @@ WEB2TEXT_TITLE_FIELD = "title"  # the headline, when the spider did not set a ti
 WEB2TEXT_HTML_FIELD = "html"
 WEB2TEXT_MAX_BYTES = 5_000_000
 WEB2TEXT_CONCURRENCY = 2
+WEB2TEXT_POOL = "thread"  # "process": label in spawned worker processes, on as many cores as workers

@@ -23,7 +23,7 @@ Setting                      Default                Meaning
 ``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
 ``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
 ``WEB2TEXT_CONCURRENCY``     ``2``                  Workers that label pages (process-wide pool).
-``WEB2TEXT_POOL``            ``"thread"``           Workers are ``"thread"``s or ``"process"``es (spawned).
+``WEB2TEXT_POOL``            ``"thread"``           Worker kind: ``"thread"`` or ``"process"`` (spawned).
 ``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
                                                     environment variable of that name, else 1; ``"keep"``).
 ===========================  =====================  =========================================================
