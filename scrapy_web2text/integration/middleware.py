@@ -38,6 +38,7 @@ from scrapy.http import HtmlResponse, TextResponse
 from ..page.decode import decode_html
 from .base import Web2TextComponent
 from .charset import header_charset
+from .pools import POOLS
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -99,8 +100,8 @@ class _ResponsePage:
         if not self._done:
             content_type = self.response.headers.get(b"Content-Type")
             text = self.text
-            # parsel's tree cannot cross to a worker process: with WEB2TEXT_POOL="process" it is not even looked up.
-            tree = parsed_tree(self.response, text) if self.middleware.config.pool == "thread" else None
+            # parsel's tree cannot cross to a worker process: a pool that takes no tree does not even get it looked up.
+            tree = parsed_tree(self.response, text) if POOLS[self.middleware.config.pool].takes_tree else None
             self._result = await self.middleware.label(text, self.response.url, content_type, tree)
             self._done = True
         return self._result

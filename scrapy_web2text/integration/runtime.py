@@ -185,9 +185,9 @@ class Web2TextRuntime:
         content_type: str | bytes | None = None,
         tree: Any = None,
     ) -> Awaitable[PageResult]:
-        """Label one page on the pool ``config.pool`` names; ``tree`` is only used by the thread pool."""
+        """Label one page on the pool ``config.pool`` names; a pool that cannot take ``tree`` ignores it."""
         pool = self._pools.get(config.pool) or self.ensure_workers(config.concurrency, config)
-        return _awaitable(pool.label(html, url, model, config, content_type, tree if pool.takes_tree else None))
+        return _awaitable(pool.label(html, url, model, config, content_type, tree))
 
     def notice_once(self, key: Any) -> bool:
         """True the first time ``key`` is seen in this process."""

@@ -37,6 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .pools import POOLS
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
@@ -59,9 +61,6 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_BLAS_THREADS": None,
     "WEB2TEXT_POOL": "thread",
 }
-
-#: ``WEB2TEXT_POOL`` values: where pages are labelled (see :mod:`scrapy_web2text.integration.pools`).
-POOL_KINDS = ("thread", "process")
 
 #: ``WEB2TEXT_BLOCKS`` values.
 BLOCK_FORMS = ("compact", "full", "none")
@@ -148,9 +147,9 @@ class Web2TextConfig:
         if concurrency < 1:
             raise ValueError(f"WEB2TEXT_CONCURRENCY must be at least 1, not {concurrency}")
         pool = str(get("WEB2TEXT_POOL") or "").strip().lower()
-        if pool not in POOL_KINDS:
+        if pool not in POOLS:
             raise ValueError(
-                f"WEB2TEXT_POOL must be one of {', '.join(map(repr, POOL_KINDS))}, not {get('WEB2TEXT_POOL')!r}"
+                f"WEB2TEXT_POOL must be one of {', '.join(map(repr, POOLS))}, not {get('WEB2TEXT_POOL')!r}"
             )
         return cls(
             model=str(get("WEB2TEXT_MODEL") or "default"),
