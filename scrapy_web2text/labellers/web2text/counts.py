@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from ...page.compiled import speedups_enabled
 from .languages import ENGLISH_STOPWORD_SHARE, page_stopwords
 
 #: Words as the regex engine sees them, for the non-English stop-word lists (the packed English path needs none).
@@ -151,20 +152,52 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     lengths = np.fromiter(map(len, texts), np.int64, n)
     # One string for the page; a character's block is known from the block lengths (+1 for the "\n" between).
     joined = "\n".join(texts)
-    codes, properties = character_properties(joined)
-    owner = np.repeat(np.arange(n), lengths + 1)[: len(codes)]
     offsets = np.zeros(n, np.int64)
     np.cumsum(lengths[:-1] + 1, out=offsets[1:])
+    if compiled_text_counts is not None:
+        table, case_exception = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS)
+        classes = {name: table[:, column].astype(float) for column, name in enumerate(_COMPILED_COLUMNS)}
+        last, at_blocks = table[:, _COMPILED_COLUMNS.index("last_properties")], np.flatnonzero(classes["at_signs"])
+    else:
+        classes, last, at_blocks, case_exception = _character_counts(joined, lengths, offsets)
+    words = classes["words"]
+    stopwords = classes["stopwords"]
+    if words.sum() and stopwords.sum() < ENGLISH_STOPWORD_SHARE * words.sum():
+        # Not English (or too little text to tell): the page's language's stop-words, chosen by a language
+        # identifier on its longest blocks (languages.py); English pages keep the paper's list exactly.
+        language_stopwords = page_stopwords(texts)
+        if language_stopwords is not None:
+            found = _WORD.findall(joined)  # the same words, in the same order, as the word starts
+            stop = np.fromiter((word.lower() in language_stopwords for word in found), bool, len(found))
+            word_owner = np.repeat(np.arange(n), words.astype(np.int64))
+            stopwords = np.bincount(word_owner[stop], minlength=n).astype(float)
+    counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
+    for name in ("punctuation", "dashes", "periods", "separators", "digits", "words", "word_length", "capital_words"):
+        counts[name] = classes[name]
+    counts["stopwords"] = stopwords
+    counts["link_chars"] = np.where(in_link, lengths, 0).astype(float)
+    counts["ends_punct"] = ((last & ENDS_SENTENCE) != 0).astype(float)
+    counts["ends_question"] = ((last & QUESTION) != 0).astype(float)
+    counts["sentences"] = classes["sentences"]
+    counts.update(_pattern_counts(texts, joined, offsets, counts["digits"], at_blocks, case_exception))
+    return counts
+
+
+def _character_counts(joined: str, lengths: np.ndarray, offsets: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray, bool]:
+    """The character-class and word counts per block, vectorised over the page's code points; each block's last
+    character's property bits; the blocks holding an "@"; whether a character has the ``CASE_EXCEPTION`` bit."""
+    n = len(lengths)
+    codes, properties = character_properties(joined)
+    owner = np.repeat(np.arange(n), lengths + 1)[: len(codes)]
 
     def per_block(mask: np.ndarray) -> np.ndarray:
         # Sums over each block's run of characters (and the "\n" after it, which no mask holds): one pass.
         return np.add.reduceat(mask, offsets, dtype=np.int64).astype(float)
 
-    counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
+    counts: dict[str, np.ndarray] = {}
     for name, bit in (("punctuation", PUNCTUATION), ("dashes", DASH), ("periods", PERIOD), ("separators", SEPARATOR)):
         counts[name] = per_block((properties & bit) != 0)
-    digits = (properties & DECIMAL) != 0
-    counts["digits"] = per_block(digits)
+    counts["digits"] = per_block((properties & DECIMAL) != 0)
     # A word starts where a word character follows a non-word one ("\n" between blocks is not one).
     is_word = (properties & WORD) != 0
     word_start = is_word.copy()
@@ -174,24 +207,7 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     counts["words"] = np.bincount(word_owner, minlength=n).astype(float)
     counts["word_length"] = per_block(is_word)
     counts["capital_words"] = np.bincount(word_owner[(properties[word_starts] & UPPER) != 0], minlength=n).astype(float)
-    stopwords = _stopwords(codes, properties, is_word, word_starts, owner, n)
-    if len(word_starts) and stopwords.sum() < ENGLISH_STOPWORD_SHARE * len(word_starts):
-        # Not English (or too little text to tell): the page's language's stop-words, chosen by a language
-        # identifier on its longest blocks (languages.py); English pages keep the paper's list exactly.
-        language_stopwords = page_stopwords(texts)
-        if language_stopwords is not None:
-            words = _WORD.findall(joined)  # the same words, in the same order, as the word starts
-            stop = np.fromiter((word.lower() in language_stopwords for word in words), bool, len(words))
-            stopwords = np.bincount(word_owner[stop], minlength=n).astype(float)
-    counts["stopwords"] = stopwords
-    counts["link_chars"] = np.where(in_link, lengths, 0).astype(float)
-    last = properties[offsets + lengths - 1]  # each block's last character (block texts are never empty)
-    counts["ends_punct"] = ((last & ENDS_SENTENCE) != 0).astype(float)
-    counts["ends_question"] = ((last & QUESTION) != 0).astype(float)
-
-    def owners(positions: list[int]) -> np.ndarray:
-        return np.searchsorted(offsets, np.asarray(positions, np.int64), side="right") - 1
-
+    counts["stopwords"] = _stopwords(codes, properties, is_word, word_starts, owner, n)
     # r"[.!?]+(?=\s|$)": a run of sentence marks followed by a blank or the end, counted at the run's start.
     marks = (properties & SENTENCE_MARK) != 0
     run_start = marks.copy()
@@ -203,6 +219,19 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     inside = after < len(codes)
     followed[inside] = (properties[after[inside]] & BLANK) != 0
     counts["sentences"] = np.bincount(owner[np.flatnonzero(run_start)[followed]], minlength=n).astype(float)
+    last = properties[offsets + lengths - 1]  # each block's last character (block texts are never empty)
+    at_blocks = np.flatnonzero(np.bincount(owner[codes == ord("@")], minlength=n))
+    return counts, last, at_blocks, bool((properties & CASE_EXCEPTION).any())
+
+
+def _pattern_counts(
+    texts: list[str], joined: str, offsets: np.ndarray, digits: np.ndarray, at_blocks: np.ndarray, case_exception: bool
+) -> dict[str, np.ndarray]:
+    """1 for the blocks holding an e-mail address, a URL, a year, a copyright notice."""
+    n = len(texts)
+
+    def owners(positions: list[int]) -> np.ndarray:
+        return np.searchsorted(offsets, np.asarray(positions, np.int64), side="right") - 1
 
     def present(blocks) -> np.ndarray:
         out = np.zeros(n)
@@ -210,16 +239,15 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
         return out
 
     # Patterns that need a character few blocks have are searched in those blocks only.
-    at_blocks = np.flatnonzero(np.bincount(owner[codes == ord("@")], minlength=n))
-    counts["email"] = present([i for i in at_blocks.tolist() if email_starts(texts[i])])
+    counts = {"email": present([i for i in at_blocks.tolist() if email_starts(texts[i])])}
     urls = [m.start() for m in _URL.finditer(joined)] if "://" in joined or "www." in joined else []
     counts["url"] = present(owners(urls))
-    four_digits = np.flatnonzero(counts["digits"] >= 4)
+    four_digits = np.flatnonzero(digits >= 4)
     counts["year"] = present([i for i in four_digits.tolist() if _YEAR.search(texts[i])])
     # The only characters outside ASCII that a case-insensitive ASCII pattern matches are İ ı ſ K (CASE_EXCEPTION),
     # and İ is the only one whose lower() is longer than one character: without them, finding the lower-cased
     # literals in the lower-cased text is matching _COPYRIGHT, at the same offsets.
-    if not (properties & CASE_EXCEPTION).any():
+    if not case_exception:
         lowered, hits = joined.lower(), []
         for literal in _COPYRIGHT_LITERALS:
             found = lowered.find(literal)
@@ -230,6 +258,20 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     else:
         counts["copyright"] = present(owners([m.start() for m in _COPYRIGHT.finditer(joined)]))
     return counts
+
+
+def edge_text_properties(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per block: its spaces, and its first and its last character's property bits (for the edge features)."""
+    if compiled_text_counts is not None:
+        table, _ = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS)
+        return table[:, _COMPILED_COLUMNS.index("spaces")], table[:, -2].astype(np.uint16), table[:, -1].astype(np.uint16)
+    n = len(texts)
+    lengths = np.fromiter(map(len, texts), np.int64, n)
+    codes, properties = character_properties("\n".join(texts))
+    offsets = np.zeros(n, np.int64)
+    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
+    spaces = np.add.reduceat(codes == ord(" "), offsets, dtype=np.int64)
+    return spaces, properties[offsets], properties[offsets + lengths - 1]
 
 
 def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.ndarray:
@@ -253,3 +295,33 @@ def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.nda
     found = np.minimum(np.searchsorted(_PACKED_STOPWORDS, packed), len(_PACKED_STOPWORDS) - 1)
     stop = _PACKED_STOPWORDS[found] == packed
     return np.bincount(owner[starts[stop]], minlength=n).astype(float)
+
+
+def _load_compiled_text_counts():
+    """The compiled counts (``_counts.pyx``; see :mod:`scrapy_web2text.page.compiled`), or ``None``."""
+    if not speedups_enabled():
+        return None
+    try:
+        from ._counts import COLUMNS, text_counts
+    except ImportError:
+        return None
+    return COLUMNS, text_counts
+
+
+#: The property bits by name, for the compiled counts (one definition of them: this module's).
+_BITS = {
+    "WORD": WORD,
+    "UPPER": UPPER,
+    "DECIMAL": DECIMAL,
+    "PUNCTUATION": PUNCTUATION,
+    "DASH": DASH,
+    "PERIOD": PERIOD,
+    "SEPARATOR": SEPARATOR,
+    "BLANK": BLANK,
+    "SENTENCE_MARK": SENTENCE_MARK,
+    "LETTER": LETTER,
+    "CASE_EXCEPTION": CASE_EXCEPTION,
+    "UNKNOWN": _UNKNOWN,
+    "PACKED_LETTERS": _PACKED_LETTERS,
+}
+_COMPILED_COLUMNS, compiled_text_counts = _load_compiled_text_counts() or ((), None)

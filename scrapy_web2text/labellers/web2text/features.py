@@ -19,7 +19,7 @@ import numpy as np
 from ...page import Page
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
-from .counts import ENDS_SENTENCE, UPPER, block_counts, character_properties
+from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_text_properties
 from .headline import matches_title
 
 # --- the 128 block features -------------------------------------------------
@@ -351,13 +351,9 @@ def edge_features(page: Page) -> np.ndarray:
     distance = np.where(cost == 99, 2 * levels + 2, cost)
 
     # Lengths, words (spaces + 1) and the first and last characters' properties, from the page's code points.
-    text_lengths = np.fromiter(map(len, page.texts), np.int64, n)
-    codes, properties = character_properties("\n".join(page.texts))
-    offsets = np.zeros(n, np.int64)
-    np.cumsum(text_lengths[:-1] + 1, out=offsets[1:])
-    lengths = text_lengths.astype(float)
-    words = np.add.reduceat(codes == ord(" "), offsets, dtype=np.int64) + 1.0
-    first, last = properties[offsets], properties[offsets + text_lengths - 1]
+    lengths = np.fromiter(map(len, page.texts), np.int64, n).astype(float)
+    spaces, first, last = edge_text_properties(page.texts)
+    words = spaces + 1.0
     ends_punct = (last & ENDS_SENTENCE) != 0
     starts_capital = (first & UPPER) != 0
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).

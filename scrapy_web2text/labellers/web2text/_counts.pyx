@@ -1,0 +1,155 @@
+# cython: language_level=3
+"""The per-block text counts of :func:`.counts.block_counts`, compiled: one loop over each block's code points.
+
+:func:`.counts.block_counts` is the reference and says what each count means; it computes them with about thirty
+whole-page numpy operations (the largest part of the features' time: each is cheap, their fixed costs are not).
+This loop reads the same table of character properties (``counts._PROPERTIES``, filled through the same
+``counts._describe`` for a code point seen for the first time) and counts per block what those operations count;
+``tests/test_speedups.py`` holds both to equal results.  The pattern counts (e-mail, URL, year, copyright) and the
+stop words of other languages stay in Python: they run on few blocks.
+"""
+
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
+
+import numpy as np
+
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND
+
+#: The columns of the table :func:`text_counts` returns, in order.
+COLUMNS = (
+    "punctuation",
+    "dashes",
+    "periods",
+    "separators",
+    "digits",
+    "words",
+    "word_length",
+    "capital_words",
+    "stopwords",
+    "sentences",
+    "spaces",
+    "at_signs",
+    "first_properties",
+    "last_properties",
+)
+cdef enum:
+    _PUNCTUATION, _DASHES, _PERIODS, _SEPARATORS, _DIGITS, _WORDS, _WORD_LENGTH, _CAPITAL_WORDS, _STOPWORDS, \
+        _SENTENCES, _SPACES, _AT_SIGNS, _FIRST, _LAST, _COLUMNS
+
+ctypedef fused _code_unit:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+cdef struct _Bits:
+    # The property bits of counts.py, passed in so that there is one definition of them.
+    uint16_t word, upper, decimal, punctuation, dash, period, separator, blank, sentence_mark, letter, case_exception
+    uint16_t unknown
+
+
+cdef struct _Stopwords:
+    const int64_t* packed  # sorted
+    Py_ssize_t count
+    int longest
+
+
+def text_counts(list texts, uint16_t[::1] properties not None, describe, const int64_t[::1] packed not None,
+                bits):
+    """Per block (rows) the ``COLUMNS``, and whether some character has the ``CASE_EXCEPTION`` bit.
+
+    ``properties`` is the code point → property bits table (filled here through ``describe`` where it holds the
+    ``unknown`` bit), ``packed`` the sorted packed English stop words, ``bits`` the property bits by name.
+    """
+    cdef _Bits b
+    b.word, b.upper, b.decimal = bits["WORD"], bits["UPPER"], bits["DECIMAL"]
+    b.punctuation, b.dash, b.period = bits["PUNCTUATION"], bits["DASH"], bits["PERIOD"]
+    b.separator, b.blank, b.sentence_mark = bits["SEPARATOR"], bits["BLANK"], bits["SENTENCE_MARK"]
+    b.letter, b.case_exception, b.unknown = bits["LETTER"], bits["CASE_EXCEPTION"], bits["UNKNOWN"]
+    cdef _Stopwords stopwords
+    stopwords.packed = &packed[0] if packed.shape[0] else NULL
+    stopwords.count = packed.shape[0]
+    stopwords.longest = bits["PACKED_LETTERS"]
+    out = np.zeros((len(texts), _COLUMNS), np.int64)
+    cdef int64_t[:, ::1] rows = out
+    cdef bint case_exception = False
+    cdef Py_ssize_t index
+    cdef int kind
+    cdef void* data
+    for index, text in enumerate(texts):
+        _fill_unknown(<str>text, properties, describe, b.unknown)
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        if kind == 1:
+            case_exception |= _count(<uint8_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+        elif kind == 2:
+            case_exception |= _count(<uint16_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+        else:
+            case_exception |= _count(<uint32_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+    return out, case_exception
+
+
+cdef void _fill_unknown(str text, uint16_t[::1] properties, describe, uint16_t unknown):
+    """Describe the code points of ``text`` that the table has not seen yet (as counts.character_properties)."""
+    cdef Py_UCS4 character
+    for character in text:
+        if properties[character] == unknown:
+            properties[character] = describe(<long>character)
+
+
+cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* properties, const _Bits* b,
+                 const _Stopwords* stopwords, int64_t* row) noexcept nogil:
+    cdef Py_ssize_t i, start = 0
+    cdef uint16_t p, following
+    cdef bint case_exception = False, candidate = False, in_word = False
+    cdef int64_t packed = 0
+    cdef uint32_t c
+    for i in range(n):
+        c = text[i]
+        p = properties[c]
+        following = properties[text[i + 1]] if i + 1 < n else 0
+        case_exception |= (p & b.case_exception) != 0
+        row[_PUNCTUATION] += (p & b.punctuation) != 0
+        row[_DASHES] += (p & b.dash) != 0
+        row[_PERIODS] += (p & b.period) != 0
+        row[_SEPARATORS] += (p & b.separator) != 0
+        row[_DIGITS] += (p & b.decimal) != 0
+        row[_SPACES] += c == 32
+        row[_AT_SIGNS] += c == 64
+        if p & b.word:
+            # Words are runs of word characters (blocks are joined by "\n", which is none).
+            if not in_word:
+                row[_WORDS] += 1
+                row[_CAPITAL_WORDS] += (p & b.upper) != 0
+                start, candidate, packed, in_word = i, True, 0, True
+            row[_WORD_LENGTH] += 1
+            # A stop-word candidate is ASCII letters only, at most PACKED_LETTERS of them, packed 5 bits a letter.
+            if candidate:
+                if (p & b.letter) and i - start < stopwords.longest:
+                    packed |= <int64_t>((c | 0x20) - 96) << (5 * (i - start))
+                else:
+                    candidate = False
+            if not (following & b.word):
+                in_word = False
+                if candidate and _is_stopword(packed, stopwords):
+                    row[_STOPWORDS] += 1
+        # A run of sentence marks counts when a blank or the end of the block follows it.
+        if (p & b.sentence_mark) and not (following & b.sentence_mark):
+            if i + 1 >= n or (following & b.blank):
+                row[_SENTENCES] += 1
+    if n:
+        row[_FIRST] = properties[text[0]]
+        row[_LAST] = properties[text[n - 1]]
+    return case_exception
+
+
+cdef inline bint _is_stopword(int64_t packed, const _Stopwords* stopwords) noexcept nogil:
+    cdef Py_ssize_t low = 0, high = stopwords.count
+    cdef Py_ssize_t middle
+    while low < high:
+        middle = (low + high) // 2
+        if stopwords.packed[middle] < packed:
+            low = middle + 1
+        else:
+            high = middle
+    return low < stopwords.count and stopwords.packed[low] == packed

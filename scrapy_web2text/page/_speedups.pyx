@@ -1,0 +1,503 @@
+# cython: language_level=3
+"""Compiled versions of two hot loops of :mod:`scrapy_web2text.page`, each equal to its Python original.
+
+* :func:`walk`: the CDOM walk of :class:`.cdom._Walker` over libxml2's nodes instead of lxml's proxies;
+* :func:`crowded_tag`: the search of :data:`.attributes._CROWDED_TAG` as a scan over the code points.
+
+Both are optional (``setup.py`` builds them where a C compiler is at hand) and the Python originals stay the
+reference: ``tests/test_speedups.py`` holds each pair to equal results.
+
+The walk
+--------
+
+:meth:`.cdom._Walker.walk` is the reference and the documentation of every step; this module is the same steps in
+the same order, and ``tests/test_compiled_walk.py`` holds the two to identical pages.  What changes is how the tree
+is read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
+``text`` and ``tail`` of every element: about 1.5 µs of Python calls per element, the largest stage of ``extract()``
+(issue 13).  Here the loop follows libxml2's ``children``/``next``/``parent`` pointers through lxml's public C API
+(``lxml.includes.etreepublic``), reads names, attributes and text straight from the nodes, and makes a Python object
+only where the walk keeps one: a tag name, a ``class``/``id`` value, a text that is not blank, and the proxy of an
+element whose text becomes a block.
+
+Node kinds follow lxml's: the walk visits what lxml's ``iterwalk`` visits (elements and entity references), and ``text``/``tail`` join adjacent text and CDATA nodes,
+skipping XInclude markers, as lxml's ``_collectText`` does.  An element whose attributes lxml would name or read in
+a way this module does not (a namespaced attribute, a value that is not plain text nodes) is read through its proxy,
+as the Python walk reads every element.
+"""
+
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.string cimport memset, strcmp, strlen
+from lxml.includes cimport tree
+from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
+
+cimport lxml.includes.etreepublic as cetree
+
+from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .marks import MARKING_ATTRIBUTES, attribute_marks
+
+cetree.import_lxml__etree()
+
+#: lxml's version this module was compiled against: :mod:`.compiled` uses the module only under the same major
+#: version.
+COMPILED_LXML_VERSION = cetree.LXML_VERSION_STRING.decode("ascii")
+
+# The fields of a state tuple (cdom.py names them the same).
+cdef enum:
+    _NUMBER = 0
+    _TAG = 1
+    _ATTRIBUTES = 2
+    _PATH_ID = 3
+    _TAG_MASK = 4
+    _KEYWORD_MASK = 5
+    _IN_LINK = 6
+    _SEGMENT = 7
+    _BLOCK_LEVEL = 8
+
+
+#: Entries of the walk's cache of element names (a power of two).
+cdef enum:
+    _TAG_SLOTS = 64
+
+
+cdef inline bint _walked(xmlNode* node) noexcept nogil:
+    """A node lxml's ``iterwalk(root, events=("start", "end"))`` reports: an element or an entity reference.
+
+    Comments and processing instructions it passes over, tails included (the parser of :mod:`.parse` removes them,
+    and a tree from parsel is walked without them).
+    """
+    return node.type == tree.XML_ELEMENT_NODE or node.type == tree.XML_ENTITY_REF_NODE
+
+
+cdef inline xmlNode* _first_walked(xmlNode* node) noexcept nogil:
+    while node is not NULL and not _walked(node):
+        node = node.next
+    return node
+
+
+cdef inline xmlNode* _text_or_skip(xmlNode* node) noexcept nogil:
+    """lxml's ``_textNodeOrSkip``: the node if it is text, past XInclude markers, else NULL."""
+    while node is not NULL:
+        if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+            return node
+        if node.type == tree.XML_XINCLUDE_START or node.type == tree.XML_XINCLUDE_END:
+            node = node.next
+        else:
+            return NULL
+    return NULL
+
+
+cdef inline bint _blank(const_xmlChar* content) noexcept nogil:
+    """Only characters that ``str.isspace`` calls blank, all of them ASCII (the common blank text between tags)."""
+    cdef const unsigned char* byte = <const unsigned char*>content
+    while byte[0]:
+        if not (byte[0] == 32 or 9 <= byte[0] <= 13 or 28 <= byte[0] <= 31):
+            return False
+        byte += 1
+    return True
+
+
+cdef object _text(xmlNode* node):
+    """lxml's ``_collectText`` from ``node``, except that a text the walk would skip as blank is ``None``."""
+    cdef xmlNode* current = _text_or_skip(node)
+    cdef xmlNode* first = current
+    cdef const_xmlChar* content = NULL
+    cdef int count = 0
+    cdef bint blank = True
+    while current is not NULL:
+        if current.content is not NULL and current.content[0] != 0:
+            content = current.content
+            if blank and not _blank(content):
+                blank = False
+        count += 1
+        current = _text_or_skip(current.next)
+    if content is NULL or blank:
+        return None
+    if count == 1:
+        return PyUnicode_DecodeUTF8(<char*>content, strlen(<const char*>content), NULL)
+    joined = b""
+    current = first
+    while current is not NULL:
+        if current.content is not NULL:
+            joined += <bytes>(<const char*>current.content)
+        current = _text_or_skip(current.next)
+    return joined.decode("utf-8")
+
+
+cdef inline str _utf8(const_xmlChar* value):
+    return PyUnicode_DecodeUTF8(<char*>value, strlen(<const char*>value), NULL)
+
+
+cdef object _tag(xmlNode* node):
+    """The tag as lxml names it (``{namespace}name``); ``None`` for an entity reference (lxml's tag is a function)."""
+    if node.type != tree.XML_ELEMENT_NODE:
+        return None
+    cdef const_xmlChar* href = cetree._getNs(node)
+    if href is NULL:
+        return _utf8(node.name)
+    return "{%s}%s" % (_utf8(href), _utf8(node.name))
+
+
+cdef object _attribute_value(xmlAttr* attribute):
+    """An attribute's value from its text nodes (lxml reads the same through libxml2); ``None`` if it has others."""
+    cdef xmlNode* child = attribute.children
+    if child is NULL:
+        return ""
+    if child.next is NULL and (child.type == tree.XML_TEXT_NODE or child.type == tree.XML_CDATA_SECTION_NODE):
+        return _utf8(child.content) if child.content is not NULL else ""
+    joined = b""
+    while child is not NULL:
+        if child.type != tree.XML_TEXT_NODE and child.type != tree.XML_CDATA_SECTION_NODE:
+            return None
+        if child.content is not NULL:
+            joined += <bytes>(<const char*>child.content)
+        child = child.next
+    return joined.decode("utf-8")
+
+
+cdef inline bint _named(xmlAttr* attribute, const char* name) noexcept nogil:
+    return strcmp(<const char*>attribute.name, name) == 0
+
+
+cdef tuple _state_key(xmlNode* node, long parent_number, object raw_tag, object document):
+    """The key of an element's state, as :meth:`.cdom._Walker.walk` builds it from ``keys()`` and ``get``."""
+    cdef xmlAttr* attribute = node.properties
+    if attribute is NULL:
+        return (parent_number, raw_tag)
+    cdef bint marked = False
+    class_name = element_id = None
+    while attribute is not NULL:
+        if attribute.ns is not NULL:
+            return _proxy_state_key(node, parent_number, raw_tag, document)
+        if class_name is None and _named(attribute, "class"):
+            class_name = _attribute_value(attribute)
+            if class_name is None:
+                return _proxy_state_key(node, parent_number, raw_tag, document)
+        elif element_id is None and _named(attribute, "id"):
+            element_id = _attribute_value(attribute)
+            if element_id is None:
+                return _proxy_state_key(node, parent_number, raw_tag, document)
+        elif (
+            _named(attribute, "hidden")
+            or _named(attribute, "aria-hidden")
+            or _named(attribute, "style")
+            or _named(attribute, "role")
+            or _named(attribute, "itemprop")
+        ):
+            marked = True
+        attribute = attribute.next
+    if not marked:
+        return (parent_number, raw_tag, class_name, element_id)
+    values = {}
+    attribute = node.properties
+    while attribute is not NULL:
+        name = _utf8(attribute.name)
+        if name not in values:
+            value = _attribute_value(attribute)
+            if value is None:
+                return _proxy_state_key(node, parent_number, raw_tag, document)
+            values[name] = value
+        attribute = attribute.next
+    return (parent_number, raw_tag, class_name, element_id, attribute_marks(values.get))
+
+
+cdef tuple _proxy_state_key(xmlNode* node, long parent_number, object raw_tag, object document):
+    """The state key read through lxml's proxy, exactly as the Python walk reads it (rare attributes)."""
+    element = cetree.elementFactory(document, node)
+    keys = element.keys()
+    get = element.get
+    if MARKING_ATTRIBUTES.isdisjoint(keys):
+        return (parent_number, raw_tag, get("class"), get("id"))
+    return (parent_number, raw_tag, get("class"), get("id"), attribute_marks(get))
+
+
+def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Walker.walk
+    """:meth:`.cdom._Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
+
+    Returns whether the page has blocks (then ``walker._finish()`` numbers the nodes, as the Python walk does).
+    """
+    # Imported here: cdom imports this module.
+    from .cdom import _ANCHOR_WORD, _STATE_COLUMNS, _TEXT_CHAIN, TAG_PATH_SEGMENTS, block_text
+
+    page = walker.page
+    document = root._doc
+    cdef str source = page.source
+    cdef Py_ssize_t source_length = len(source)
+    cdef Py_ssize_t max_blocks = walker.max_blocks
+    cdef list texts = page.texts
+    cdef list tag_paths = page.tag_paths
+    cdef list rows = walker.block_rows
+    cdef list block_elements = page.block_elements
+    cdef list state_rows = walker.state_rows
+    cdef list node_chains = walker.node_chains
+    cdef dict chains = walker.chains
+    cdef list node_sizes = walker.node_sizes
+    cdef list node_run_starts = walker.node_run_starts
+    cdef list all_children = walker.children
+    cdef dict tag_table = _TAG_TABLE
+    cdef dict element_cache = _ELEMENT_CACHE
+    anchor_search = _ANCHOR_WORD.search
+    cdef Py_ssize_t state_width = len(_STATE_COLUMNS)
+    cdef dict paths = {}
+    cdef dict path_strings = {}
+    cdef dict states = {}
+    cdef dict missed_until = {}
+    cdef list top_children = []
+    cdef tuple state = (0, "#root", "", 0, 0, 0, False, "", False)
+    cdef list siblings = top_children
+    cdef list stack = [(state, siblings)]
+    cdef list children
+    cdef tuple closed, opened, key, described
+    cdef bint pending_break = False
+    cdef bint descend, is_tail, skipped, block_level
+    cdef Py_ssize_t cursor = 0, start, end, found, window_end, searched_from
+    cdef Py_ssize_t node_number
+    cdef xmlNode* top = root._c_node
+    cdef xmlNode* node = top
+    cdef xmlNode* skipped_node = NULL
+    cdef xmlNode* child
+    cdef bint skipped_block_level = False
+    cdef bint going_down = True
+    cdef const_xmlChar* cached_names[_TAG_SLOTS]
+    cdef list cached_tags = [None] * _TAG_SLOTS
+    cdef size_t slot
+    memset(cached_names, 0, sizeof(cached_names))
+    while True:
+        if going_down:
+            # ---- start of an element
+            # libxml2 keeps one copy of each element name per document: its address is the cache key.
+            slot = (<size_t>node.name >> 4) & (_TAG_SLOTS - 1)
+            if node.type == tree.XML_ELEMENT_NODE and node.ns is NULL and cached_names[slot] == node.name:
+                raw_tag, described = cached_tags[slot]
+            else:
+                raw_tag = _tag(node)
+                described = tag_table.get(raw_tag) if raw_tag is not None else None
+                if described is None:
+                    described = _describe_tag(raw_tag)
+                if node.type == tree.XML_ELEMENT_NODE and node.ns is NULL:
+                    cached_names[slot] = node.name
+                    cached_tags[slot] = (raw_tag, described)
+            tag, block_level, skipped, tag_bit, is_link = described
+            if block_level:
+                pending_break = True
+            descend = not skipped
+            if skipped:
+                skipped_node, skipped_block_level = node, block_level
+                raw = None
+            else:
+                key = _state_key(node, state[_NUMBER], raw_tag, document)
+                opened = states.get(key)
+                if opened is None:
+                    described = (tag, key[2], key[3]) if len(key) > 2 else (tag, None, None)
+                    attributes, segment, keyword_mask = element_cache.get(described) or _describe_element(*described)
+                    path_key = (state[_PATH_ID], segment)
+                    path_id = paths.get(path_key)
+                    if path_id is None:
+                        path_id = paths[path_key] = len(paths) + 1
+                    if len(key) > 4:
+                        tag_bit |= key[4]
+                    opened = states[key] = (
+                        len(state_rows) // state_width,
+                        tag,
+                        attributes,
+                        path_id,
+                        state[_TAG_MASK] | tag_bit,
+                        state[_KEYWORD_MASK] | keyword_mask,
+                        state[_IN_LINK] or is_link,
+                        segment,
+                        block_level,
+                    )
+                    state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
+                state = opened
+                siblings = []
+                stack.append((state, siblings))
+                raw = _text(node.children)
+            is_tail = False
+        else:
+            # ---- end of an element
+            if node is skipped_node:
+                skipped_node = NULL
+                if skipped_block_level:
+                    pending_break = True
+            else:
+                closed, children = stack.pop()
+                state, siblings = stack[-1]
+                if children:
+                    if len(children) == 1:
+                        node_number = children[0]
+                        link = (node_chains[node_number], closed[_TAG], closed[_ATTRIBUTES])
+                        node_chains[node_number] = chains.setdefault(link, len(chains))
+                    else:
+                        node_number = len(node_chains)
+                        link = (-1, closed[_TAG], closed[_ATTRIBUTES])
+                        node_chains.append(chains.setdefault(link, len(chains)))
+                        node_sizes.append(len(children))
+                        node_run_starts.append(node_run_starts[children[0]])
+                        all_children += children
+                    siblings.append(node_number)
+                if closed[_BLOCK_LEVEL]:
+                    pending_break = True
+            raw = _text(node.next)
+            is_tail = True
+            descend = False
+        if raw is not None:
+            text = " ".join(raw.split())
+            if not text.isprintable():
+                text = block_text(raw)
+            if text:
+                if len(texts) >= max_blocks:
+                    page.truncated = True
+                else:
+                    start = cursor if cursor < source_length else source_length
+                    match = anchor_search(raw)
+                    if match:
+                        word = match.group()
+                        window_end = cursor + 65536
+                        searched_from = cursor
+                        if missed_until:
+                            searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1)
+                        found = source.find(word, searched_from, window_end)
+                        if found >= 0:
+                            start = max(found - match.start(), cursor)
+                        else:
+                            if len(missed_until) >= 1024:
+                                missed_until.clear()
+                            missed_until[word] = window_end
+                    if start >= cursor:
+                        cursor = start + len(raw)
+                    path_id = state[_PATH_ID]
+                    tag_path = path_strings.get(path_id)
+                    if tag_path is None:
+                        segments = [entry[0][_SEGMENT] for entry in stack[-TAG_PATH_SEGMENTS:] if entry is not stack[0]]
+                        prefix = "…>" if len(stack) > TAG_PATH_SEGMENTS + 1 else ""
+                        tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
+                    texts.append(text)
+                    tag_paths.append(tag_path)
+                    block_elements.append((cetree.elementFactory(document, node), is_tail))
+                    end = start + len(raw)
+                    rows += (start, end if end < source_length else source_length, pending_break, state[_NUMBER])
+                    pending_break = False
+                    node_number = len(node_chains)
+                    siblings.append(node_number)
+                    node_chains.append(_TEXT_CHAIN)
+                    node_sizes.append(0)
+                    node_run_starts.append(node_number)
+        # ---- the next event: the first child, else this element's end, the next sibling or the parent's end
+        if going_down:
+            if descend:
+                child = _first_walked(node.children)
+                if child is not NULL:
+                    node = child
+                    continue
+            going_down = False
+            continue
+        if node is top:
+            break
+        child = _first_walked(node.next)
+        if child is not NULL:
+            node = child
+            going_down = True
+        else:
+            node = node.parent
+    if len(top_children) > 1:
+        node_chains.append(chains.setdefault((-1, "#root", ""), len(chains)))
+        node_sizes.append(len(top_children))
+        node_run_starts.append(node_run_starts[top_children[0]])
+        all_children += top_children
+    return bool(top_children)
+
+
+# ---- The crowded-tag search
+
+cdef inline bint _tag_name_character(Py_UCS4 c) noexcept nogil:
+    """``[^\\t\\n\\f\\r />"'=<]``"""
+    return not (c == 9 or c == 10 or c == 12 or c == 13 or c == 32 or c == 47 or c == 62 or c == 34 or c == 39
+                or c == 61 or c == 60)
+
+
+cdef inline bint _blank_character(Py_UCS4 c) noexcept nogil:
+    """``[\\t\\n\\f\\r ]``"""
+    return c == 9 or c == 10 or c == 12 or c == 13 or c == 32
+
+
+cdef inline bint _unquoted_value_character(Py_UCS4 c) noexcept nogil:
+    """``[^\\t\\n\\f\\r >"'<]``"""
+    return not (_blank_character(c) or c == 62 or c == 34 or c == 39 or c == 60)
+
+
+# A str's code points are stored in 1, 2 or 4 bytes each (PEP 393): one loop for each width.
+ctypedef fused _code_unit:
+    uint8_t
+    uint16_t
+    uint32_t
+
+
+def crowded_tag(str html, Py_ssize_t tokens):
+    """Whether ``attributes._CROWDED_TAG`` (with ``tokens`` repetitions) matches somewhere in ``html``.
+
+    The pattern is atomic and possessive throughout, so at each start it is a deterministic tokenizer: this is that
+    tokenizer, token for token, tried at the same starts (a "<" and an ASCII letter).
+    """
+    cdef int kind = PyUnicode_KIND(html)
+    cdef void* data = PyUnicode_DATA(html)
+    cdef Py_ssize_t n = len(html)
+    if kind == 1:
+        return _crowded_tag(<uint8_t*>data, n, tokens)
+    if kind == 2:
+        return _crowded_tag(<uint16_t*>data, n, tokens)
+    return _crowded_tag(<uint32_t*>data, n, tokens)
+
+
+cdef bint _crowded_tag(_code_unit* text, Py_ssize_t n, Py_ssize_t tokens) noexcept nogil:
+    cdef Py_ssize_t start, j, k, count
+    cdef Py_UCS4 c, quote
+    for start in range(n - 1):
+        if text[start] != 60:
+            continue
+        c = text[start + 1]
+        if not (65 <= c <= 90 or 97 <= c <= 122):
+            continue
+        j = start + 2
+        while j < n and _tag_name_character(text[j]):
+            j += 1
+        count = 0
+        while count < tokens:
+            while j < n and (_blank_character(text[j]) or text[j] == 47):
+                j += 1
+            if j >= n:
+                break
+            c = text[j]
+            if _tag_name_character(c):
+                # An attribute name, then optionally blanks, "=", blanks and a value.
+                while j < n and _tag_name_character(text[j]):
+                    j += 1
+                k = j
+                while k < n and _blank_character(text[k]):
+                    k += 1
+                if k < n and text[k] == 61:
+                    k += 1
+                    while k < n and _blank_character(text[k]):
+                        k += 1
+                    j = k
+                    quote = text[k] if k < n else 0
+                    if quote == 34 or quote == 39:
+                        k += 1
+                        while k < n and text[k] != quote:
+                            k += 1
+                        if k < n:
+                            j = k + 1  # a quoted value; unclosed, it is an empty unquoted one
+                    else:
+                        while j < n and _unquoted_value_character(text[j]):
+                            j += 1
+            elif c == 61 or c == 34 or c == 39 or c == 60:
+                j += 1
+                while j < n and _tag_name_character(text[j]):
+                    j += 1
+            else:
+                break
+            count += 1
+        if count >= tokens:
+            return True
+    return False

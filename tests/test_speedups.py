@@ -1,0 +1,220 @@
+"""The compiled speed-ups (``page/_speedups.pyx``) give exactly what the Python code they replace gives.
+
+The Python walk (:meth:`~scrapy_web2text.page.cdom._Walker.walk`) and the crowded-tag regex
+(:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
+and compares every output: the whole :class:`~scrapy_web2text.page.Page` (texts, tag paths, offsets, flags, masks,
+the node table, the distinct tag lists and attributes, the elements each block comes from).  The inputs cover what
+the compiled code reads differently from lxml's proxies: attributes with and without values, the attributes that
+set marks, namespaced tags and attributes, comments, processing instructions, entity references, CDATA, text
+split over several nodes, blank text of every kind, a subtree's tail, and the block cap.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from scrapy_web2text.page import cdom, decode_html, parse_page
+from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags
+from scrapy_web2text.page.cdom import Page, collect_blocks
+from scrapy_web2text.page.compiled import SPEEDUPS, load_speedups
+from tests.hostile import hostile_pages
+from tests.site import build_site
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PAGE_FIELDS = (
+    "texts",
+    "tag_paths",
+    "block_nodes",
+    "starts",
+    "ends",
+    "path_ids",
+    "in_link",
+    "break_before",
+    "ancestor_tags",
+    "ancestor_keywords",
+    "node_table",
+    "distinct_tags",
+    "distinct_attributes",
+    "truncated",
+    "title",
+    "og_title",
+)
+
+
+def test_the_compiled_module_is_built_and_used() -> None:
+    # CI installs the package with a C compiler at hand: the speed-ups must be there (docs/speed.rst).
+    assert SPEEDUPS is not None, "scrapy_web2text.page._speedups is not built: pip install -e . with a C compiler"
+    assert cdom.compiled_walk is SPEEDUPS.walk
+
+
+def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
+    monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "1")
+    assert load_speedups() is None
+    monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "0")
+    assert load_speedups() is SPEEDUPS
+
+
+def walked(root, source: str, compiled: bool, max_blocks: int = cdom.MAX_BLOCKS) -> Page:
+    page = Page(source=source)
+    saved = cdom.compiled_walk
+    cdom.compiled_walk = SPEEDUPS.walk if compiled else None
+    try:
+        collect_blocks(page, root, max_blocks)
+    finally:
+        cdom.compiled_walk = saved
+    return page
+
+
+def assert_same_pages(python: Page, compiled: Page) -> None:
+    for name in PAGE_FIELDS:
+        expected, got = getattr(python, name), getattr(compiled, name)
+        if isinstance(expected, np.ndarray):
+            assert got.dtype == expected.dtype and np.array_equal(got, expected), name
+        else:
+            assert got == expected, name
+    assert len(compiled.nodes) == len(python.nodes)
+    assert [(node.tags, node.attributes) for node in compiled.nodes] == [
+        (node.tags, node.attributes) for node in python.nodes
+    ]
+    assert len(compiled.block_elements) == len(python.block_elements)
+    for (element, tail), (expected, expected_tail) in zip(compiled.block_elements, python.block_elements):
+        assert element is expected and tail == expected_tail
+
+
+def assert_same_walk(root, source: str = "", max_blocks: int = cdom.MAX_BLOCKS) -> Page:
+    python = walked(root, source, compiled=False, max_blocks=max_blocks)
+    compiled = walked(root, source, compiled=True, max_blocks=max_blocks)
+    assert_same_pages(python, compiled)
+    return python
+
+
+def parsed(html: str):
+    from scrapy_web2text.page.parse import _parse_tree, _to_utf8
+
+    source, data = _to_utf8(html)
+    root, _ = _parse_tree(data)
+    return root, source
+
+
+def test_same_pages_on_the_test_site_and_the_hostile_pages() -> None:
+    site = build_site(articles=6, seed=3)
+    resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.05).values())
+    documents = [decode_html(resource.body) for resource in resources]
+    assert len(documents) > 10
+    blocks = 0
+    for html in documents:
+        root, source = parsed(html)
+        if root is not None:
+            blocks += len(assert_same_walk(root, source))
+    assert blocks > 100
+
+
+MARKUP = [
+    "<div hidden>hidden words</div>",
+    '<p aria-hidden="true">aria</p>',
+    '<span style="DISPLAY: none">styled</span>',
+    '<section role=" Main ">main role</section>',
+    '<div itemprop="articleBody">body prop</div>',
+    '<div class="post entry" id="x1" data-a="1">classy</div>',
+    '<div class="" id="">empty attributes</div>',
+    "<div class>no value</div>",
+    "<p>one<br>two<b>bold</b>tail</p>",
+    "<ul><li><a href='#'>link one</a></li><li><a href='#'>link two</a></li></ul>",
+    "<script>var hidden = 1;</script><style>p {}</style>",
+    "<p>\xa0\u2003</p><p>\x1c\x1f</p><p>\x01control\x02</p>",
+    "<p>caf&eacute; &amp; &#233;</p>",
+    "<table><tr><td>cell</td><td>cell two</td></tr></table>",
+    "<p>\ufffe nonchar</p>",
+    "<h1>Heading</h1>",
+    "<font color=red>old</font>",
+    "<p>   </p>",
+    "<div><div><div><span>deep</span></div></div></div>",
+]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(MARKUP), min_size=1, max_size=12), st.sampled_from(["", "<nav>", "<main>"]))
+def test_same_pages_on_generated_markup(parts, wrapper) -> None:
+    closing = wrapper.replace("<", "</") if wrapper else ""
+    html = (
+        '<html><head><title>T</title><meta property="og:title" content="OG"></head><body>'
+        + wrapper
+        + "".join(parts)
+        + closing
+        + "</body></html>"
+    )
+    root, source = parsed(html)
+    assert_same_walk(root, source)
+
+
+def test_same_pages_on_xml_trees_with_namespaces_comments_entities_and_cdata() -> None:
+    xml = (
+        '<!DOCTYPE r [<!ENTITY e "entity text">]>'
+        '<r xmlns:x="urn:x" class="top">'
+        '<x:div x:class="c" id="i">namespaced<x:p>inner</x:p>after</x:div>'
+        "<p>before<!-- a comment -->after comment<?pi data?>after pi</p>"
+        "<p>text &e; more</p>"
+        "<p><![CDATA[cdata one]]> and <![CDATA[cdata two]]></p>"
+        '<div hidden="">hidden</div>'
+        "<span>x</span>tail of span"
+        "</r>"
+    )
+    root = etree.fromstring(xml.encode(), etree.XMLParser(resolve_entities=False))
+    assert_same_walk(root)
+    # A subtree as the root: its tail is walked too.
+    page = assert_same_walk(root.find("span"))
+    assert page.texts == ["x", "tail of span"]
+
+
+def test_same_pages_when_the_block_cap_is_hit() -> None:
+    root, source = parsed("<body>" + "".join(f"<p>paragraph {i}</p>" for i in range(50)) + "</body>")
+    page = assert_same_walk(root, source, max_blocks=7)
+    assert page.truncated and len(page) == 7
+
+
+def test_same_pages_through_parse_page() -> None:
+    html = "<html><body>" + "".join(MARKUP) + "</body></html>"
+    saved = cdom.compiled_walk
+    try:
+        cdom.compiled_walk = None
+        python = parse_page(html)
+        cdom.compiled_walk = SPEEDUPS.walk
+        compiled = parse_page(html)
+    finally:
+        cdom.compiled_walk = saved
+    for name in PAGE_FIELDS:
+        expected, got = getattr(python, name), getattr(compiled, name)
+        assert np.array_equal(expected, got) if isinstance(expected, np.ndarray) else expected == got, name
+
+
+def crowded_pattern(tokens: int) -> re.Pattern:
+    return re.compile(_CROWDED_TAG.pattern.replace("{%d}" % MAX_ATTRIBUTES, "{%d}" % tokens))
+
+
+PATTERNS = {tokens: crowded_pattern(tokens) for tokens in (1, 2, 3, 4)}
+TAG_SOUP = st.text(alphabet=st.sampled_from(list("<<>aB=\"' \t\n\f\r/x=é\u4e00\U0001f600")), max_size=40)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(TAG_SOUP, st.sampled_from(sorted(PATTERNS)))
+def test_crowded_tag_scan_equals_the_regex(text, tokens) -> None:
+    assert SPEEDUPS.crowded_tag(text, tokens) == (PATTERNS[tokens].search(text) is not None)
+
+
+@pytest.mark.parametrize(
+    "attribute",
+    ['a="1"', "a='1'", "a=1", "a", '="x"', "'x'", 'a="1>2"', "a = '<b>'", "a/"],
+)
+@pytest.mark.parametrize("count", [MAX_ATTRIBUTES - 1, MAX_ATTRIBUTES])
+@pytest.mark.parametrize("text", ["", "é", "\u4e00", "\U0001f600"])  # one, two and four bytes per code point
+def test_crowded_tag_scan_at_the_cap(attribute, count, text) -> None:
+    html = f"<p>{text}</p><div " + " ".join([attribute] * count) + ">x</div>"
+    expected = _CROWDED_TAG.search(html) is not None
+    assert SPEEDUPS.crowded_tag(html, MAX_ATTRIBUTES) == expected
+    assert may_have_crowded_tags(html) == expected
