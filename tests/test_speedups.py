@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from scrapy_web2text.labellers.web2text import counts as counts_module
 from scrapy_web2text.page import cdom, decode_html, parse_page
 from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags
 from scrapy_web2text.page.cdom import Page, collect_blocks
@@ -78,9 +79,9 @@ def assert_same_pages(python: Page, compiled: Page) -> None:
             assert got.dtype == expected.dtype and np.array_equal(got, expected), name
         else:
             assert got == expected, name
-    assert len(compiled.nodes) == len(python.nodes)
-    assert [(node.tags, node.attributes) for node in compiled.nodes] == [
-        (node.tags, node.attributes) for node in python.nodes
+    fields = ("index", "tags", "attributes", "parent", "depth", "first_block", "end_block", "n_children")
+    assert [[getattr(node, name) for name in fields] for node in compiled.nodes] == [
+        [getattr(node, name) for name in fields] for node in python.nodes
     ]
     assert len(compiled.block_elements) == len(python.block_elements)
     for (element, tail), (expected, expected_tail) in zip(compiled.block_elements, python.block_elements):
@@ -194,7 +195,7 @@ def test_same_pages_through_parse_page() -> None:
 
 
 def crowded_pattern(tokens: int) -> re.Pattern:
-    return re.compile(_CROWDED_TAG.pattern.replace("{%d}" % MAX_ATTRIBUTES, "{%d}" % tokens))
+    return re.compile(_CROWDED_TAG.pattern.replace(f"{{{MAX_ATTRIBUTES}}}", f"{{{tokens}}}"))
 
 
 PATTERNS = {tokens: crowded_pattern(tokens) for tokens in (1, 2, 3, 4)}
@@ -218,3 +219,82 @@ def test_crowded_tag_scan_at_the_cap(attribute, count, text) -> None:
     expected = _CROWDED_TAG.search(html) is not None
     assert SPEEDUPS.crowded_tag(html, MAX_ATTRIBUTES) == expected
     assert may_have_crowded_tags(html) == expected
+
+
+def counted(texts: list[str], compiled: bool) -> tuple[dict, tuple]:
+    saved = counts_module.compiled_text_counts
+    counts_module.compiled_text_counts = saved if compiled else None
+    try:
+        in_link = np.arange(len(texts)) % 3 == 0
+        return counts_module.block_counts(texts, in_link), counts_module.edge_text_properties(texts)
+    finally:
+        counts_module.compiled_text_counts = saved
+
+
+def assert_same_counts(texts: list[str]) -> dict:
+    python, python_edges = counted(texts, compiled=False)
+    compiled, compiled_edges = counted(texts, compiled=True)
+    assert list(compiled) == list(python)
+    for name, expected in python.items():
+        assert compiled[name].dtype == expected.dtype and np.array_equal(compiled[name], expected), name
+    for expected, got in zip(python_edges, compiled_edges):
+        assert np.array_equal(got, expected)
+    return python
+
+
+def test_the_compiled_counts_are_used() -> None:
+    assert counts_module.compiled_text_counts is not None
+
+
+PIECES = list("abcXYZ 0123456789.!?,;:-_/\\|•»@©()\"'”’İıſK\u00e9\u4e00\U0001f600\u00a0") + [
+    "the ",
+    "and ",
+    "of ",
+    "I ",
+    "ist ",
+    "der ",
+    "und ",
+    "le ",
+    "www.",
+    "http://",
+    "(c)",
+    "Copyright",
+    "all rights reserved",
+    "1999",
+    "x@y.zz",
+    "a.b@c.de",
+    "...",
+    "?!",
+    "Thereafter",
+]
+BLOCK_TEXT = (
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=20)
+    .map(lambda pieces: " ".join("".join(pieces).split()))
+    .filter(bool)
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.lists(BLOCK_TEXT, min_size=1, max_size=12))
+def test_same_counts_on_generated_blocks(texts) -> None:
+    assert_same_counts(texts)
+
+
+def test_same_counts_on_a_code_point_never_seen_before() -> None:
+    # The compiled counts describe a code point the table has not seen (first use of a character): as the
+    # Python counts do, through counts._describe.
+    fresh = [0xF0101, 0xF0102]
+    for code in fresh:
+        counts_module._PROPERTIES[code] = counts_module._UNKNOWN
+    texts = [f"Word{chr(fresh[0])} and the end.", f"{chr(fresh[1])}x"]
+    counted(texts, compiled=True)
+    assert all(counts_module._PROPERTIES[code] != counts_module._UNKNOWN for code in fresh)
+    got = assert_same_counts(texts)
+    assert got["words"].tolist() == [4.0, 1.0] and got["stopwords"].tolist() == [2.0, 0.0]
+
+
+def test_same_counts_on_a_non_english_page() -> None:
+    # Few English stop words: the page's language's list (languages.py) replaces them, in both paths.
+    texts = ["Der Hund und die Katze sind im Garten, und der Vogel ist auf dem Dach."] * 4 + ["Impressum"]
+    got = assert_same_counts(texts)
+    assert got["stopwords"][0] > 0

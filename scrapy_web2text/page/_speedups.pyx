@@ -2,6 +2,7 @@
 """Compiled versions of two hot loops of :mod:`scrapy_web2text.page`, each equal to its Python original.
 
 * :func:`walk`: the CDOM walk of :class:`.cdom._Walker` over libxml2's nodes instead of lxml's proxies;
+* :func:`finish`: the numbering of the CDOM nodes of :meth:`.cdom._Walker._finish`, in loops over C arrays;
 * :func:`crowded_tag`: the search of :data:`.attributes._CROWDED_TAG` as a scan over the code points.
 
 Both are optional (``setup.py`` builds them where a C compiler is at hand) and the Python originals stay the
@@ -28,12 +29,14 @@ as the Python walk reads every element.
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND
 
 from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
 from libc.string cimport memset, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
 
 cimport lxml.includes.etreepublic as cetree
+
+import numpy as np
 
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks
@@ -501,3 +504,84 @@ cdef bint _crowded_tag(_code_unit* text, Py_ssize_t n, Py_ssize_t tokens) noexce
         if count >= tokens:
             return True
     return False
+
+
+# ---- Numbering the nodes
+
+def finish(walker):
+    """:meth:`.cdom._Walker._finish`: the same numbering and the same ``page`` fields, in loops over C arrays."""
+    from .cdom import _BOOL_BLOCK_COLUMNS, _STATE_COLUMNS, _TEXT_COLUMNS, NODE_COLUMNS, CDOMNode, _unchain
+
+    page = walker.page
+    cdef Py_ssize_t count = len(walker.node_chains)
+    sizes_array = np.array(walker.node_sizes, np.int64)
+    run_starts_array = np.array(walker.node_run_starts, np.int64)
+    chains_array = np.array(walker.node_chains, np.int64)
+    children_array = np.array(walker.children, np.int64)
+    cdef const int64_t[::1] sizes = sizes_array
+    cdef const int64_t[::1] run_starts = run_starts_array
+    cdef const int64_t[::1] node_chains = chains_array
+    cdef const int64_t[::1] children = children_array
+    parents_array = np.full(count, -1, np.int64)
+    depths_array = np.zeros(count, np.int64)
+    preorder_array = np.empty(count, np.int64)
+    leaves_array = np.empty(count, np.int64)
+    order_array = np.empty(count, np.int64)
+    cdef int64_t[::1] parents = parents_array
+    cdef int64_t[::1] depths = depths_array
+    cdef int64_t[::1] preorder = preorder_array
+    cdef int64_t[::1] leaves_through = leaves_array
+    cdef int64_t[::1] order = order_array
+    cdef Py_ssize_t node, child, position = 0, leaves = 0, row, start
+    # Nodes were made in post-order and the children of each inner node are the next entries of ``children``.
+    for node in range(count):
+        for child in range(sizes[node]):
+            parents[children[position]] = node
+            position += 1
+    for node in range(count - 2, -1, -1):  # parents come after their children: down from the root
+        depths[node] = depths[parents[node]] + 1
+    for node in range(count):
+        preorder[node] = run_starts[node] + depths[node]
+        leaves += sizes[node] == 0
+        leaves_through[node] = leaves
+        order[preorder[node]] = node
+    node_table_array = np.empty((count, len(NODE_COLUMNS)), np.int64)
+    cdef int64_t[:, ::1] node_table = node_table_array
+    cdef list links = list(walker.chains)
+    numbers_array = np.full((len(links), 2), -1, np.int64)
+    cdef int64_t[:, ::1] numbers = numbers_array
+    cdef dict tag_ids = {}
+    cdef dict attribute_ids = {"": 0}
+    cdef int64_t chain
+    for row in range(count):
+        node = order[row]
+        start = run_starts[node]
+        node_table[row, 0] = preorder[parents[node]] if parents[node] >= 0 else -1
+        node_table[row, 1] = depths[node]
+        node_table[row, 2] = leaves_through[start] - (sizes[start] == 0)
+        node_table[row, 3] = leaves_through[node]
+        node_table[row, 4] = sizes[node]
+        # Equal tag lists and attribute strings are numbered in pre-order of first use (the empty attributes first).
+        chain = node_chains[node]
+        if numbers[chain, 0] < 0:
+            tags, attributes = _unchain(links, chain)
+            numbers[chain, 0] = tag_ids.setdefault(tags, len(tag_ids))
+            numbers[chain, 1] = attribute_ids.setdefault(attributes, len(attribute_ids))
+        node_table[row, 5] = numbers[chain, 0]
+        node_table[row, 6] = numbers[chain, 1]
+    page.distinct_tags[:] = tag_ids
+    page.distinct_attributes[:] = attribute_ids
+    page.node_table = node_table_array
+    distinct_tags, distinct_attributes = page.distinct_tags, page.distinct_attributes
+    columns = node_table_array.T.tolist()
+    page.nodes = [
+        CDOMNode(index, distinct_tags[tags_id], distinct_attributes[attributes_id], parent, depth, first, end, size)
+        for index, (parent, depth, first, end, size, tags_id, attributes_id) in enumerate(zip(*columns))
+    ]
+    page.block_nodes = preorder_array[sizes_array == 0]
+    text_columns = np.array(walker.block_rows, np.int64).reshape(-1, len(_TEXT_COLUMNS) + 1)
+    state_columns = np.array(walker.state_rows, np.int64).reshape(-1, len(_STATE_COLUMNS))[text_columns[:, -1]]
+    for names, table in ((_TEXT_COLUMNS, text_columns), (_STATE_COLUMNS, state_columns)):
+        for position, name in enumerate(names):
+            column = table[:, position]
+            setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)

@@ -130,6 +130,7 @@ NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "ta
 
 #: The compiled walk (:mod:`.compiled`), or ``None``: :meth:`_Walker.walk` runs.
 compiled_walk = SPEEDUPS.walk if SPEEDUPS is not None else None
+compiled_finish = SPEEDUPS.finish if SPEEDUPS is not None else None
 
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
@@ -140,7 +141,7 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
     if compiled_walk is None or not isinstance(root, etree._Element):
         walker.walk(root)
     elif compiled_walk(walker, root):
-        walker._finish()
+        compiled_finish(walker)
 
 
 # While the page is walked, an open element is a state, shared by the siblings that look alike (same parent state,
@@ -399,4 +400,3 @@ def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, 
         if attribute:
             attributes.append(attribute)
     return tuple(tags), " ".join(attributes)
-

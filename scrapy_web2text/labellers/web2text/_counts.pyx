@@ -55,11 +55,12 @@ cdef struct _Stopwords:
 
 
 def text_counts(list texts, uint16_t[::1] properties not None, describe, const int64_t[::1] packed not None,
-                bits):
+                bits, bint edges_only=False):
     """Per block (rows) the ``COLUMNS``, and whether some character has the ``CASE_EXCEPTION`` bit.
 
     ``properties`` is the code point → property bits table (filled here through ``describe`` where it holds the
     ``unknown`` bit), ``packed`` the sorted packed English stop words, ``bits`` the property bits by name.
+    ``edges_only`` fills only what the edge features read: ``spaces`` and the first and last characters' bits.
     """
     cdef _Bits b
     b.word, b.upper, b.decimal = bits["WORD"], bits["UPPER"], bits["DECIMAL"]
@@ -80,7 +81,14 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
         _fill_unknown(<str>text, properties, describe, b.unknown)
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
-        if kind == 1:
+        if edges_only:
+            if kind == 1:
+                _edge_counts(<uint8_t*>data, len(text), &properties[0], &rows[index, 0])
+            elif kind == 2:
+                _edge_counts(<uint16_t*>data, len(text), &properties[0], &rows[index, 0])
+            else:
+                _edge_counts(<uint32_t*>data, len(text), &properties[0], &rows[index, 0])
+        elif kind == 1:
             case_exception |= _count(<uint8_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
         elif kind == 2:
             case_exception |= _count(<uint16_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
@@ -141,6 +149,15 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
         row[_FIRST] = properties[text[0]]
         row[_LAST] = properties[text[n - 1]]
     return case_exception
+
+
+cdef void _edge_counts(const _code_unit* text, Py_ssize_t n, const uint16_t* properties, int64_t* row) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        row[_SPACES] += text[i] == 32
+    if n:
+        row[_FIRST] = properties[text[0]]
+        row[_LAST] = properties[text[n - 1]]
 
 
 cdef inline bint _is_stopword(int64_t packed, const _Stopwords* stopwords) noexcept nogil:

@@ -157,7 +157,7 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     if compiled_text_counts is not None:
         table, case_exception = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS)
         classes = {name: table[:, column].astype(float) for column, name in enumerate(_COMPILED_COLUMNS)}
-        last, at_blocks = table[:, _COMPILED_COLUMNS.index("last_properties")], np.flatnonzero(classes["at_signs"])
+        last, at_blocks = table[:, _COMPILED_COLUMNS.index(_FIRST_LAST[1])], np.flatnonzero(classes["at_signs"])
     else:
         classes, last, at_blocks, case_exception = _character_counts(joined, lengths, offsets)
     words = classes["words"]
@@ -183,7 +183,9 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     return counts
 
 
-def _character_counts(joined: str, lengths: np.ndarray, offsets: np.ndarray) -> tuple[dict, np.ndarray, np.ndarray, bool]:
+def _character_counts(
+    joined: str, lengths: np.ndarray, offsets: np.ndarray
+) -> tuple[dict, np.ndarray, np.ndarray, bool]:
     """The character-class and word counts per block, vectorised over the page's code points; each block's last
     character's property bits; the blocks holding an "@"; whether a character has the ``CASE_EXCEPTION`` bit."""
     n = len(lengths)
@@ -263,8 +265,9 @@ def _pattern_counts(
 def edge_text_properties(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per block: its spaces, and its first and its last character's property bits (for the edge features)."""
     if compiled_text_counts is not None:
-        table, _ = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS)
-        return table[:, _COMPILED_COLUMNS.index("spaces")], table[:, -2].astype(np.uint16), table[:, -1].astype(np.uint16)
+        table, _ = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS, edges_only=True)
+        first, last = (table[:, _COMPILED_COLUMNS.index(name)].astype(np.uint16) for name in _FIRST_LAST)
+        return table[:, _COMPILED_COLUMNS.index("spaces")], first, last
     n = len(texts)
     lengths = np.fromiter(map(len, texts), np.int64, n)
     codes, properties = character_properties("\n".join(texts))
@@ -324,4 +327,5 @@ _BITS = {
     "UNKNOWN": _UNKNOWN,
     "PACKED_LETTERS": _PACKED_LETTERS,
 }
+_FIRST_LAST = ("first_properties", "last_properties")
 _COMPILED_COLUMNS, compiled_text_counts = _load_compiled_text_counts() or ((), None)
