@@ -14,6 +14,7 @@ def compiled_extensions() -> list[Extension]:
         "scrapy_web2text.page._speedups",
         ["scrapy_web2text/page/_speedups.pyx"],
         include_dirs=get_include(),
+        define_macros=[("_GNU_SOURCE", "1")],  # memmem
         optional=True,
     )
     counts = Extension(
