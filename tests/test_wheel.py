@@ -122,7 +122,9 @@ def test_the_venv_has_the_wheel_the_lowest_scrapy_and_no_torch(wheel_venv):
     version, location, no_torch, compiled = json.loads(done.stdout)
     assert Version(version) == Version(wheel_venv["pin"].partition("==")[2])
     assert str(wheel_venv["root"] / "venv") in location and no_torch
-    assert compiled, "the wheel's compiled speed-ups (page/_speedups, labellers/web2text/_counts) do not load"
+    assert compiled, (
+        "the wheel's compiled speed-ups (page/_cdom, _numbering, _attributes, labellers/web2text/_counts) do not load"
+    )
 
 
 @pytest.mark.parametrize("method", METHODS)

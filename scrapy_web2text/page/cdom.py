@@ -27,15 +27,12 @@ from .compiled import SPEEDUPS
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks, head_titles
 
-#: Blocks past this number are dropped; ``Page.truncated`` says so.
-MAX_BLOCKS = 50_000
+MAX_BLOCKS = 50_000  # blocks past this number are dropped; Page.truncated says so
 
-#: A tag path keeps at most this many trailing segments (an id of the full
-#: path is kept too), so 100,000-deep pages do not make quadratic strings.
+#: Trailing segments a tag path keeps (its id tells full paths apart): 100,000-deep pages make no quadratic strings.
 TAG_PATH_SEGMENTS = 24
 
-#: Whitespace and C0 control characters: blank in block text.  C0 controls
-#: carry nothing a reader sees, and XML 1.0 (feed exports) forbids them.
+#: Whitespace and C0 control characters: blank in block text (C0 controls show nothing; XML 1.0 forbids them).
 _BLANK = re.compile(r"[\s\x00-\x1f]+")
 #: Noncharacters that XML 1.0 forbids, as U+FFFD (in the page source and, for trees parsed elsewhere, in blocks).
 _NONCHARACTERS = {0xFFFE: 0xFFFD, 0xFFFF: 0xFFFD}
@@ -105,21 +102,18 @@ class Page:
     truncated: bool = False
     title: str = ""  # the <head>'s <title> and og:title ("" if none)
     og_title: str = ""
-    #: libxml2 hit its nesting limit: elements nested deeper than
-    #: ``MAX_NESTING`` were unwrapped before parsing (their text is kept).
+    #: libxml2 hit its nesting limit: elements nested deeper than ``MAX_NESTING`` were unwrapped (text kept).
     flattened: bool = False
-    #: An element had more than ``attributes.MAX_ATTRIBUTES`` attributes:
-    #: those past the cap were removed before parsing.
+    #: An element had more than ``attributes.MAX_ATTRIBUTES`` attributes: those past the cap were removed.
     stripped_attributes: bool = False
 
     def __len__(self) -> int:
         return len(self.texts)
 
 
-#: The per-block columns the walk records: each becomes the ``Page`` attribute of that name (an int64 array; bool
-#: for those in ``_BOOL_BLOCK_COLUMNS``).  Those of the text, in the order of the row that :meth:`_Walker.walk`
-#: appends for a block, then those of the open element's state, in the order of the state's row (a new column is one
-#: name in one of the two and one value in that row).
+#: The per-block columns the walk records, each the ``Page`` attribute of that name (int64; bool if in
+#: ``_BOOL_BLOCK_COLUMNS``): the text's, in the order of the row :meth:`_Walker.walk` appends for a block, then the
+#: open element's state's, in the order of the state's row (a new column: a name here, a value in that row).
 _TEXT_COLUMNS = ("starts", "ends", "break_before")
 _STATE_COLUMNS = ("path_ids", "in_link", "ancestor_tags", "ancestor_keywords")
 BLOCK_COLUMNS = _TEXT_COLUMNS + _STATE_COLUMNS
@@ -128,9 +122,8 @@ _BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
 NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
 
 
-#: The compiled walk (:mod:`.compiled`), or ``None``: :meth:`_Walker.walk` runs.
-compiled_walk = SPEEDUPS.walk if SPEEDUPS is not None else None
-compiled_finish = SPEEDUPS.finish if SPEEDUPS is not None else None
+#: The compiled walk and numbering (:mod:`.compiled`), or ``None``: :meth:`_Walker.walk` runs.
+compiled_walk, compiled_finish = (SPEEDUPS.walk, SPEEDUPS.finish) if SPEEDUPS is not None else (None, None)
 
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
@@ -152,8 +145,18 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
 # page: (the chain inside it, the tag and the attributes of the element that collapsed around it), so a collapse is
 # one look-up and equal tag lists are one number; only the distinct chains become tuples and strings, at the end.
 _NUMBER, _TAG, _ATTRIBUTES, _PATH_ID, _TAG_MASK, _KEYWORD_MASK, _IN_LINK, _SEGMENT, _BLOCK_LEVEL = range(9)
-#: The chain of a leaf (``("#text",)``, no attributes).
-_TEXT_CHAIN = 0
+_TEXT_CHAIN = 0  # the chain of a leaf: ("#text",), no attributes
+
+
+def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, ...], str]:
+    """The tags and the attributes of a chain, outermost first."""
+    tags, attributes = [], []
+    while chain >= 0:
+        chain, tag, attribute = links[chain]
+        tags.append(tag)
+        if attribute:
+            attributes.append(attribute)
+    return tuple(tags), " ".join(attributes)
 
 
 class _Walker:
@@ -162,6 +165,12 @@ class _Walker:
     The loop body runs twice per element of the page, so it is one function with everything it needs bound to
     locals, flat lists and tuples instead of objects, and per-tag and per-state tables instead of string tests.
     """
+
+    # What the compiled walk and numbering (_cdom.pyx, _numbering.pyx) read of this module, which imports them.
+    TEXT_CHAIN, ANCHOR_WORD, TAG_PATH_SEGMENTS = _TEXT_CHAIN, _ANCHOR_WORD, TAG_PATH_SEGMENTS
+    TEXT_COLUMNS, STATE_COLUMNS, BOOL_BLOCK_COLUMNS = _TEXT_COLUMNS, _STATE_COLUMNS, _BOOL_BLOCK_COLUMNS
+    NODE_COLUMNS = NODE_COLUMNS
+    block_text, unchain, node_class = staticmethod(block_text), staticmethod(_unchain), CDOMNode
 
     def __init__(self, page: Page, max_blocks: int):
         self.page = page
@@ -389,14 +398,3 @@ class _Walker:
             for position, name in enumerate(names):
                 column = columns[:, position]
                 setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)
-
-
-def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, ...], str]:
-    """The tags and the attributes of a chain, outermost first."""
-    tags, attributes = [], []
-    while chain >= 0:
-        chain, tag, attribute = links[chain]
-        tags.append(tag)
-        if attribute:
-            attributes.append(attribute)
-    return tuple(tags), " ".join(attributes)

@@ -1,4 +1,4 @@
-"""The compiled speed-ups of this package (``_speedups.pyx``), or ``None`` where they cannot be used.
+"""The compiled twins of this package's hot loops (``_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``).
 
 ``setup.py`` compiles them where a C compiler is at hand; without one the package installs all the same and runs
 the Python originals, which stay the reference (docs/speed.rst).  The walk reads lxml's C structures, so the module
@@ -9,7 +9,8 @@ turns it off (to compare, or to rule it out when something looks wrong).
 from __future__ import annotations
 
 import os
-from types import ModuleType
+from collections.abc import Callable
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -19,17 +20,30 @@ def speedups_enabled() -> bool:
     return os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() in ("", "0")
 
 
-def load_speedups() -> ModuleType | None:
+class Speedups(NamedTuple):
+    """The compiled functions, each the twin of a Python original (``tests/test_speedups.py``)."""
+
+    walk: Callable  # cdom._Walker.walk
+    finish: Callable  # cdom._Walker._finish
+    find: Callable  # the walk's str.find
+    crowded_tag: Callable  # attributes._CROWDED_TAG.search
+    lxml_version: str  # the lxml the walk was compiled against
+
+
+def load_speedups() -> Speedups | None:
+    """The compiled functions, or ``None`` where they are not built, turned off, or built for another lxml."""
     if not speedups_enabled():
         return None
     try:
-        from . import _speedups
+        from ._attributes import crowded_tag
+        from ._cdom import COMPILED_LXML_VERSION, find, walk
+        from ._numbering import finish
     except ImportError:
         return None
-    if _speedups.COMPILED_LXML_VERSION.split(".")[0] != etree.__version__.split(".")[0]:
+    if COMPILED_LXML_VERSION.split(".")[0] != etree.__version__.split(".")[0]:
         return None
-    return _speedups
+    return Speedups(walk, finish, find, crowded_tag, COMPILED_LXML_VERSION)
 
 
-#: The compiled module in use, or ``None`` (the Python code runs).
+#: The compiled functions in use, or ``None`` (the Python code runs).
 SPEEDUPS = load_speedups()

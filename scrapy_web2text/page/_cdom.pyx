@@ -1,52 +1,39 @@
 # cython: language_level=3
-"""Compiled versions of two hot loops of :mod:`scrapy_web2text.page`, each equal to its Python original.
-
-* :func:`walk`: the CDOM walk of :class:`.cdom._Walker` over libxml2's nodes instead of lxml's proxies;
-* :func:`finish`: the numbering of the CDOM nodes of :meth:`.cdom._Walker._finish`, in loops over C arrays;
-* :func:`crowded_tag`: the search of :data:`.attributes._CROWDED_TAG` as a scan over the code points.
-
-Both are optional (``setup.py`` builds them where a C compiler is at hand) and the Python originals stay the
-reference: ``tests/test_speedups.py`` holds each pair to equal results.
-
-The walk
---------
+"""The CDOM walk of :meth:`.cdom._Walker.walk`, compiled: the same loop over libxml2's nodes instead of lxml's proxies.
 
 :meth:`.cdom._Walker.walk` is the reference and the documentation of every step; this module is the same steps in
-the same order, and ``tests/test_compiled_walk.py`` holds the two to identical pages.  What changes is how the tree
-is read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
+the same order, and ``tests/test_speedups.py`` holds the two to identical pages.  What changes is how the tree is
+read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
 ``text`` and ``tail`` of every element: about 1.5 µs of Python calls per element, the largest stage of ``extract()``
 (issue 13).  Here the loop follows libxml2's ``children``/``next``/``parent`` pointers through lxml's public C API
 (``lxml.includes.etreepublic``), reads names, attributes and text straight from the nodes, and makes a Python object
 only where the walk keeps one: a tag name, a ``class``/``id`` value, a text that is not blank, and the proxy of an
 element whose text becomes a block.
 
-Node kinds follow lxml's: the walk visits what lxml's ``iterwalk`` visits (elements and entity references), and ``text``/``tail`` join adjacent text and CDATA nodes,
-skipping XInclude markers, as lxml's ``_collectText`` does.  An element whose attributes lxml would name or read in
-a way this module does not (a namespaced attribute, a value that is not plain text nodes) is read through its proxy,
-as the Python walk reads every element.
+Node kinds follow lxml's: the walk visits what lxml's ``iterwalk`` visits (elements and entity references), and
+``text``/``tail`` join adjacent text and CDATA nodes, skipping XInclude markers, as lxml's ``_collectText`` does.
+An element whose attributes lxml would name or read in a way this module does not (a namespaced attribute, a value
+that is not plain text nodes) is read through its proxy, as the Python walk reads every element.  What the walk
+needs of :mod:`.cdom` (which imports this module) it reads from the walker object.
 """
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND
-
-from cpython.unicode cimport PyUnicode_DecodeUTF8
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_KIND
+from libc.stdint cimport uint16_t, uint32_t
 from libc.string cimport memset, strcmp, strlen
+from lxml.includes cimport tree
+from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
+
+cimport lxml.includes.etreepublic as cetree
+
+from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .marks import MARKING_ATTRIBUTES, attribute_marks
 
 
 cdef extern from "<string.h>" nogil:
     # A GNU extension (glibc, musl, the BSDs and macOS have it); _GNU_SOURCE is set where the module is compiled.
     void* memmem(const void* haystack, size_t haystack_length, const void* needle, size_t needle_length)
 
-from lxml.includes cimport tree
-from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
-
-cimport lxml.includes.etreepublic as cetree
-
-import numpy as np
-
-from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
-from .marks import MARKING_ATTRIBUTES, attribute_marks
 
 cetree.import_lxml__etree()
 
@@ -280,9 +267,8 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
 
     Returns whether the page has blocks (then ``walker._finish()`` numbers the nodes, as the Python walk does).
     """
-    # Imported here: cdom imports this module.
-    from .cdom import _ANCHOR_WORD, _STATE_COLUMNS, _TEXT_CHAIN, TAG_PATH_SEGMENTS, block_text
-
+    text_chain, block_text, anchor_search = walker.TEXT_CHAIN, walker.block_text, walker.ANCHOR_WORD.search
+    cdef Py_ssize_t state_width = len(walker.STATE_COLUMNS), segments_kept = walker.TAG_PATH_SEGMENTS
     page = walker.page
     document = root._doc
     cdef str source = page.source
@@ -300,8 +286,6 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
     cdef list all_children = walker.children
     cdef dict tag_table = _TAG_TABLE
     cdef dict element_cache = _ELEMENT_CACHE
-    anchor_search = _ANCHOR_WORD.search
-    cdef Py_ssize_t state_width = len(_STATE_COLUMNS)
     cdef dict paths = {}
     cdef dict path_strings = {}
     cdef dict states = {}
@@ -432,8 +416,8 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                     path_id = state[_PATH_ID]
                     tag_path = path_strings.get(path_id)
                     if tag_path is None:
-                        segments = [entry[0][_SEGMENT] for entry in stack[-TAG_PATH_SEGMENTS:] if entry is not stack[0]]
-                        prefix = "…>" if len(stack) > TAG_PATH_SEGMENTS + 1 else ""
+                        segments = [entry[0][_SEGMENT] for entry in stack[-segments_kept:] if entry is not stack[0]]
+                        prefix = "…>" if len(stack) > segments_kept + 1 else ""
                         tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
                     texts.append(text)
                     tag_paths.append(tag_path)
@@ -443,7 +427,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                     pending_break = False
                     node_number = len(node_chains)
                     siblings.append(node_number)
-                    node_chains.append(_TEXT_CHAIN)
+                    node_chains.append(text_chain)
                     node_sizes.append(0)
                     node_run_starts.append(node_number)
         # ---- the next event: the first child, else this element's end, the next sibling or the parent's end
@@ -469,178 +453,3 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
         node_run_starts.append(node_run_starts[top_children[0]])
         all_children += top_children
     return bool(top_children)
-
-
-# ---- The crowded-tag search
-
-cdef inline bint _tag_name_character(Py_UCS4 c) noexcept nogil:
-    """``[^\\t\\n\\f\\r />"'=<]``"""
-    return not (c == 9 or c == 10 or c == 12 or c == 13 or c == 32 or c == 47 or c == 62 or c == 34 or c == 39
-                or c == 61 or c == 60)
-
-
-cdef inline bint _blank_character(Py_UCS4 c) noexcept nogil:
-    """``[\\t\\n\\f\\r ]``"""
-    return c == 9 or c == 10 or c == 12 or c == 13 or c == 32
-
-
-cdef inline bint _unquoted_value_character(Py_UCS4 c) noexcept nogil:
-    """``[^\\t\\n\\f\\r >"'<]``"""
-    return not (_blank_character(c) or c == 62 or c == 34 or c == 39 or c == 60)
-
-
-# A str's code points are stored in 1, 2 or 4 bytes each (PEP 393): one loop for each width.
-ctypedef fused _code_unit:
-    uint8_t
-    uint16_t
-    uint32_t
-
-
-def crowded_tag(str html, Py_ssize_t tokens):
-    """Whether ``attributes._CROWDED_TAG`` (with ``tokens`` repetitions) matches somewhere in ``html``.
-
-    The pattern is atomic and possessive throughout, so at each start it is a deterministic tokenizer: this is that
-    tokenizer, token for token, tried at the same starts (a "<" and an ASCII letter).
-    """
-    cdef int kind = PyUnicode_KIND(html)
-    cdef void* data = PyUnicode_DATA(html)
-    cdef Py_ssize_t n = len(html)
-    if kind == 1:
-        return _crowded_tag(<uint8_t*>data, n, tokens)
-    if kind == 2:
-        return _crowded_tag(<uint16_t*>data, n, tokens)
-    return _crowded_tag(<uint32_t*>data, n, tokens)
-
-
-cdef bint _crowded_tag(_code_unit* text, Py_ssize_t n, Py_ssize_t tokens) noexcept nogil:
-    cdef Py_ssize_t start, j, k, count
-    cdef Py_UCS4 c, quote
-    for start in range(n - 1):
-        if text[start] != 60:
-            continue
-        c = text[start + 1]
-        if not (65 <= c <= 90 or 97 <= c <= 122):
-            continue
-        j = start + 2
-        while j < n and _tag_name_character(text[j]):
-            j += 1
-        count = 0
-        while count < tokens:
-            while j < n and (_blank_character(text[j]) or text[j] == 47):
-                j += 1
-            if j >= n:
-                break
-            c = text[j]
-            if _tag_name_character(c):
-                # An attribute name, then optionally blanks, "=", blanks and a value.
-                while j < n and _tag_name_character(text[j]):
-                    j += 1
-                k = j
-                while k < n and _blank_character(text[k]):
-                    k += 1
-                if k < n and text[k] == 61:
-                    k += 1
-                    while k < n and _blank_character(text[k]):
-                        k += 1
-                    j = k
-                    quote = text[k] if k < n else 0
-                    if quote == 34 or quote == 39:
-                        k += 1
-                        while k < n and text[k] != quote:
-                            k += 1
-                        if k < n:
-                            j = k + 1  # a quoted value; unclosed, it is an empty unquoted one
-                    else:
-                        while j < n and _unquoted_value_character(text[j]):
-                            j += 1
-            elif c == 61 or c == 34 or c == 39 or c == 60:
-                j += 1
-                while j < n and _tag_name_character(text[j]):
-                    j += 1
-            else:
-                break
-            count += 1
-        if count >= tokens:
-            return True
-    return False
-
-
-# ---- Numbering the nodes
-
-def finish(walker):
-    """:meth:`.cdom._Walker._finish`: the same numbering and the same ``page`` fields, in loops over C arrays."""
-    from .cdom import _BOOL_BLOCK_COLUMNS, _STATE_COLUMNS, _TEXT_COLUMNS, NODE_COLUMNS, CDOMNode, _unchain
-
-    page = walker.page
-    cdef Py_ssize_t count = len(walker.node_chains)
-    sizes_array = np.array(walker.node_sizes, np.int64)
-    run_starts_array = np.array(walker.node_run_starts, np.int64)
-    chains_array = np.array(walker.node_chains, np.int64)
-    children_array = np.array(walker.children, np.int64)
-    cdef const int64_t[::1] sizes = sizes_array
-    cdef const int64_t[::1] run_starts = run_starts_array
-    cdef const int64_t[::1] node_chains = chains_array
-    cdef const int64_t[::1] children = children_array
-    parents_array = np.full(count, -1, np.int64)
-    depths_array = np.zeros(count, np.int64)
-    preorder_array = np.empty(count, np.int64)
-    leaves_array = np.empty(count, np.int64)
-    order_array = np.empty(count, np.int64)
-    cdef int64_t[::1] parents = parents_array
-    cdef int64_t[::1] depths = depths_array
-    cdef int64_t[::1] preorder = preorder_array
-    cdef int64_t[::1] leaves_through = leaves_array
-    cdef int64_t[::1] order = order_array
-    cdef Py_ssize_t node, child, position = 0, leaves = 0, row, start
-    # Nodes were made in post-order and the children of each inner node are the next entries of ``children``.
-    for node in range(count):
-        for child in range(sizes[node]):
-            parents[children[position]] = node
-            position += 1
-    for node in range(count - 2, -1, -1):  # parents come after their children: down from the root
-        depths[node] = depths[parents[node]] + 1
-    for node in range(count):
-        preorder[node] = run_starts[node] + depths[node]
-        leaves += sizes[node] == 0
-        leaves_through[node] = leaves
-        order[preorder[node]] = node
-    node_table_array = np.empty((count, len(NODE_COLUMNS)), np.int64)
-    cdef int64_t[:, ::1] node_table = node_table_array
-    cdef list links = list(walker.chains)
-    numbers_array = np.full((len(links), 2), -1, np.int64)
-    cdef int64_t[:, ::1] numbers = numbers_array
-    cdef dict tag_ids = {}
-    cdef dict attribute_ids = {"": 0}
-    cdef int64_t chain
-    for row in range(count):
-        node = order[row]
-        start = run_starts[node]
-        node_table[row, 0] = preorder[parents[node]] if parents[node] >= 0 else -1
-        node_table[row, 1] = depths[node]
-        node_table[row, 2] = leaves_through[start] - (sizes[start] == 0)
-        node_table[row, 3] = leaves_through[node]
-        node_table[row, 4] = sizes[node]
-        # Equal tag lists and attribute strings are numbered in pre-order of first use (the empty attributes first).
-        chain = node_chains[node]
-        if numbers[chain, 0] < 0:
-            tags, attributes = _unchain(links, chain)
-            numbers[chain, 0] = tag_ids.setdefault(tags, len(tag_ids))
-            numbers[chain, 1] = attribute_ids.setdefault(attributes, len(attribute_ids))
-        node_table[row, 5] = numbers[chain, 0]
-        node_table[row, 6] = numbers[chain, 1]
-    page.distinct_tags[:] = tag_ids
-    page.distinct_attributes[:] = attribute_ids
-    page.node_table = node_table_array
-    distinct_tags, distinct_attributes = page.distinct_tags, page.distinct_attributes
-    columns = node_table_array.T.tolist()
-    page.nodes = [
-        CDOMNode(index, distinct_tags[tags_id], distinct_attributes[attributes_id], parent, depth, first, end, size)
-        for index, (parent, depth, first, end, size, tags_id, attributes_id) in enumerate(zip(*columns))
-    ]
-    page.block_nodes = preorder_array[sizes_array == 0]
-    text_columns = np.array(walker.block_rows, np.int64).reshape(-1, len(_TEXT_COLUMNS) + 1)
-    state_columns = np.array(walker.state_rows, np.int64).reshape(-1, len(_STATE_COLUMNS))[text_columns[:, -1]]
-    for names, table in ((_TEXT_COLUMNS, text_columns), (_STATE_COLUMNS, state_columns)):
-        for position, name in enumerate(names):
-            column = table[:, position]
-            setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)
