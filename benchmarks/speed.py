@@ -10,6 +10,8 @@ percentile of milliseconds per page for ``extract()``; its stages (decode bytes 
 walk, features, the two CNNs, Viterbi, join into the result); lxml parsing alone; lxml parsing plus a visit of
 every element's text and tail (the floor for any extractor on lxml); trafilatura's ``extract`` when installed;
 the ratios between them; and the peak Python memory per page of ``extract()`` (tracemalloc, a separate pass).
+Where the compiled twins are built, ``extract()`` also runs with them switched off ("Python only"), interleaved,
+and the median per-page ratio of the two is printed.
 The Web2Text paper's 54 ms per page is printed beside.
 """
 
@@ -32,12 +34,13 @@ from lxml import etree  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.extraction import build_extraction  # noqa: E402
-from scrapy_web2text.labellers.web2text import resolve_model  # noqa: E402
+from scrapy_web2text.labellers.web2text import counts, resolve_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import block_features, edge_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import limit_blas_threads  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
-from scrapy_web2text.page import Page, decode_html  # noqa: E402
+from scrapy_web2text.page import Page, attributes, cdom, decode_html  # noqa: E402
 from scrapy_web2text.page.cdom import collect_blocks  # noqa: E402
+from scrapy_web2text.page.compiled import SPEEDUPS  # noqa: E402
 from scrapy_web2text.page.parse import PARSER_OPTIONS, _parse_tree, _to_utf8  # noqa: E402
 
 DATA = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
@@ -103,6 +106,17 @@ def staged(data: bytes, model) -> dict[str, float]:
     return {name: 1000 * (marks[i + 1] - marks[i]) for i, name in enumerate(names)}
 
 
+def python_only(function, *args):
+    """``function(*args)`` with the compiled twins switched off in this process (docs/installation.rst): the same
+    chain as a package installed without a C compiler, measured in the same run as the compiled one."""
+    saved = cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts
+    cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts = None, None, None
+    try:
+        return function(*args)
+    finally:
+        cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts = saved
+
+
 def timed(function, *args) -> float:
     start = clock()
     function(*args)
@@ -149,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         "lxml parse": lxml_parse,
         "lxml parse+visit": lxml_parse_and_visit,
     }
+    if SPEEDUPS is not None:
+        contenders["extract(), Python only"] = lambda data: python_only(extract, data)
     if trafilatura is not None:
         # trafilatura is handed the decoded text (decoding outside its time); extract() decodes the bytes itself.
         texts = {data: data.decode("utf-8") for _, data in pages}
@@ -202,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  extract() / trafilatura, median:      {ratio('extract()', 'trafilatura'):.2f}  (goal <= 0.35)")
         print(f"  extract() / trafilatura, p90:         {ratio('extract()', 'trafilatura', 0.9):.2f}  (goal <= 0.5)")
     print(f"  extract() / paper's 54 ms, median:    {statistics.median(times['extract()']) / PAPER_MS:.2f}")
+    if SPEEDUPS is not None:
+        per_page = [a / b for a, b in zip(times["extract()"], times["extract(), Python only"])]
+        print(
+            f"  extract() / extract(), Python only: median of per-page ratios {statistics.median(per_page):.3f} "
+            f"(10th percentile {percentile(per_page, 0.1):.3f}, 90th {percentile(per_page, 0.9):.3f})"
+        )
 
     if not args.no_memory:
         peaks = []
