@@ -187,6 +187,11 @@ def _tag_masks(page: Page, groups) -> np.ndarray:
     return (np.array(masks, np.int64)[:, None] >> np.arange(len(groups))) & 1 != 0
 
 
+def _columns(columns: list, dtype=float) -> np.ndarray:
+    """(rows, len(columns)) of ``dtype``, C-ordered: ``np.column_stack(columns).astype(dtype)`` in one step."""
+    return np.ascontiguousarray(np.array(columns, dtype=dtype).T)
+
+
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return numerator / np.maximum(denominator, 1.0)
 
@@ -199,7 +204,7 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     # One prefix sum over every count: a node's total is prefix[end] - prefix[first].
     names = list(counts)
     prefix = np.zeros((len(page) + 1, len(names)))
-    np.cumsum(np.column_stack([counts[name] for name in names]), axis=0, out=prefix[1:])
+    np.cumsum(_columns([counts[name] for name in names]), axis=0, out=prefix[1:])
     totals = prefix[end] - prefix[first]
     column_of = {name: column for column, name in enumerate(names)}
 
@@ -237,7 +242,7 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
         np.log1p(depth),
         np.log1p(words),
     ]
-    return np.column_stack(columns).astype(float)
+    return _columns(columns)
 
 
 def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
@@ -273,7 +278,7 @@ def block_features(page: Page, extended: bool = False) -> np.ndarray:
     ancestor_keywords = (page.ancestor_keywords[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
     total_chars = counts["chars"].sum()
     total_words = max(counts["words"].sum(), 1.0)
-    page_columns = np.column_stack(
+    page_columns = _columns(
         [
             np.full(n, np.log1p(total_chars)),
             np.full(n, np.log1p(n)),
@@ -331,7 +336,7 @@ def _extended_columns(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
         ]
     else:
         columns += [np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)]
-    return np.column_stack(columns).astype(float)
+    return _columns(columns)
 
 
 def edge_features(page: Page) -> np.ndarray:
@@ -392,4 +397,4 @@ def edge_features(page: Page) -> np.ndarray:
         np.log1p(distance),
         bucket[:-1] == bucket[1:],
     ]
-    return np.column_stack(columns).astype(np.float32)
+    return _columns(columns, np.float32)
