@@ -15,7 +15,6 @@ def compiled_extensions() -> list[Extension]:
             f"scrapy_web2text.page.{name}",
             [f"scrapy_web2text/page/{name}.pyx"],
             include_dirs=get_include(),
-            define_macros=[("_GNU_SOURCE", "1")],  # memmem
             optional=True,
         )
         for name in ("_cdom", "_numbering", "_attributes")

@@ -309,6 +309,6 @@ SOURCE_TEXT = st.text(alphabet=st.sampled_from(list("ab A\x00\u0100\u4100\u0041\
 @settings(max_examples=3000, deadline=None)
 @given(SOURCE_TEXT, SOURCE_TEXT.filter(bool), st.integers(0, 45), st.integers(0, 80))
 def test_the_walks_search_equals_str_find(source, word, start, end) -> None:
-    # Mixed widths on purpose: a UCS-2 or UCS-4 source searched for a narrower word, U+4100 whose bytes hold "A"
-    # at an odd offset, a word wider than the source.
+    # Mixed widths on purpose (a UCS-2 or UCS-4 source and a narrower word, a word wider than the source), and
+    # windows past the end.
     assert SPEEDUPS.find(source, word, start, end) == source.find(word, start, end)

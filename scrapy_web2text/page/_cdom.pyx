@@ -17,9 +17,7 @@ that is not plain text nodes) is read through its proxy, as the Python walk read
 needs of :mod:`.cdom` (which imports this module) it reads from the walker object.
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_DecodeUTF8, PyUnicode_KIND
-from libc.stdint cimport uint16_t, uint32_t
+from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_Find
 from libc.string cimport memset, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
@@ -28,11 +26,6 @@ cimport lxml.includes.etreepublic as cetree
 
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks
-
-
-cdef extern from "<string.h>" nogil:
-    # A GNU extension (glibc, musl, the BSDs and macOS have it); _GNU_SOURCE is set where the module is compiled.
-    void* memmem(const void* haystack, size_t haystack_length, const void* needle, size_t needle_length)
 
 
 cetree.import_lxml__etree()
@@ -210,56 +203,14 @@ cdef tuple _proxy_state_key(xmlNode* node, long parent_number, object raw_tag, o
     return (parent_number, raw_tag, get("class"), get("id"), attribute_marks(get))
 
 
-cdef Py_ssize_t _find(str source, str word, Py_ssize_t start, Py_ssize_t end) except -2:
-    """``source.find(word, start, end)`` by ``memmem`` over the strings' code units (glibc's is linear).
-
-    ``str.find`` spends most of its time in its own searcher for these short words; this is the same answer.
-    """
-    cdef Py_ssize_t n = len(source), m = len(word)
-    if end > n:
-        end = n
-    if start < 0 or m == 0 or end - start < m:
-        return source.find(word, start, end)
-    cdef int width = PyUnicode_KIND(source)
-    if PyUnicode_KIND(word) > width:
-        return -1  # the word holds a code point the source's width cannot, so the source has none of it
-    cdef bytes needle
-    if PyUnicode_KIND(word) == width:
-        needle = PyBytes_FromStringAndSize(<char*>PyUnicode_DATA(word), m * width)
-    else:
-        needle = _widened(word, width)
-    cdef const char* base = <const char*>PyUnicode_DATA(source) + start * width
-    cdef Py_ssize_t length = (end - start) * width, offset = 0
-    cdef const char* hit
-    while offset <= length - m * width:
-        hit = <const char*>memmem(base + offset, length - offset, <const char*>needle, m * width)
-        if hit is NULL:
-            return -1
-        offset = hit - base
-        if offset % width == 0:
-            return start + offset // width
-        offset += 1  # a match across code units is none
-    return -1
+cdef inline Py_ssize_t _find(str source, str word, Py_ssize_t start, Py_ssize_t end) except -2:
+    """``source.find(word, start, end)``: CPython's own search, without the method call."""
+    return PyUnicode_Find(source, word, start, end, 1)
 
 
 def find(str source, str word, Py_ssize_t start, Py_ssize_t end):
     """The walk's ``source.find(word, start, end)`` (a function here so that the tests compare it with ``str.find``)."""
     return _find(source, word, start, end)
-
-
-cdef bytes _widened(str word, int width):
-    """``word``'s code points as ``width``-byte code units (native order, as the source stores them)."""
-    cdef Py_ssize_t i, m = len(word)
-    cdef bytearray out = bytearray(m * width)
-    cdef char* data = out
-    cdef Py_UCS4 c
-    for i in range(m):
-        c = word[i]
-        if width == 2:
-            (<uint16_t*>data)[i] = <uint16_t>c
-        else:
-            (<uint32_t*>data)[i] = <uint32_t>c
-    return bytes(out)
 
 
 def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Walker.walk
