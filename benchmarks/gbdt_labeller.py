@@ -86,9 +86,9 @@ def tree_feature_count(n_block: int, n_columns: int, radius: int) -> int:
     )
 
 
-def tree_feature_names(columns, radius: int) -> list[str]:
-    picked = [ALL_BLOCK_FEATURES[c] for c in columns]
-    names = list(ALL_BLOCK_FEATURES) + [f"left_{e}" for e in EDGE_FEATURES] + [f"right_{e}" for e in EDGE_FEATURES]
+def tree_feature_names(block_names: list[str], columns, radius: int) -> list[str]:
+    picked = [block_names[c] for c in columns]
+    names = list(block_names) + [f"left_{e}" for e in EDGE_FEATURES] + [f"right_{e}" for e in EDGE_FEATURES]
     for offset in [*range(-radius, 0), *range(1, radius + 1)]:
         names += [f"n{offset:+d}_{p}" for p in picked] + [f"n{offset:+d}_pad"]
     for width in WINDOWS:
@@ -224,17 +224,35 @@ def _depth(node) -> int:
     return 0 if "leaf_value" in node else 1 + max(_depth(node["left_child"]), _depth(node["right_child"]))
 
 
-def raw_scores(trees: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
-    """Sum of every tree's leaf value per row, all trees stepped together one level at a time."""
-    n_trees = trees["feature"].shape[0]
-    at = np.zeros((len(x), n_trees), np.int32)
-    tree = np.arange(n_trees)[None, :]
-    rows = np.arange(len(x))[:, None]
-    for _ in range(int(trees["depth"])):
-        feature = trees["feature"][tree, at]
-        go_left = x[rows, feature] <= trees["threshold"][tree, at]
-        at = np.where(go_left, trees["left"][tree, at], trees["right"][tree, at])
-    return trees["value"][tree, at].sum(axis=1)
+def compile_trees(trees: dict[str, np.ndarray]) -> dict:
+    """Global node numbers (tree * width + node), children interleaved (2 * node + goes_right), and the features
+    the trees read renumbered to a compact matrix, so each level of every tree is four flat gathers."""
+    n_trees, width = trees["feature"].shape
+    offset = (np.arange(n_trees) * width)[:, None]
+    used = np.unique(trees["feature"])
+    renumber = np.zeros(int(used.max()) + 1, np.intp)
+    renumber[used] = np.arange(len(used))
+    return {
+        "used": used,
+        "feature": renumber[trees["feature"]].ravel(),
+        "threshold": trees["threshold"].ravel(),
+        "child": np.stack([trees["left"] + offset, trees["right"] + offset], -1).reshape(-1).astype(np.intp),
+        "value": trees["value"].ravel(),
+        "roots": (np.arange(n_trees) * width).astype(np.intp),
+        "depth": int(trees["depth"]),
+    }
+
+
+def raw_scores(compiled: dict, x: np.ndarray) -> np.ndarray:
+    """Sum of every tree's leaf value per row, all trees stepped together one level at a time (leaves loop)."""
+    n = len(x)
+    columns = np.ascontiguousarray(x[:, compiled["used"]]).ravel()
+    row_start = (np.arange(n, dtype=np.intp) * len(compiled["used"]))[:, None]
+    at = np.broadcast_to(compiled["roots"], (n, len(compiled["roots"])))
+    for _ in range(compiled["depth"]):
+        goes_right = columns[row_start + compiled["feature"][at]] > compiled["threshold"][at]
+        at = compiled["child"][2 * at + goes_right]
+    return compiled["value"][at].sum(axis=1)
 
 
 # --- training ------------------------------------------------------------------------------------------------
@@ -248,30 +266,38 @@ def train(args) -> None:
         train_arrays = dict(archive)
     with np.load(WORK / "validation.npz") as archive:
         valid_arrays = dict(archive)
+    block_names = list(ALL_BLOCK_FEATURES)
+    if args.cnn:  # out-of-fold CNN unary p(content) on train, the shipped model's on validation (oof.py)
+        block_names.append("cnn_p_content")
+        for arrays, split in ((train_arrays, "train"), (valid_arrays, "valid")):
+            arrays["block_x"] = np.hstack([arrays["block_x"], np.load(WORK / f"cnn_{split}.npy")[:, None]])
     train_pages, valid_pages = split_pages(train_arrays), split_pages(valid_arrays)
-    columns = np.array(json.loads(args.columns)) if args.columns else np.arange(0)
+    columns = np.array(json.loads(args.columns), dtype=np.int64) if args.columns else np.arange(0)
     if args.top and not args.base_only:
         gains = json.loads((WORK / "importance_base.json").read_text())
         columns = np.array([ALL_BLOCK_FEATURES.index(name) for name in gains[: args.top]])
+    if args.cnn and not args.base_only:
+        columns = np.append(columns, len(block_names) - 1).astype(np.int64)
     radius = args.radius if len(columns) else 0
     if args.base_only:
-        x_train = np.hstack([train_arrays["block_x"]]).astype(np.float32)
+        x_train = train_arrays["block_x"].astype(np.float32)
         x_valid = valid_arrays["block_x"].astype(np.float32)
-        names = list(ALL_BLOCK_FEATURES)
+        names = block_names
     else:
         x_train, x_valid = matrix(train_pages, columns, radius), matrix(valid_pages, columns, radius)
-        names = tree_feature_names(columns, radius)
+        names = tree_feature_names(block_names, columns, radius)
     print("features", x_train.shape, x_valid.shape, round(time.time() - started), "s", flush=True)
     params = {
         "objective": "binary",
         "learning_rate": args.learning_rate,
         "num_leaves": args.leaves,
         "max_depth": args.max_depth,
-        "min_data_in_leaf": 200,
-        "feature_fraction": 0.5,
+        "min_data_in_leaf": args.min_data,
+        "feature_fraction": args.feature_fraction,
+        "extra_trees": args.extra_trees,
         "bagging_fraction": 0.5,
         "bagging_freq": 1,
-        "lambda_l2": 1.0,
+        "lambda_l2": args.l2,
         "max_bin": 63,
         "use_missing": False,
         "num_threads": 1,
@@ -292,10 +318,12 @@ def train(args) -> None:
         callbacks=[lightgbm.early_stopping(args.patience, verbose=False), lightgbm.log_evaluation(100)],
     )
     print("trees", booster.best_iteration, "trained in", round(time.time() - started), "s", flush=True)
+    if args.select_word_f1:
+        booster.best_iteration = select_on_word_f1(booster, x_valid, valid_arrays["sizes"])
     gains = booster.feature_importance("gain", iteration=booster.best_iteration)
     order = np.argsort(-gains)
     print("top features", [(names[i], round(float(gains[i]) / gains.sum(), 3)) for i in order[:25]], flush=True)
-    if args.base_only:
+    if args.base_only and not args.cnn:
         (WORK / "importance_base.json").write_text(json.dumps([names[i] for i in order]))
     booster.save_model(str(WORK / f"{args.name}-s{args.seed}.txt"), num_iteration=booster.best_iteration)
 
@@ -309,6 +337,20 @@ def train(args) -> None:
     trees = flatten_trees(booster.dump_model(num_iteration=booster.best_iteration))
     np.savez(WORK / f"{args.name}-s{args.seed}-trees.npz", **trees, columns=columns, radius=np.array(radius))
     check_numpy(trees, booster, valid_pages, columns, radius, args.base_only)
+
+
+def select_on_word_f1(booster, x_valid, sizes) -> int:
+    """The number of trees (a multiple of 25) whose plain-threshold validation word F1 is best."""
+    scorer = WordScorer(load_pages("validation"))
+    split_at = np.cumsum(sizes)[:-1]
+    figures = {}
+    for count in range(25, booster.current_iteration() + 1, 25):
+        probabilities = np.split(
+            1 / (1 + np.exp(-booster.predict(x_valid, raw_score=True, num_iteration=count))), split_at
+        )
+        figures[count] = max(scorer.score([p > t for p in probabilities]) for t in THRESHOLDS)
+    print("word F1 by trees", {k: round(v, 4) for k, v in figures.items()}, flush=True)
+    return max(figures, key=figures.get)
 
 
 def evaluate(name, probabilities, valid_pages, valid_arrays) -> None:
@@ -330,12 +372,13 @@ def evaluate(name, probabilities, valid_pages, valid_arrays) -> None:
 
 def check_numpy(trees, booster, valid_pages, columns, radius, base_only) -> None:
     errors, times = [], []
+    compiled = compile_trees(trees)
     for block_x, edge_x in valid_pages:
         began = time.perf_counter()
         x = block_x.astype(np.float32) if base_only else tree_features(block_x, edge_x, columns, radius)
-        ours = raw_scores(trees, x)
+        ours = raw_scores(compiled, x)
         times.append(time.perf_counter() - began)
-        theirs = booster.predict(x, raw_score=True) if len(x) else np.zeros(0)
+        theirs = booster.predict(x, raw_score=True, num_iteration=booster.best_iteration) if len(x) else np.zeros(0)
         errors.append(np.abs(ours - theirs).max() if len(x) else 0.0)
     print(
         f"numpy trees: max |numpy - lightgbm| {max(errors):.2e}; per page median {np.median(times) * 1e3:.2f} ms "
@@ -358,6 +401,12 @@ def main() -> None:
     training.add_argument("--learning-rate", type=float, default=0.1)
     training.add_argument("--leaves", type=int, default=63)
     training.add_argument("--max-depth", type=int, default=10)
+    training.add_argument("--min-data", type=int, default=200, help="min_data_in_leaf")
+    training.add_argument("--l2", type=float, default=1.0, help="lambda_l2")
+    training.add_argument("--feature-fraction", type=float, default=0.5)
+    training.add_argument("--extra-trees", action="store_true")
+    training.add_argument("--select-word-f1", action="store_true", help="number of trees on validation word F1")
+    training.add_argument("--cnn", action="store_true", help="add the CNN's p(content) (run oof.py first)")
     training.add_argument("--rounds", type=int, default=2000)
     training.add_argument("--patience", type=int, default=50)
     training.set_defaults(run=train)
