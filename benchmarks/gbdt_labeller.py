@@ -246,7 +246,7 @@ def compile_trees(trees: dict[str, np.ndarray]) -> dict:
 def raw_scores(compiled: dict, x: np.ndarray) -> np.ndarray:
     """Sum of every tree's leaf value per row, all trees stepped together one level at a time (leaves loop)."""
     n = len(x)
-    columns = np.ascontiguousarray(x[:, compiled["used"]]).ravel()
+    columns = np.ascontiguousarray(x[:, compiled["used"]], dtype=np.float64).ravel()
     row_start = (np.arange(n, dtype=np.intp) * len(compiled["used"]))[:, None]
     at = np.broadcast_to(compiled["roots"], (n, len(compiled["roots"])))
     for _ in range(compiled["depth"]):
@@ -315,6 +315,7 @@ def train(args) -> None:
         train_set,
         num_boost_round=args.rounds,
         valid_sets=[valid_set],
+        keep_training_booster=args.select_word_f1,  # else the booster is cut to the best logloss iteration
         callbacks=[lightgbm.early_stopping(args.patience, verbose=False), lightgbm.log_evaluation(100)],
     )
     print("trees", booster.best_iteration, "trained in", round(time.time() - started), "s", flush=True)
