@@ -272,6 +272,11 @@ def train(args) -> None:
         for arrays, split in ((train_arrays, "train"), (valid_arrays, "valid")):
             arrays["block_x"] = np.hstack([arrays["block_x"], np.load(WORK / f"cnn_{split}.npy")[:, None]])
     train_pages, valid_pages = split_pages(train_arrays), split_pages(valid_arrays)
+    if args.page_balanced:  # word F1 is a mean over pages: every page's weights sum to the same total
+        for arrays in (train_arrays, valid_arrays):
+            page = np.repeat(np.arange(len(arrays["sizes"])), arrays["sizes"])
+            totals = np.bincount(page, arrays["weights"])
+            arrays["weights"] = arrays["weights"] / totals[page] * totals.mean()
     columns = np.array(json.loads(args.columns), dtype=np.int64) if args.columns else np.arange(0)
     if args.top and not args.base_only:
         gains = json.loads((WORK / "importance_base.json").read_text())
@@ -408,6 +413,7 @@ def main() -> None:
     training.add_argument("--extra-trees", action="store_true")
     training.add_argument("--select-word-f1", action="store_true", help="number of trees on validation word F1")
     training.add_argument("--cnn", action="store_true", help="add the CNN's p(content) (run oof.py first)")
+    training.add_argument("--page-balanced", action="store_true", help="weights summing to the same on every page")
     training.add_argument("--rounds", type=int, default=2000)
     training.add_argument("--patience", type=int, default=50)
     training.set_defaults(run=train)
