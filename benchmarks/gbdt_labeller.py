@@ -7,6 +7,7 @@ Viterbi with the trees' log-probabilities as unary; a plain threshold) and score
 The trees are then evaluated in numpy (all trees at once, level by level) and checked against LightGBM.
 
     PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/gbdt_labeller.py prepare          # cache the matrices
+    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/gbdt_labeller.py oof              # CNN p(content), --cnn
     PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/gbdt_labeller.py train --seed 0   # one variant, one seed
 
 LightGBM is needed for training only (``pip install lightgbm``); the numpy evaluation needs nothing but numpy.
@@ -401,10 +402,70 @@ def check_numpy(trees, booster, valid_pages, columns, radius, base_only) -> None
     )
 
 
+def out_of_fold(args) -> None:
+    """The CNN unary p(content) for ``--cnn``: out of fold on train (two folds of the default recipe's unary
+    network, each choosing its checkpoint on validation word F1), the shipped model's on validation."""
+    import torch
+
+    from scrapy_web2text.labellers.web2text.layers import conv_stack, log_softmax
+    from scrapy_web2text.research.train.batches import lay_out
+    from scrapy_web2text.research.train.fitting import fit
+    from scrapy_web2text.research.train.networks import ConvStack
+    from scrapy_web2text.research.train.trainer import CONFIGS, _network_inputs
+
+    torch.set_num_threads(1)
+    shipped = load_model("default")
+    config = {**CONFIGS["default"], "iterations": args.iterations}
+    train_pages, valid_pages = load_pages("train"), load_pages("validation")
+    train_in = _network_inputs(train_pages, shipped, "log_chars")
+    valid_in = _network_inputs(valid_pages, shipped, "log_chars")
+    scorer = WordScorer(valid_pages)
+
+    def select(network) -> float:
+        with torch.no_grad():
+            return scorer.score(
+                [
+                    network(torch.from_numpy(x[None]))[0].argmax(-1).numpy() == 1 if len(x) else np.zeros(0, bool)
+                    for x in valid_in["ux"]
+                ]
+            )
+
+    fragment = config["fragment_length"]
+    folds = [list(range(0, len(train_pages), 2)), list(range(1, len(train_pages), 2))]
+    out: list = [None] * len(train_pages)
+    for fold, held_out in enumerate(folds):
+        seen = folds[1 - fold]
+        torch.manual_seed(10 + fold)
+        network = ConvStack.from_config(config, "unary", train_in["ux"][0].shape[1])
+        fit(
+            torch,
+            network,
+            lay_out(
+                *([train_in[key][i] for i in seen] for key in ("ux", "uy")), fragment, [train_in["uw"][i] for i in seen]
+            ),
+            lay_out(valid_in["ux"], valid_in["uy"], fragment, valid_in["uw"]),
+            config,
+            10 + fold,
+            f"fold{fold}",
+            select=select,
+        )
+        layers = network.export()
+        for i in held_out:
+            x = train_in["ux"][i]
+            out[i] = np.exp(log_softmax(conv_stack(x, layers))[:, 1]) if len(x) else np.zeros(0)
+    np.save(WORK / "cnn_train.npy", np.concatenate(out).astype(np.float32))
+    width = len(shipped.block_features)
+    valid = [np.exp(shipped.potentials(p.block_x[:, :width], p.edge_x)[0][:, 1]) for p in valid_pages]
+    np.save(WORK / "cnn_valid.npy", np.concatenate(valid).astype(np.float32))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("prepare").set_defaults(run=prepare)
+    folds = commands.add_parser("oof", help="out-of-fold CNN p(content) for train --cnn")
+    folds.add_argument("--iterations", type=int, default=8000)
+    folds.set_defaults(run=out_of_fold)
     training = commands.add_parser("train")
     training.add_argument("--name", default="gbdt")
     training.add_argument("--seed", type=int, default=0)
