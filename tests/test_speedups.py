@@ -12,6 +12,7 @@ split over several nodes, blank text of every kind, a subtree's tail, and the bl
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -21,10 +22,14 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_web2text.labellers.web2text import counts as counts_module
+from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
 from scrapy_web2text.page import cdom, decode_html, parse_page
+from scrapy_web2text.page._attributes import crowded_tag
+from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, find, walk
+from scrapy_web2text.page._numbering import finish
 from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags
 from scrapy_web2text.page.cdom import Page, collect_blocks
-from scrapy_web2text.page.compiled import SPEEDUPS, load_speedups
+from scrapy_web2text.page.compiled import SPEEDUPS, Speedups, load_speedups
 from tests.hostile import hostile_pages
 from tests.site import build_site
 
@@ -49,29 +54,36 @@ PAGE_FIELDS = (
 )
 
 
-def test_the_compiled_module_is_built_and_used() -> None:
-    # CI installs the package with a C compiler at hand: the speed-ups must be there (docs/speed.rst).
-    assert SPEEDUPS is not None, (
-        "the compiled parts (page/_cdom, _numbering, _attributes) are not built: pip install -e . with a C compiler"
-    )
-    assert cdom.compiled_walk is SPEEDUPS.walk
+#: The twins, imported directly (an ImportError fails this file: CI builds them), so that the comparisons run even
+#: where WEB2TEXT_PURE_PYTHON turns them off for the package.
+TWINS = Speedups(walk, finish, find, crowded_tag, COMPILED_LXML_VERSION)
+
+
+def test_the_twins_are_in_use_unless_turned_off() -> None:
+    # CI installs the package with a C compiler at hand, so the twins are in use there (docs/speed.rst);
+    # WEB2TEXT_PURE_PYTHON=1 (a developer ruling them out) must leave the Python originals running.
+    if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
+        assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
+    else:
+        assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
+        assert counts_module.compiled_text_counts is compiled_text_counts
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
     monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "1")
     assert load_speedups() is None
     monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "0")
-    assert load_speedups() == SPEEDUPS
+    assert load_speedups() == TWINS
 
 
 def walked(root, source: str, compiled: bool, max_blocks: int = cdom.MAX_BLOCKS) -> Page:
     page = Page(source=source)
-    saved = cdom.compiled_walk
-    cdom.compiled_walk = SPEEDUPS.walk if compiled else None
+    saved = cdom.compiled_walk, cdom.compiled_finish
+    cdom.compiled_walk, cdom.compiled_finish = (walk, finish) if compiled else (None, None)
     try:
         collect_blocks(page, root, max_blocks)
     finally:
-        cdom.compiled_walk = saved
+        cdom.compiled_walk, cdom.compiled_finish = saved
     return page
 
 
@@ -184,14 +196,14 @@ def test_same_pages_when_the_block_cap_is_hit() -> None:
 
 def test_same_pages_through_parse_page() -> None:
     html = "<html><body>" + "".join(MARKUP) + "</body></html>"
-    saved = cdom.compiled_walk
+    saved = cdom.compiled_walk, cdom.compiled_finish
     try:
         cdom.compiled_walk = None
         python = parse_page(html)
-        cdom.compiled_walk = SPEEDUPS.walk
+        cdom.compiled_walk, cdom.compiled_finish = walk, finish
         compiled = parse_page(html)
     finally:
-        cdom.compiled_walk = saved
+        cdom.compiled_walk, cdom.compiled_finish = saved
     for name in PAGE_FIELDS:
         expected, got = getattr(python, name), getattr(compiled, name)
         assert np.array_equal(expected, got) if isinstance(expected, np.ndarray) else expected == got, name
@@ -208,7 +220,7 @@ TAG_SOUP = st.text(alphabet=st.sampled_from(list("<<>aB=\"' \t\n\f\r/x=é\u4e00\
 @settings(max_examples=2000, deadline=None)
 @given(TAG_SOUP, st.sampled_from(sorted(PATTERNS)))
 def test_crowded_tag_scan_equals_the_regex(text, tokens) -> None:
-    assert SPEEDUPS.crowded_tag(text, tokens) == (PATTERNS[tokens].search(text) is not None)
+    assert crowded_tag(text, tokens) == (PATTERNS[tokens].search(text) is not None)
 
 
 @pytest.mark.parametrize(
@@ -220,13 +232,13 @@ def test_crowded_tag_scan_equals_the_regex(text, tokens) -> None:
 def test_crowded_tag_scan_at_the_cap(attribute, count, text) -> None:
     html = f"<p>{text}</p><div " + " ".join([attribute] * count) + ">x</div>"
     expected = _CROWDED_TAG.search(html) is not None
-    assert SPEEDUPS.crowded_tag(html, MAX_ATTRIBUTES) == expected
+    assert crowded_tag(html, MAX_ATTRIBUTES) == expected
     assert may_have_crowded_tags(html) == expected
 
 
 def counted(texts: list[str], compiled: bool) -> tuple[dict, tuple]:
     saved = counts_module.compiled_text_counts
-    counts_module.compiled_text_counts = saved if compiled else None
+    counts_module.compiled_text_counts = compiled_text_counts if compiled else None
     try:
         in_link = np.arange(len(texts)) % 3 == 0
         return counts_module.block_counts(texts, in_link), counts_module.edge_text_properties(texts)
@@ -243,10 +255,6 @@ def assert_same_counts(texts: list[str]) -> dict:
     for expected, got in zip(python_edges, compiled_edges):
         assert np.array_equal(got, expected)
     return python
-
-
-def test_the_compiled_counts_are_used() -> None:
-    assert counts_module.compiled_text_counts is not None
 
 
 PIECES = list("abcXYZ 0123456789.!?,;:-_/\\|•»@©()\"'”’İıſK\u00e9\u4e00\U0001f600\u00a0") + [
@@ -311,4 +319,4 @@ SOURCE_TEXT = st.text(alphabet=st.sampled_from(list("ab A\x00\u0100\u4100\u0041\
 def test_the_walks_search_equals_str_find(source, word, start, end) -> None:
     # Mixed widths on purpose (a UCS-2 or UCS-4 source and a narrower word, a word wider than the source), and
     # windows past the end.
-    assert SPEEDUPS.find(source, word, start, end) == source.find(word, start, end)
+    assert find(source, word, start, end) == source.find(word, start, end)

@@ -300,6 +300,25 @@ def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.nda
     return np.bincount(owner[starts[stop]], minlength=n).astype(float)
 
 
+#: The columns of the compiled counts' table, in order (``_counts.COLUMNS``; a build with others is not used).
+_COMPILED_COLUMNS = (
+    "punctuation",
+    "dashes",
+    "periods",
+    "separators",
+    "digits",
+    "words",
+    "word_length",
+    "capital_words",
+    "stopwords",
+    "sentences",
+    "spaces",
+    "at_signs",
+    "first_properties",
+    "last_properties",
+)
+
+
 def _load_compiled_text_counts():
     """The compiled counts (``_counts.pyx``; see :mod:`scrapy_web2text.page.compiled`), or ``None``."""
     if not speedups_enabled():
@@ -308,7 +327,7 @@ def _load_compiled_text_counts():
         from ._counts import COLUMNS, text_counts
     except ImportError:
         return None
-    return COLUMNS, text_counts
+    return text_counts if COLUMNS == _COMPILED_COLUMNS else None
 
 
 #: The property bits by name, for the compiled counts (one definition of them: this module's).
@@ -328,4 +347,4 @@ _BITS = {
     "PACKED_LETTERS": _PACKED_LETTERS,
 }
 _FIRST_LAST = ("first_properties", "last_properties")
-_COMPILED_COLUMNS, compiled_text_counts = _load_compiled_text_counts() or ((), None)
+compiled_text_counts = _load_compiled_text_counts()
