@@ -300,34 +300,15 @@ def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.nda
     return np.bincount(owner[starts[stop]], minlength=n).astype(float)
 
 
-#: The columns of the compiled counts' table, in order (``_counts.COLUMNS``; a build with others is not used).
-_COMPILED_COLUMNS = (
-    "punctuation",
-    "dashes",
-    "periods",
-    "separators",
-    "digits",
-    "words",
-    "word_length",
-    "capital_words",
-    "stopwords",
-    "sentences",
-    "spaces",
-    "at_signs",
-    "first_properties",
-    "last_properties",
-)
-
-
-def _load_compiled_text_counts():
-    """The compiled counts (``_counts.pyx``; see :mod:`scrapy_web2text.page.compiled`), or ``None``."""
-    if not speedups_enabled():
-        return None
+def _load_compiled_text_counts() -> tuple[tuple[str, ...], object]:
+    """The compiled counts' column names and function (``_counts.pyx``); the function is ``None`` where it is not
+    built or turned off (:mod:`scrapy_web2text.page.compiled`).  The names come from the same build as the
+    function, so they always describe its table."""
     try:
         from ._counts import COLUMNS, text_counts
     except ImportError:
-        return None
-    return text_counts if COLUMNS == _COMPILED_COLUMNS else None
+        return (), None
+    return COLUMNS, text_counts if speedups_enabled() else None
 
 
 #: The property bits by name, for the compiled counts (one definition of them: this module's).
@@ -347,4 +328,4 @@ _BITS = {
     "PACKED_LETTERS": _PACKED_LETTERS,
 }
 _FIRST_LAST = ("first_properties", "last_properties")
-compiled_text_counts = _load_compiled_text_counts()
+_COMPILED_COLUMNS, compiled_text_counts = _load_compiled_text_counts()
