@@ -107,13 +107,13 @@ cdef object _text(xmlNode* node):
         return None
     if count == 1:
         return PyUnicode_DecodeUTF8(<char*>content, strlen(<const char*>content), NULL)
-    joined = b""
+    cdef list parts = []  # joined once: a run of many text nodes stays linear
     current = first
     while current is not NULL:
         if current.content is not NULL:
-            joined += <bytes>(<const char*>current.content)
+            parts.append(<bytes>(<const char*>current.content))
         current = _text_or_skip(current.next)
-    return joined.decode("utf-8")
+    return b"".join(parts).decode("utf-8")
 
 
 cdef inline str _utf8(const_xmlChar* value):
@@ -137,18 +137,31 @@ cdef object _attribute_value(xmlAttr* attribute):
         return ""
     if child.next is NULL and (child.type == tree.XML_TEXT_NODE or child.type == tree.XML_CDATA_SECTION_NODE):
         return _utf8(child.content) if child.content is not NULL else ""
-    joined = b""
+    cdef list parts = []
     while child is not NULL:
         if child.type != tree.XML_TEXT_NODE and child.type != tree.XML_CDATA_SECTION_NODE:
             return None
         if child.content is not NULL:
-            joined += <bytes>(<const char*>child.content)
+            parts.append(<bytes>(<const char*>child.content))
         child = child.next
-    return joined.decode("utf-8")
+    return b"".join(parts).decode("utf-8")
 
 
 cdef inline bint _named(xmlAttr* attribute, const char* name) noexcept nogil:
     return strcmp(<const char*>attribute.name, name) == 0
+
+
+#: marks.MARKING_ATTRIBUTES as UTF-8, for comparing with libxml2's attribute names (one list of them: that one).
+_MARKING_NAMES = tuple(sorted(name.encode("utf-8") for name in MARKING_ATTRIBUTES))
+
+
+cdef bint _marking(xmlAttr* attribute):
+    """The attribute is one of those that can set marks (``marks.MARKING_ATTRIBUTES``)."""
+    cdef bytes name
+    for name in _MARKING_NAMES:
+        if strcmp(<const char*>attribute.name, name) == 0:
+            return True
+    return False
 
 
 cdef tuple _state_key(xmlNode* node, long parent_number, object raw_tag, object document):
@@ -169,13 +182,7 @@ cdef tuple _state_key(xmlNode* node, long parent_number, object raw_tag, object 
             element_id = _attribute_value(attribute)
             if element_id is None:
                 return _proxy_state_key(node, parent_number, raw_tag, document)
-        elif (
-            _named(attribute, "hidden")
-            or _named(attribute, "aria-hidden")
-            or _named(attribute, "style")
-            or _named(attribute, "role")
-            or _named(attribute, "itemprop")
-        ):
+        elif not marked and _marking(attribute):
             marked = True
         attribute = attribute.next
     if not marked:
@@ -216,10 +223,11 @@ def find(str source, str word, Py_ssize_t start, Py_ssize_t end):
 def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Walker.walk
     """:meth:`.cdom._Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
 
-    Returns whether the page has blocks (then ``walker._finish()`` numbers the nodes, as the Python walk does).
+    Returns whether the page has blocks (then ``_numbering.finish`` numbers the nodes, as ``walker._finish`` does
+    after the Python walk).
     """
     text_chain, block_text, anchor_search = walker.TEXT_CHAIN, walker.block_text, walker.ANCHOR_WORD.search
-    cdef Py_ssize_t state_width = len(walker.STATE_COLUMNS), segments_kept = walker.TAG_PATH_SEGMENTS
+    cdef Py_ssize_t state_width = walker.STATE_WIDTH, segments_kept = walker.TAG_PATH_SEGMENTS
     page = walker.page
     document = root._doc
     cdef str source = page.source

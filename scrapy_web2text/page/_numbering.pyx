@@ -3,7 +3,7 @@
 
 :meth:`.cdom._Walker._finish` is the reference and explains the numbering; ``tests/test_speedups.py`` holds the two
 to identical node tables, nodes and block columns.  What it needs of :mod:`.cdom` (which imports this module) it
-reads from the walker object.
+reads from the walker object, whose ``fill_page`` stores the result, as it does for the Python numbering.
 """
 
 from libc.stdint cimport int64_t
@@ -13,9 +13,7 @@ import numpy as np
 
 def finish(walker):
     """:meth:`.cdom._Walker._finish`: the same numbering and the same ``page`` fields, in loops over C arrays."""
-    _unchain, CDOMNode = walker.unchain, walker.node_class
-
-    page = walker.page
+    _unchain = walker.unchain
     cdef Py_ssize_t count = len(walker.node_chains)
     sizes_array = np.array(walker.node_sizes, np.int64)
     run_starts_array = np.array(walker.node_run_starts, np.int64)
@@ -48,7 +46,7 @@ def finish(walker):
         leaves += sizes[node] == 0
         leaves_through[node] = leaves
         order[preorder[node]] = node
-    node_table_array = np.empty((count, len(walker.NODE_COLUMNS)), np.int64)
+    node_table_array = np.empty((count, walker.NODE_WIDTH), np.int64)
     cdef int64_t[:, ::1] node_table = node_table_array
     cdef list links = list(walker.chains)
     numbers_array = np.full((len(links), 2), -1, np.int64)
@@ -72,19 +70,4 @@ def finish(walker):
             numbers[chain, 1] = attribute_ids.setdefault(attributes, len(attribute_ids))
         node_table[row, 5] = numbers[chain, 0]
         node_table[row, 6] = numbers[chain, 1]
-    page.distinct_tags[:] = tag_ids
-    page.distinct_attributes[:] = attribute_ids
-    page.node_table = node_table_array
-    distinct_tags, distinct_attributes = page.distinct_tags, page.distinct_attributes
-    columns = node_table_array.T.tolist()
-    page.nodes = [
-        CDOMNode(index, distinct_tags[tags_id], distinct_attributes[attributes_id], parent, depth, first, end, size)
-        for index, (parent, depth, first, end, size, tags_id, attributes_id) in enumerate(zip(*columns))
-    ]
-    page.block_nodes = preorder_array[sizes_array == 0]
-    text_columns = np.array(walker.block_rows, np.int64).reshape(-1, len(walker.TEXT_COLUMNS) + 1)
-    state_columns = np.array(walker.state_rows, np.int64).reshape(-1, len(walker.STATE_COLUMNS))[text_columns[:, -1]]
-    for names, table in ((walker.TEXT_COLUMNS, text_columns), (walker.STATE_COLUMNS, state_columns)):
-        for position, name in enumerate(names):
-            column = table[:, position]
-            setattr(page, name, column.astype(bool) if name in walker.BOOL_BLOCK_COLUMNS else column)
+    walker.fill_page(node_table_array, tag_ids, attribute_ids, preorder_array[sizes_array == 0])

@@ -168,9 +168,8 @@ class _Walker:
 
     # What the compiled walk and numbering (_cdom.pyx, _numbering.pyx) read of this module, which imports them.
     TEXT_CHAIN, ANCHOR_WORD, TAG_PATH_SEGMENTS = _TEXT_CHAIN, _ANCHOR_WORD, TAG_PATH_SEGMENTS
-    TEXT_COLUMNS, STATE_COLUMNS, BOOL_BLOCK_COLUMNS = _TEXT_COLUMNS, _STATE_COLUMNS, _BOOL_BLOCK_COLUMNS
-    NODE_COLUMNS = NODE_COLUMNS
-    block_text, unchain, node_class = staticmethod(block_text), staticmethod(_unchain), CDOMNode
+    STATE_WIDTH, NODE_WIDTH = len(_STATE_COLUMNS), len(NODE_COLUMNS)
+    block_text, unchain = staticmethod(block_text), staticmethod(_unchain)
 
     def __init__(self, page: Page, max_blocks: int):
         self.page = page
@@ -345,7 +344,6 @@ class _Walker:
         after the nodes of the subtrees to its left (the run before its own) and after its ancestors, so its
         pre-order number is the start of its run plus its depth.
         """
-        page = self.page
         count = len(self.node_chains)  # the root is the last node made
         n_children = np.array(self.node_sizes, np.int64)
         parents = np.full(count, -1, np.int64)
@@ -362,12 +360,9 @@ class _Walker:
         order = np.empty(count, np.int64)
         order[preorder] = np.arange(count)
         node_table = np.empty((count, len(NODE_COLUMNS)), np.int64)
-        columns = (
-            np.where(parents >= 0, preorder[parents], -1),
-            depths,
-            leaves_through[run_starts] - is_leaf[run_starts],
-        )
-        for position, column in enumerate((*columns, leaves_through, n_children)):
+        parent_rows = np.where(parents >= 0, preorder[parents], -1)
+        first_blocks = leaves_through[run_starts] - is_leaf[run_starts]
+        for position, column in enumerate((parent_rows, depths, first_blocks, leaves_through, n_children)):
             node_table[:, position] = column[order]
         # Equal tag lists and attribute strings are stored once and numbered in pre-order of first use (the empty
         # attributes first): the features compare and look up numbers, and nodes share the objects.
@@ -384,14 +379,17 @@ class _Walker:
                 attribute_ids.setdefault(attributes, len(attribute_ids)),
             )
         node_table[:, 5:] = numbers[node_chains]
-        page.distinct_tags[:] = tag_ids
-        page.distinct_attributes[:] = attribute_ids
-        page.node_table = node_table
-        tags, attributes = node_table[:, 5].tolist(), node_table[:, 6].tolist()
-        tag_objects = list(map(page.distinct_tags.__getitem__, tags))
-        attribute_objects = list(map(page.distinct_attributes.__getitem__, attributes))
-        page.nodes = list(map(CDOMNode, range(count), tag_objects, attribute_objects, *node_table.T[:5].tolist()))
-        page.block_nodes = preorder[is_leaf]
+        self.fill_page(node_table, tag_ids, attribute_ids, preorder[is_leaf])
+
+    def fill_page(self, node_table: np.ndarray, tag_ids: dict, attribute_ids: dict, block_nodes: np.ndarray) -> None:
+        """The last step of :meth:`_finish` and of its compiled twin: the numbered nodes (``node_table`` in pre-order;
+        tag lists and attribute strings in id order), the blocks' nodes and the block columns the walk recorded."""
+        page = self.page
+        page.distinct_tags[:], page.distinct_attributes[:] = tag_ids, attribute_ids
+        page.node_table, page.block_nodes = node_table, block_nodes
+        tags = list(map(page.distinct_tags.__getitem__, node_table[:, 5].tolist()))
+        attributes = list(map(page.distinct_attributes.__getitem__, node_table[:, 6].tolist()))
+        page.nodes = list(map(CDOMNode, range(len(node_table)), tags, attributes, *node_table.T[:5].tolist()))
         text_columns = np.array(self.block_rows, np.int64).reshape(-1, len(_TEXT_COLUMNS) + 1)
         state_columns = np.array(self.state_rows, np.int64).reshape(-1, len(_STATE_COLUMNS))[text_columns[:, -1]]
         for names, columns in ((_TEXT_COLUMNS, text_columns), (_STATE_COLUMNS, state_columns)):

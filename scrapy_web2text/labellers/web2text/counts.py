@@ -142,6 +142,14 @@ def character_properties(text: str) -> tuple[np.ndarray, np.ndarray]:
     return codes, properties
 
 
+def _lengths_and_offsets(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each block's length, and where it starts in the blocks joined by "\n"."""
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    offsets = np.zeros(len(texts), np.int64)
+    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
+    return lengths, offsets
+
+
 def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]:
     """Per-block float counts: characters, words and their kinds, character classes, pattern hits.
 
@@ -149,11 +157,9 @@ def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]
     only ask whether a node holds one); block texts hold no newline (blank runs are collapsed).
     """
     n = len(texts)
-    lengths = np.fromiter(map(len, texts), np.int64, n)
+    lengths, offsets = _lengths_and_offsets(texts)
     # One string for the page; a character's block is known from the block lengths (+1 for the "\n" between).
     joined = "\n".join(texts)
-    offsets = np.zeros(n, np.int64)
-    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
     if compiled_text_counts is not None:
         table, case_exception = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS)
         classes = {name: table[:, column].astype(float) for column, name in enumerate(_COMPILED_COLUMNS)}
@@ -268,11 +274,8 @@ def edge_text_properties(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.n
         table, _ = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS, edges_only=True)
         first, last = (table[:, _COMPILED_COLUMNS.index(name)].astype(np.uint16) for name in _FIRST_LAST)
         return table[:, _COMPILED_COLUMNS.index("spaces")], first, last
-    n = len(texts)
-    lengths = np.fromiter(map(len, texts), np.int64, n)
+    lengths, offsets = _lengths_and_offsets(texts)
     codes, properties = character_properties("\n".join(texts))
-    offsets = np.zeros(n, np.int64)
-    np.cumsum(lengths[:-1] + 1, out=offsets[1:])
     spaces = np.add.reduceat(codes == ord(" "), offsets, dtype=np.int64)
     return spaces, properties[offsets], properties[offsets + lengths - 1]
 
