@@ -30,13 +30,15 @@ def matches_title(page: Page) -> np.ndarray:
             matching.add(title[:length])
             matching.add(title[-length:])
     # Block texts are blank-collapsed by the CDOM walk (as counts.py relies on too) and case folding adds no blank:
-    # a text's normalised form is its folded form, one C-level map for the page.
+    # a text's normalised form is its folded form.  Folding never shortens a text, and nothing matches past the
+    # longest title: only the texts up to that length (and 300) are folded, one C-level map over them.
     texts = page.texts
-    normalised = list(map(str.casefold, texts))
-    short = np.fromiter(map(len, texts), np.int64, len(texts)) <= _MAX_HEADLINE_CHARS
-    out = np.fromiter(map(matching.__contains__, normalised), bool, len(texts)) & short
-    folded_long = np.fromiter(map(len, normalised), np.int64, len(texts)) > _MAX_HEADLINE_CHARS
-    for index in np.flatnonzero(short & folded_long).tolist():
-        text = normalised[index]
-        out[index] = any(text == title or title.startswith(text) or title.endswith(text) for title in titles)
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    candidates = np.flatnonzero(lengths <= min(max(map(len, titles)), _MAX_HEADLINE_CHARS)).tolist()
+    out = np.zeros(len(texts), bool)
+    for index, text in zip(candidates, map(str.casefold, map(texts.__getitem__, candidates))):
+        if len(text) <= _MAX_HEADLINE_CHARS:
+            out[index] = text in matching
+        else:
+            out[index] = any(text == title or title.startswith(text) or title.endswith(text) for title in titles)
     return out
