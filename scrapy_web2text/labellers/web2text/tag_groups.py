@@ -1,0 +1,71 @@
+"""The tag groups the block features test (the block's node's tags, its parent's, headings for the edges), and
+each distinct tag list's group bits, looked up once per tag list from a cache shared by all pages."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...page import Page
+
+#: Tags of the block's own (collapsed) node: one binary column per group.
+NODE_TAGS = (
+    "p",
+    "a",
+    "li",
+    "td|th",
+    "div",
+    "span",
+    "h1",
+    "h2",
+    "h3|h4|h5|h6",
+    "b|strong",
+    "em|i",
+    "option|select",
+    "label|button",
+    "blockquote|q",
+    "pre|code",
+    "dt|dd",
+    "time",
+    "figcaption|caption",
+)
+#: Tags of the parent node.
+PARENT_TAGS = ("p", "ul|ol", "table|tbody|tr", "div", "body", "form", "nav", "span")
+#: Headings, for the edge features.
+HEADING_TAGS = ("h1|h2|h3|h4|h5|h6",)
+#: Every group's bit: the node's groups, then the parent's, then headings.
+_GROUP_OFFSETS = {NODE_TAGS: 0, PARENT_TAGS: len(NODE_TAGS), HEADING_TAGS: len(NODE_TAGS) + len(PARENT_TAGS)}
+#: tag → the bits of the groups that name it.
+_TAG_BITS: dict[str, int] = {}
+for _groups, _offset in _GROUP_OFFSETS.items():
+    for _column, _group in enumerate(_groups):
+        for _tag in _group.split("|"):
+            _TAG_BITS[_tag] = _TAG_BITS.get(_tag, 0) | 1 << (_offset + _column)
+#: A node's tag list → its group bits, shared by all pages: pages and sites repeat their tag lists.  Bounded by
+#: entries; lists over ``_CACHED_TAG_LIST_MAX`` tags (a hostile page's long collapse chains) are not kept.
+_TAG_LIST_BITS: dict[tuple[str, ...], int] = {}
+_TAG_LIST_CACHE_SIZE = 20_000
+_CACHED_TAG_LIST_MAX = 32
+
+
+def tag_list_bits(page: Page) -> np.ndarray:
+    """The group bits of each distinct tag list of the page (index by ``tags_id``): one look-up per list."""
+    cache, tag_bits = _TAG_LIST_BITS, _TAG_BITS.get
+    out = []
+    for tags in page.distinct_tags:
+        bits = cache.get(tags)
+        if bits is None:
+            bits = 0
+            for tag in tags:
+                bits |= tag_bits(tag, 0)
+            if len(tags) <= _CACHED_TAG_LIST_MAX:
+                if len(cache) >= _TAG_LIST_CACHE_SIZE:
+                    cache.clear()
+                cache[tags] = bits
+        out.append(bits)
+    return np.array(out, np.int64)
+
+
+def tag_masks(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
+    """(n_distinct_tag_lists, n_groups) booleans from :func:`tag_list_bits`: does the tag list hit the group."""
+    offset = _GROUP_OFFSETS[groups]
+    return (bits[:, None] >> np.arange(offset, offset + len(groups))) & 1 != 0
