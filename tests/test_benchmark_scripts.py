@@ -28,7 +28,16 @@ def test_speed_script_times_every_stage_of_the_shipped_model():
     )
     assert done.returncode == 0, done.stderr[-3000:]
     # trafilatura's rows appear only where the bench extra is installed; CI installs train, test and docs.
-    rows = ("extract()", "lxml parse+visit", "cdom walk", "features", "cnns", "viterbi", "extract() / lxml")
+    rows = (
+        "extract()",
+        "extract(), first run",
+        "lxml parse+visit",
+        "cdom walk",
+        "features",
+        "cnns",
+        "viterbi",
+        "extract() / lxml",
+    )
     # CI builds the compiled twins, so the script also times the Python originals in the same run.
     for row in (*rows, "extract(), Python only", "extract() / extract(), Python only"):
         assert row in done.stdout, row
