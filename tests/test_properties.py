@@ -37,7 +37,8 @@ from hypothesis import strategies as st
 
 from scrapy_web2text import Web2TextModel, extract
 from scrapy_web2text.labellers.web2text.features import BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
-from scrapy_web2text.page import parse_page
+from scrapy_web2text.page import elements, parse_page
+from scrapy_web2text.page.tags import ANCESTOR_KEYWORDS
 
 MODEL = Web2TextModel.initialised(seed=0)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -334,3 +335,15 @@ def test_any_text_gives_formats_without_raising(text) -> None:
     result = extract(text, model=MODEL, threshold=0.001)
     assert isinstance(result.markdown, str) and isinstance(result.html, str)
     assert result.title is None or isinstance(result.title, str)
+
+
+_KEYWORD_PARTS = [word for _, pattern in ANCESTOR_KEYWORDS for word in re.findall(r"[\w-]+", pattern)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_KEYWORD_PARTS) | st.text("adsb-_x0é ", max_size=3), max_size=6).map("".join))
+def test_keyword_mask_is_each_group_pattern_searched_in_the_token(token: str) -> None:
+    # The single scan of page/elements.py against the definition: each group's own pattern searched in the token.
+    token = token.replace(" ", "")  # a token holds no blank
+    expected = sum(1 << bit for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS) if re.search(pattern, token))
+    assert elements._keyword_mask(token) == expected

@@ -40,7 +40,8 @@ SCREEN_SECONDS = 0.002
 WHY_LINEAR = {
     "page.cdom._BLANK": "one character class, greedy to the end of the run; a match never fails",
     "page.cdom._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
-    "page.elements._KEYWORD_GROUPS": r"alternations of literals and \bads?\b: bounded per attempt",
+    "page.elements._KEYWORD_SCAN": "a lookahead over an alternation of literals: bounded per position",
+    "page.elements._KEYWORD_PATTERNS": r"\bads?\b: bounded per attempt",
     "page.decode._META_CHARSET": "every repetition bounded ({0,200}, {0,8}, {1,40}) and only on 4 KiB",
     "page.parse._XML_DECLARATION": r"anchored at \A (one attempt), possessive",
     "page.parse._DOCTYPE_SUBSET": r"matched once at \A; subset parts possessive, comments found by lazy .*?-->",
@@ -75,7 +76,7 @@ WHY_LINEAR = {
 }
 
 #: Functions that run a regex at import only, on the package's own constant patterns (never on a page).
-IMPORT_TIME_REGEX_FUNCTIONS = {"page/elements.py:_required_substrings"}
+IMPORT_TIME_REGEX_FUNCTIONS = {"page/elements.py:_keyword_needles", "page/elements.py:_scan_pattern"}
 
 _REPRESENTATIVES = "aZ0_ \n\t\u00e9@-.<>\"'=/\x00"
 
@@ -96,7 +97,8 @@ def _assigned_names(module) -> set[str]:
         targets = (
             node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         )
-        names.update(target.id for target in targets if isinstance(target, ast.Name))
+        for target in targets:  # "a = ..." and "a, b = ..."
+            names.update(part.id for part in getattr(target, "elts", [target]) if isinstance(part, ast.Name))
     return names
 
 
