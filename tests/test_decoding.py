@@ -57,3 +57,43 @@ def test_edge_cases():
     assert threshold_bias(0.5) == 0
     with pytest.raises(ValueError):
         threshold_bias(1.0)
+
+
+# --- the caption step after decoding -------------------------------------------------------------------------------
+
+from scrapy_web2text.labellers.web2text import caption_blocks, drop_captions  # noqa: E402
+from scrapy_web2text.page import parse_page  # noqa: E402
+
+_BODY = "A paragraph of the article, long enough to be the page's main text. " * 3
+_CAPTIONED = (
+    f"<html><body><article><p>{_BODY}</p><figure><img src='a.jpg'><figcaption>Photo: <b>Jane Doe</b> / AP"
+    f"</figcaption></figure><p>{_BODY}</p><table><caption>Table 1</caption><tr><td>cell</td></tr></table>"
+    "</article></body></html>"
+)
+
+
+def test_caption_blocks_are_the_figcaption_and_table_caption_texts():
+    page = parse_page(_CAPTIONED)
+    marked = [text for text, caption in zip(page.texts, caption_blocks(page)) if caption]
+    assert marked == ["Photo:", "Jane Doe", "/ AP", "Table 1"]
+    assert not caption_blocks(parse_page(f"<p>{_BODY}</p>")).any()
+    assert not caption_blocks(parse_page("")).any()
+
+
+def test_kept_captions_are_dropped_unless_they_are_most_of_the_kept_text():
+    page = parse_page(_CAPTIONED)
+    everything = np.ones(len(page), np.int64)
+    after = drop_captions(page, everything)
+    assert [text for text, kept in zip(page.texts, after) if kept] == [_BODY.strip(), _BODY.strip(), "cell"]
+    assert everything.all()  # the input is not changed
+    # A page whose kept text is mostly its captions keeps them.
+    only_captions = np.array([text in ("Photo:", "Jane Doe", "/ AP") for text in page.texts], np.int64)
+    assert list(drop_captions(page, only_captions)) == list(only_captions)
+
+
+def test_extract_leaves_figure_captions_out_of_the_main_text():
+    from scrapy_web2text import extract
+
+    result = extract(_CAPTIONED)
+    assert "Jane Doe" not in result.main_text
+    assert all(not block.is_content for block in result.blocks if block.text in ("Photo:", "Jane Doe", "/ AP"))

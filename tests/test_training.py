@@ -76,6 +76,26 @@ def test_block_weights_grow_with_length():
         block_weights(["a"], "cubic")
 
 
+def test_boilerplate_weight_scales_only_the_boilerplate_blocks_unary_loss():
+    from scrapy_web2text.research.corpus import PageData
+    from scrapy_web2text.labellers.web2text.features import EDGE_FEATURES
+    from scrapy_web2text.research.train.trainer import CONFIGS, _network_inputs
+
+    model = Web2TextModel.initialised(CONFIGS["default"], 0)
+    width, edges = len(model.block_features), len(EDGE_FEATURES)
+    model.block_mean, model.block_std = np.zeros(width, np.float32), np.ones(width, np.float32)
+    model.edge_mean, model.edge_std = np.zeros(edges, np.float32), np.ones(edges, np.float32)
+    texts = ["a paragraph", "menu", "more text"]
+    page = PageData(
+        "p", "c", None, "", texts, np.zeros(3, bool), np.zeros((3, width)), np.zeros((2, edges)),
+        np.array([1, 0, 1]), None,
+    )
+    plain = _network_inputs([page], model, "log_chars")
+    leaning = _network_inputs([page], model, "log_chars", boilerplate_weight=2.0)
+    assert leaning["uw"][0].tolist() == pytest.approx([plain["uw"][0][0], 2 * plain["uw"][0][1], plain["uw"][0][2]])
+    assert leaning["pw"][0].tolist() == pytest.approx(plain["pw"][0].tolist())
+
+
 def test_training_is_reproducible(pages):
     from scrapy_web2text.research.train.trainer import train
 

@@ -3,6 +3,9 @@
 :mod:`.features` turns a page into block and edge features, :mod:`.network` runs the unary and pairwise CNNs in
 numpy, :mod:`.viterbi` decodes the most likely labelling.  ``web2text-unary`` is the ablation without the pairwise
 term: a block is kept when its own p(content) clears the threshold.
+
+After decoding, blocks inside a ``<figcaption>`` or a table ``<caption>`` are dropped (:func:`caption_blocks`):
+image captions and credits are not main text under the label convention (docs/training.rst).
 """
 
 from __future__ import annotations
@@ -17,6 +20,39 @@ from ..base import Labelling
 from .features import block_features, edge_features
 from .network import Web2TextModel, load_model
 from .viterbi import viterbi
+
+
+#: Tags whose text is a caption (of a figure or a table).
+CAPTION_TAGS = frozenset({"figcaption", "caption"})
+#: Captions holding at least this share of the kept characters are kept.
+MAX_CAPTION_SHARE = 0.5
+
+
+def caption_blocks(page: Page) -> np.ndarray:
+    """Blocks inside a ``<figcaption>``/``<caption>`` element (a CDOM node whose tags include one), as a mask."""
+    out = np.zeros(len(page), bool)
+    table = page.node_table
+    if not len(out) or not len(table):
+        return out
+    captions = np.fromiter(
+        (not CAPTION_TAGS.isdisjoint(tags) for tags in page.distinct_tags), bool, len(page.distinct_tags)
+    )
+    # A node's blocks are the contiguous run first_block:end_block (NODE_COLUMNS 2 and 3), nested nodes inside it.
+    for first, end in table[captions[table[:, 5]]][:, 2:4].tolist():
+        out[first:end] = True
+    return out
+
+
+def drop_captions(page: Page, labels: np.ndarray) -> np.ndarray:
+    """``labels`` with the caption blocks made boilerplate, unless they hold half of the kept text or more (a page
+    laid out in figures: the captions are its text)."""
+    captions = caption_blocks(page) & (labels != 0)
+    if not captions.any():
+        return labels
+    lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+    if lengths[captions].sum() >= MAX_CAPTION_SHARE * lengths[labels != 0].sum():
+        return labels
+    return np.where(captions, 0, labels).astype(labels.dtype)
 
 
 def resolve_model(model: Web2TextModel | str | Path | None) -> Web2TextModel:
@@ -36,6 +72,7 @@ def web2text_labels(
     unary, pair = model.potentials(block_x, edge_x)
     network_done = time.perf_counter()
     labels = viterbi(unary, pair if pairwise else np.zeros_like(pair), model.lam if pairwise else 0.0, threshold)
+    labels = drop_captions(page, labels)
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),

@@ -76,7 +76,9 @@ def block_weights(texts: Sequence[str], scheme: str) -> np.ndarray:
     raise ValueError(f"unknown loss_weight {scheme!r}")
 
 
-def _network_inputs(pages: Sequence[PageData], model: Web2TextModel, scheme: str) -> dict[str, list]:
+def _network_inputs(
+    pages: Sequence[PageData], model: Web2TextModel, scheme: str, boilerplate_weight: float = 1.0
+) -> dict[str, list]:
     out: dict[str, list] = {key: [] for key in ("ux", "uy", "uw", "px", "py", "pw")}
     width = len(model.block_features)
     for page in pages:
@@ -85,7 +87,8 @@ def _network_inputs(pages: Sequence[PageData], model: Web2TextModel, scheme: str
         weights = block_weights(page.texts, scheme)
         out["ux"].append(block)
         out["uy"].append(labels)
-        out["uw"].append(weights)
+        # A boilerplate block's unary loss weighs ``boilerplate_weight`` times as much (> 1 leans to precision).
+        out["uw"].append(np.where(labels == 0, weights * boilerplate_weight, weights).astype(np.float32))
         if len(block) >= 2:
             out["px"].append(model.pairwise_inputs(block, edge))
             out["py"].append(2 * labels[:-1] + labels[1:])
@@ -126,8 +129,9 @@ def train(
 
     fragment = config["fragment_length"]
     scheme = config.get("loss_weight", "none")
-    train_in = _network_inputs(train_pages, model, scheme)
-    valid_in = _network_inputs(validation_pages, model, scheme)
+    boilerplate_weight = float(config.get("boilerplate_weight", 1.0))
+    train_in = _network_inputs(train_pages, model, scheme, boilerplate_weight)
+    valid_in = _network_inputs(validation_pages, model, scheme, boilerplate_weight)
     unary = ConvStack.from_config(config, "unary", train_in["ux"][0].shape[1])
     pairwise = ConvStack.from_config(config, "pairwise", train_in["px"][0].shape[1])
     scorer = WordScorer(validation_pages) if config.get("select_on") == "word_f1" else None
