@@ -77,8 +77,8 @@ def test_block_weights_grow_with_length():
 
 
 def test_boilerplate_weight_scales_only_the_boilerplate_blocks_unary_loss():
-    from scrapy_web2text.research.corpus import PageData
     from scrapy_web2text.labellers.web2text.features import EDGE_FEATURES
+    from scrapy_web2text.research.corpus import PageData
     from scrapy_web2text.research.train.trainer import CONFIGS, _network_inputs
 
     model = Web2TextModel.initialised(CONFIGS["default"], 0)
@@ -87,8 +87,16 @@ def test_boilerplate_weight_scales_only_the_boilerplate_blocks_unary_loss():
     model.edge_mean, model.edge_std = np.zeros(edges, np.float32), np.ones(edges, np.float32)
     texts = ["a paragraph", "menu", "more text"]
     page = PageData(
-        "p", "c", None, "", texts, np.zeros(3, bool), np.zeros((3, width)), np.zeros((2, edges)),
-        np.array([1, 0, 1]), None,
+        "p",
+        "c",
+        None,
+        "",
+        texts,
+        np.zeros(3, bool),
+        np.zeros((3, width)),
+        np.zeros((2, edges)),
+        np.array([1, 0, 1]),
+        None,
     )
     plain = _network_inputs([page], model, "log_chars")
     leaning = _network_inputs([page], model, "log_chars", boilerplate_weight=2.0)

@@ -21,7 +21,6 @@ from .features import block_features, edge_features
 from .network import Web2TextModel, load_model
 from .viterbi import viterbi
 
-
 #: Tags whose text is a caption (of a figure or a table).
 CAPTION_TAGS = frozenset({"figcaption", "caption"})
 #: Captions holding at least this share of the kept characters are kept.
