@@ -3,7 +3,9 @@ import itertools
 import numpy as np
 import pytest
 
+from scrapy_web2text.labellers.web2text import caption_blocks, drop_captions
 from scrapy_web2text.labellers.web2text.viterbi import sequence_score, threshold_bias, viterbi
+from scrapy_web2text.page import parse_page
 
 
 def random_potentials(rng, n):
@@ -60,9 +62,6 @@ def test_edge_cases():
 
 
 # --- the caption step after decoding -------------------------------------------------------------------------------
-
-from scrapy_web2text.labellers.web2text import caption_blocks, drop_captions  # noqa: E402
-from scrapy_web2text.page import parse_page  # noqa: E402
 
 _BODY = "A paragraph of the article, long enough to be the page's main text. " * 3
 _CAPTIONED = (

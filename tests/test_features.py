@@ -127,25 +127,25 @@ def test_feature_matrices_are_float32_even_when_empty():
 
 
 def test_tag_list_bits_are_the_same_from_the_shared_cache_and_long_lists_are_not_kept(monkeypatch):
-    from scrapy_web2text.labellers.web2text import tag_groups as features
+    from scrapy_web2text.labellers.web2text import tag_groups
 
-    monkeypatch.setattr(features, "_TAG_LIST_BITS", {})
-    monkeypatch.setattr(features, "_TAG_LIST_CACHE_SIZE", 3)
+    monkeypatch.setattr(tag_groups, "_TAG_LIST_BITS", {})
+    monkeypatch.setattr(tag_groups, "_TAG_LIST_CACHE_SIZE", 3)
     # A <p> collapsed into 40 nested <b>: one tag list longer than the cached maximum.
     nested = "<b>" * 40 + "bold" + "</b>" * 40
     page = parse_page(f"<body><h2>Title</h2><ul><li><a href='/'>x</a></li></ul><p>{nested}</p><td>cell</td></body>")
-    first = features.tag_list_bits(page)
-    second = features.tag_list_bits(page)  # now from the cache
+    first = tag_groups.tag_list_bits(page)
+    second = tag_groups.tag_list_bits(page)  # now from the cache
     assert first.tolist() == second.tolist()
     expected = []
     for tags in page.distinct_tags:
         bits = 0
         for tag in tags:
-            bits |= features._TAG_BITS.get(tag, 0)
+            bits |= tag_groups._TAG_BITS.get(tag, 0)
         expected.append(bits)
     assert first.tolist() == expected
-    assert any(len(tags) > features._CACHED_TAG_LIST_MAX for tags in page.distinct_tags)
-    assert all(len(tags) <= features._CACHED_TAG_LIST_MAX for tags in features._TAG_LIST_BITS)
-    assert 0 < len(features._TAG_LIST_BITS) <= 3
-    headings = features.tag_masks(first, features.HEADING_TAGS)[:, 0]
+    assert any(len(tags) > tag_groups._CACHED_TAG_LIST_MAX for tags in page.distinct_tags)
+    assert all(len(tags) <= tag_groups._CACHED_TAG_LIST_MAX for tags in tag_groups._TAG_LIST_BITS)
+    assert 0 < len(tag_groups._TAG_LIST_BITS) <= 3
+    headings = tag_groups.tag_masks(first, tag_groups.HEADING_TAGS)[:, 0]
     assert [("h2" in tags) for tags in page.distinct_tags] == headings.tolist()

@@ -1,4 +1,5 @@
-"""The compiled twins of this package's hot loops (``_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``).
+"""The compiled twins of this package's hot loops (``_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx`` here;
+the labellers' ``_counts.pyx`` and ``_viterbi.pyx`` through :func:`load_twin`).
 
 ``setup.py`` compiles them where a C compiler is at hand; without one the package installs all the same and runs
 the Python originals, which stay the reference (docs/speed.rst).  The walk reads lxml's C structures, so the module
@@ -8,6 +9,7 @@ turns it off (to compare, or to rule it out when something looks wrong).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from typing import NamedTuple
@@ -43,6 +45,17 @@ def load_speedups() -> Speedups | None:
     if COMPILED_LXML_VERSION.split(".")[0] != etree.__version__.split(".")[0]:
         return None
     return Speedups(walk, finish, find, crowded_tag, COMPILED_LXML_VERSION)
+
+
+def load_twin(module: str, *names: str) -> tuple | None:
+    """``names`` of the compiled module ``module`` (dotted path), or ``None`` where it is not built.  Whether to use
+    them is :func:`speedups_enabled`'s to say, asked by the caller: a module may need a name (the column names of a
+    table, say) even where its function is turned off."""
+    try:
+        twin = importlib.import_module(module)
+    except ImportError:
+        return None
+    return tuple(getattr(twin, name) for name in names)
 
 
 #: The compiled functions in use, or ``None`` (the Python code runs).

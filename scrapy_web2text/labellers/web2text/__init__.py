@@ -19,10 +19,11 @@ from ...page import Page
 from ..base import Labelling
 from .features import block_features, edge_features
 from .network import Web2TextModel, load_model
+from .tag_groups import NODE_TAGS, tag_list_bits, tag_masks
 from .viterbi import viterbi
 
-#: Tags whose text is a caption (of a figure or a table).
-CAPTION_TAGS = frozenset({"figcaption", "caption"})
+#: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
+CAPTION_GROUP = "figcaption|caption"
 #: Captions holding at least this share of the kept characters are kept.
 MAX_CAPTION_SHARE = 0.5
 
@@ -33,9 +34,8 @@ def caption_blocks(page: Page) -> np.ndarray:
     table = page.node_table
     if not len(out) or not len(table):
         return out
-    captions = np.fromiter(
-        (not CAPTION_TAGS.isdisjoint(tags) for tags in page.distinct_tags), bool, len(page.distinct_tags)
-    )
+    # The tag lists' group bits the features use (shared cache), read for the caption group.
+    captions = tag_masks(tag_list_bits(page), NODE_TAGS)[:, NODE_TAGS.index(CAPTION_GROUP)]
     # A node's blocks are the contiguous run first_block:end_block (NODE_COLUMNS 2 and 3), nested nodes inside it.
     for first, end in table[captions[table[:, 5]]][:, 2:4].tolist():
         out[first:end] = True

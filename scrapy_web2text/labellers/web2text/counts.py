@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from ...page.compiled import speedups_enabled
+from ...page.compiled import load_twin, speedups_enabled
 from .languages import ENGLISH_STOPWORD_SHARE, page_stopwords
 
 #: Words as the regex engine sees them, for the non-English stop-word lists (the packed English path needs none).
@@ -303,17 +303,6 @@ def _stopwords(codes, properties, is_word, word_starts, owner, n: int) -> np.nda
     return np.bincount(owner[starts[stop]], minlength=n).astype(float)
 
 
-def _load_compiled_text_counts() -> tuple[tuple[str, ...], object]:
-    """The compiled counts' column names and function (``_counts.pyx``); the function is ``None`` where it is not
-    built or turned off (:mod:`scrapy_web2text.page.compiled`).  The names come from the same build as the
-    function, so they always describe its table."""
-    try:
-        from ._counts import COLUMNS, text_counts
-    except ImportError:
-        return (), None
-    return COLUMNS, text_counts if speedups_enabled() else None
-
-
 #: The property bits by name, for the compiled counts (one definition of them: this module's).
 _BITS = {
     "WORD": WORD,
@@ -331,4 +320,7 @@ _BITS = {
     "PACKED_LETTERS": _PACKED_LETTERS,
 }
 _FIRST_LAST = ("first_properties", "last_properties")
-_COMPILED_COLUMNS, compiled_text_counts = _load_compiled_text_counts()
+# The compiled counts (``_counts.pyx``) and its table's column names, which come from the same build as the
+# function, so they always describe its table; the function is ``None`` where it is not built or turned off.
+_COMPILED_COLUMNS, _text_counts = load_twin(f"{__package__}._counts", "COLUMNS", "text_counts") or ((), None)
+compiled_text_counts = _text_counts if speedups_enabled() else None

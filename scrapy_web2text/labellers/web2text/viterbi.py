@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ...page.compiled import speedups_enabled
+from ...page.compiled import load_twin, speedups_enabled
 
 
 def threshold_bias(threshold: float) -> float:
@@ -70,17 +70,9 @@ def _best_path(boiler: list[float], content: list[float], t: list[list[float]]) 
     return labels
 
 
-def _load_compiled_best_path():
-    """The compiled recursion (``_viterbi.pyx``), or ``None`` where it is not built or turned off
-    (:mod:`scrapy_web2text.page.compiled`)."""
-    try:
-        from ._viterbi import best_path
-    except ImportError:
-        return None
-    return best_path if speedups_enabled() else None
-
-
-compiled_best_path = _load_compiled_best_path()
+# The compiled recursion (``_viterbi.pyx``); ``None`` where it is not built or turned off.
+(_compiled,) = load_twin(f"{__package__}._viterbi", "best_path") or (None,)
+compiled_best_path = _compiled if speedups_enabled() else None
 
 
 def sequence_score(labels, unary, pairwise, lam: float = 0.1, threshold: float = 0.5) -> float:
