@@ -75,7 +75,8 @@ class Extraction:
     ``truncated`` says blocks past ``page.MAX_BLOCKS`` were dropped;
     ``flattened`` that nesting deeper than libxml2's limit was unwrapped,
     ``stripped_attributes`` that attributes past ``page.MAX_ATTRIBUTES`` on
-    one element were removed (see the robustness documentation).
+    one element were removed (see the robustness documentation), ``from_noscript`` that the page showed its text
+    only to readers without JavaScript and was read from its ``<noscript>`` elements (``page.parse.NOSCRIPT_SHARE``).
     ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
@@ -95,6 +96,7 @@ class Extraction:
     truncated: bool = False
     flattened: bool = False
     stripped_attributes: bool = False
+    from_noscript: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     skipped: str | None = None
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
@@ -212,6 +214,7 @@ def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **
         flattened=page.flattened,
         root=page.root,
         stripped_attributes=page.stripped_attributes,
+        from_noscript=page.from_noscript,
         **details,
     )
 

@@ -111,3 +111,58 @@ def test_extraction_reports_flattened_deep_pages():
     result = extract(deep, model=model)
     assert result.flattened and [b.text for b in result.blocks] == ["before", "deep", "after"]
     assert not extract("<p>shallow</p>", model=model).flattened
+
+
+SCRIPT_RENDERED = (
+    "<html><head><title>Thread</title><noscript><style>.x{color:red}</style></noscript></head><body>"
+    "<section id='splash'><div class='dots'></div></section>"
+    "<noscript data-path='/t/1'><div id='main-outlet' role='main'><h1>Deploy failed</h1>"
+    "<div class='post'><p>All of a sudden the deployment stopped working for my site.</p></div>"
+    "<div class='post'><p>Try clearing the build cache and deploying again.</p></div></div></noscript>"
+    "<script>start()</script></body></html>"
+)
+POSTS = ["Deploy failed", "All of a sudden the deployment stopped working for my site.", "Try clearing the build cache and deploying again."]
+
+
+def test_a_page_with_its_text_only_in_noscript_is_read_from_it():
+    page = parse_page(SCRIPT_RENDERED)
+    assert page.texts == POSTS and page.from_noscript
+    # Offsets still point into the source, and the tree (for Markdown, titles) is the unwrapped one.
+    assert [page.source[s:e] for s, e in zip(page.starts, page.ends)] == POSTS
+    assert page.root.find(".//noscript") is None
+
+
+def test_noscript_lines_beside_the_pages_own_text_stay_dropped():
+    html = (
+        "<body><noscript><p>Please enable JavaScript to use this site.</p><img src=pixel.gif></noscript>"
+        "<article><p>" + "The article's own text, long enough to be the page. " * 3 + "</p></article></body>"
+    )
+    page = parse_page(html)
+    assert not page.from_noscript and len(page.texts) == 1 and page.texts[0].startswith("The article's own text")
+
+
+def test_styles_and_scripts_in_noscript_do_not_count_as_its_text():
+    html = "<body><p>short</p><noscript><style>" + "p{margin:0}" * 500 + "</style></noscript></body>"
+    page = parse_page(html)
+    assert page.texts == ["short"] and not page.from_noscript
+
+
+def test_noscript_rule_leaves_parsels_tree_unchanged_and_agrees_with_a_fresh_parse():
+    from parsel import Selector
+
+    from scrapy_web2text.page.parse import reusable_tree
+
+    root = Selector(text=SCRIPT_RENDERED).root
+    assert reusable_tree(SCRIPT_RENDERED, root) is not None  # the shared tree is really walked
+    page = parse_page(SCRIPT_RENDERED, tree=root)
+    assert page.texts == POSTS and page.from_noscript
+    assert len(root.findall(".//noscript")) == 2
+
+
+def test_extraction_reports_pages_read_from_noscript():
+    from scrapy_web2text import Web2TextModel, extract
+
+    model = Web2TextModel.initialised(seed=0)
+    result = extract(SCRIPT_RENDERED, model=model)
+    assert result.from_noscript and [b.text for b in result.blocks] == POSTS
+    assert not extract("<p>plain</p>", model=model).from_noscript

@@ -197,6 +197,8 @@ class Web2TextComponent:
         self.inc("content_blocks", result.n_content_blocks)
         if result.truncated:
             self.inc("truncated")
+        if result.from_noscript:
+            self.inc("from_noscript")
         if self.stats is not None:
             for stage, ms in result.timings.items():
                 key = f"{PREFIX}/time_ms" if stage == "total" else f"{PREFIX}/time_ms/{stage}"

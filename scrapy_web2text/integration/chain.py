@@ -39,6 +39,7 @@ class PageResult:
     n_blocks: int = 0
     n_content_blocks: int = 0
     truncated: bool = False
+    from_noscript: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
 
 
@@ -77,6 +78,7 @@ def run_chain(
         n_blocks=len(extraction.blocks),
         n_content_blocks=sum(1 for block in extraction.blocks if block.is_content),
         truncated=extraction.truncated,
+        from_noscript=extraction.from_noscript,
         timings=dict(extraction.timings),
     )
     result.timings["total"] = 1000 * (time.perf_counter() - clock)

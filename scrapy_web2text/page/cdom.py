@@ -106,6 +106,8 @@ class Page:
     flattened: bool = False
     #: An element had more than ``attributes.MAX_ATTRIBUTES`` attributes: those past the cap were removed.
     stripped_attributes: bool = False
+    #: The page's text was read from its ``<noscript>`` elements (``parse.NOSCRIPT_SHARE``).
+    from_noscript: bool = False
 
     def __len__(self) -> int:
         return len(self.texts)

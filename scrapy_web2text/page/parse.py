@@ -2,7 +2,8 @@
 
 decode (bytes → text, :mod:`.decode`) → cap the attributes per element (:mod:`.attributes`) → normalise for
 libxml2 → parse with lxml → if libxml2 stopped at its nesting limit, parse again with the deep nesting unwrapped
-(:mod:`.flatten`) → walk the tree into the Collapsed DOM and its blocks (:mod:`.cdom`).
+(:mod:`.flatten`) → walk the tree into the Collapsed DOM and its blocks (:mod:`.cdom`) → if the page shows a reader
+without JavaScript far more text in its ``<noscript>`` elements than outside them, walk it again with them unwrapped.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     reused = None if tree is None or source != html else reusable_tree(source, tree)
     if reused is not None:
         collect_blocks(page, reused, max_blocks)
-        return page
+        return _shown_without_scripts(page, reused, max_blocks)
     root, stopped = _parse_tree(data)
     if stopped:
         # libxml2 gave up at its nesting limit and dropped the rest: parse
@@ -103,7 +104,34 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     if root is None:
         return page
     collect_blocks(page, root, max_blocks)
-    return page
+    return _shown_without_scripts(page, root, max_blocks)
+
+
+#: A page whose text outside ``<noscript>`` is less than this share of the text inside it is read from its
+#: ``<noscript>`` elements: it renders its text with scripts and keeps the readable version for readers without
+#: JavaScript (a crawler's view).  Discourse forums do this (their whole thread sits in one ``<noscript>``); a
+#: page with text of its own, and a noscript tracking pixel or "please enable JavaScript" line, is left alone.
+NOSCRIPT_SHARE = 0.25
+
+
+_NOSCRIPT_TEXTS = etree.XPath("//noscript//text()[not(parent::script or parent::style)]")
+
+
+def _shown_without_scripts(page: Page, root: Any, max_blocks: int) -> Page:
+    """``page``, or the page walked again with its ``<noscript>`` elements unwrapped where they hold its text."""
+    inside = sum(map(len, _NOSCRIPT_TEXTS(root))) if root.find(".//noscript") is not None else 0
+    shown = sum(map(len, page.texts))
+    if not inside or shown >= NOSCRIPT_SHARE * inside:
+        return page
+    # A copy: parsel's tree is never changed, and ``page`` keeps its own tree if the second walk is not kept.
+    root = copy.deepcopy(root)
+    etree.strip_tags(root, "noscript")
+    unwrapped = Page(source=page.source, flattened=page.flattened, stripped_attributes=page.stripped_attributes)
+    collect_blocks(unwrapped, root, max_blocks)
+    if sum(map(len, unwrapped.texts)) <= shown:  # raw text in a <noscript> (in a <head>) that shows nothing
+        return page
+    unwrapped.from_noscript = True
+    return unwrapped
 
 
 def _parse_tree(data: bytes):
