@@ -121,7 +121,11 @@ SCRIPT_RENDERED = (
     "<div class='post'><p>Try clearing the build cache and deploying again.</p></div></div></noscript>"
     "<script>start()</script></body></html>"
 )
-POSTS = ["Deploy failed", "All of a sudden the deployment stopped working for my site.", "Try clearing the build cache and deploying again."]
+POSTS = [
+    "Deploy failed",
+    "All of a sudden the deployment stopped working for my site.",
+    "Try clearing the build cache and deploying again.",
+]
 
 
 def test_a_page_with_its_text_only_in_noscript_is_read_from_it():
