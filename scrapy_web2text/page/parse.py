@@ -114,12 +114,12 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
 NOSCRIPT_SHARE = 0.25
 
 
-_NOSCRIPT_TEXTS = etree.XPath("//noscript//text()[not(parent::script or parent::style)]")
+_TEXTS_OUTSIDE_SCRIPTS = etree.XPath(".//text()[not(parent::script or parent::style)]")
 
 
 def _shown_without_scripts(page: Page, root: Any, max_blocks: int) -> Page:
     """``page``, or the page walked again with its ``<noscript>`` elements unwrapped where they hold its text."""
-    inside = sum(map(len, _NOSCRIPT_TEXTS(root))) if root.find(".//noscript") is not None else 0
+    inside = sum(len(text) for element in root.iter("noscript") for text in _TEXTS_OUTSIDE_SCRIPTS(element))
     shown = sum(map(len, page.texts))
     if not inside or shown >= NOSCRIPT_SHARE * inside:
         return page
