@@ -40,6 +40,10 @@ frameset (frames only)         no blocks: frames are not fetched
 frameset with <noframes>       its text is kept (libxml2 parses noframes as raw
                                text, so markup inside it shows as text)
 only scripts and styles        no blocks
+text only inside <noscript>    read from it (the page shows it to readers
+                               without JavaScript): ``from_noscript=True``
+200,000 <noscript> paragraphs  read from them once more, in order, under
+                               ``MAX_BLOCKS``; the splash text outside is kept
 XHTML DOCTYPE with entities    no entity is expanded (``&x;`` stays literal),
                                the internal subset never shows as text
 external entity (local file)   the file is never read
@@ -422,6 +426,23 @@ CASES: list[Case] = [
         lambda: ("<p>smile 😀 thumbs 👍🏽 family 👨\u200d👩\u200d👧 flag 🇳🇱</p>", {}),
         _exactly("smile 😀 thumbs 👍🏽 family 👨\u200d👩\u200d👧 flag 🇳🇱"),
         "kept exactly",
+    ),
+    Case(
+        "text only inside noscript",
+        lambda: ("<body><div id=splash></div><noscript><p>posted text</p><p>a reply</p></noscript></body>", {}),
+        lambda r: _expect(r.from_noscript and texts(r) == ["posted text", "a reply"]),
+        "read from the <noscript> elements",
+    ),
+    Case(
+        "200,000 noscript paragraphs",
+        lambda: (
+            "<body><p>Loading</p><noscript>" + "".join(f"<p>n{i}</p>" for i in range(200_000)) + "</noscript>",
+            {},
+        ),
+        lambda r: _expect(
+            r.from_noscript and r.truncated and texts(r)[:3] == ["Loading", "n0", "n1"] and len(r.blocks) == MAX_BLOCKS
+        ),
+        "read once more, cut at MAX_BLOCKS",
     ),
     Case(
         "surrogate-escaped str",
