@@ -113,19 +113,20 @@ def test_extraction_reports_flattened_deep_pages():
     assert not extract("<p>shallow</p>", model=model).flattened
 
 
+# A thread's posts, over MIN_NOSCRIPT_CHARS (500) characters in all.
+POSTS = [
+    "Deploy failed",
+    "All of a sudden the deployment stopped working for my site. " * 5 + "The build passes, the deploy does not.",
+    "Try clearing the build cache and deploying again. " * 4 + "If that fails, pin the runtime version.",
+]
 SCRIPT_RENDERED = (
     "<html><head><title>Thread</title><noscript><style>.x{color:red}</style></noscript></head><body>"
     "<section id='splash'><div class='dots'></div></section>"
-    "<noscript data-path='/t/1'><div id='main-outlet' role='main'><h1>Deploy failed</h1>"
-    "<div class='post'><p>All of a sudden the deployment stopped working for my site.</p></div>"
-    "<div class='post'><p>Try clearing the build cache and deploying again.</p></div></div></noscript>"
+    f"<noscript data-path='/t/1'><div id='main-outlet' role='main'><h1>{POSTS[0]}</h1>"
+    f"<div class='post'><p>{POSTS[1]}</p></div>"
+    f"<div class='post'><p>{POSTS[2]}</p></div></div></noscript>"
     "<script>start()</script></body></html>"
 )
-POSTS = [
-    "Deploy failed",
-    "All of a sudden the deployment stopped working for my site.",
-    "Try clearing the build cache and deploying again.",
-]
 
 
 def test_a_page_with_its_text_only_in_noscript_is_read_from_it():
@@ -170,3 +171,12 @@ def test_extraction_reports_pages_read_from_noscript():
     result = extract(SCRIPT_RENDERED, model=model)
     assert result.from_noscript and [b.text for b in result.blocks] == POSTS
     assert not extract("<p>plain</p>", model=model).from_noscript
+
+
+def test_a_script_only_apps_enable_javascript_line_is_not_its_text():
+    html = (
+        "<body><noscript>You need to enable JavaScript to run this app. <a href=/help>Help</a></noscript>"
+        "<div id=root></div><script src=app.js></script></body>"
+    )
+    page = parse_page(html)
+    assert page.texts == [] and not page.from_noscript

@@ -107,11 +107,13 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     return _shown_without_scripts(page, root, max_blocks)
 
 
-#: A page whose text outside ``<noscript>`` is less than this share of the text inside it is read from its
-#: ``<noscript>`` elements: it renders its text with scripts and keeps the readable version for readers without
-#: JavaScript (a crawler's view).  Discourse forums do this (their whole thread sits in one ``<noscript>``); a
-#: page with text of its own, and a noscript tracking pixel or "please enable JavaScript" line, is left alone.
+#: A page whose text outside ``<noscript>`` is less than this share of the text inside it, and whose
+#: ``<noscript>`` elements hold at least ``MIN_NOSCRIPT_CHARS`` characters, is read from them: it renders its text
+#: with scripts and keeps a readable version for readers without JavaScript (a crawler's view).  Discourse forums
+#: do this (the whole thread sits in one ``<noscript>``).  A page with text of its own beside a noscript tracking
+#: pixel, and a script-only app whose ``<noscript>`` says "You need to enable JavaScript", are left alone.
 NOSCRIPT_SHARE = 0.25
+MIN_NOSCRIPT_CHARS = 500
 
 
 _TEXTS_OUTSIDE_SCRIPTS = etree.XPath(".//text()[not(parent::script or parent::style)]")
@@ -121,7 +123,7 @@ def _shown_without_scripts(page: Page, root: Any, max_blocks: int) -> Page:
     """``page``, or the page walked again with its ``<noscript>`` elements unwrapped where they hold its text."""
     inside = sum(len(text) for element in root.iter("noscript") for text in _TEXTS_OUTSIDE_SCRIPTS(element))
     shown = sum(map(len, page.texts))
-    if not inside or shown >= NOSCRIPT_SHARE * inside:
+    if inside < MIN_NOSCRIPT_CHARS or shown >= NOSCRIPT_SHARE * inside:
         return page
     # A copy: parsel's tree is never changed, and ``page`` keeps its own tree if the second walk is not kept.
     root = copy.deepcopy(root)
