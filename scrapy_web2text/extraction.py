@@ -76,7 +76,8 @@ class Extraction:
     ``flattened`` that nesting deeper than libxml2's limit was unwrapped,
     ``stripped_attributes`` that attributes past ``page.MAX_ATTRIBUTES`` on
     one element were removed (see the robustness documentation), ``from_noscript`` that the page showed its text
-    only to readers without JavaScript and was read from its ``<noscript>`` elements (``page.parse.NOSCRIPT_SHARE``, ``MIN_NOSCRIPT_CHARS``).
+    only to readers without JavaScript and was read from its ``<noscript>`` elements (``page.parse.NOSCRIPT_SHARE``,
+    ``MIN_NOSCRIPT_CHARS``).
     ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
