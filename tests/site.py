@@ -168,6 +168,19 @@ PNG_BYTES = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
 )
+#: A forum thread rendered by scripts, its posts kept for readers without JavaScript in one <noscript> (Discourse).
+SCRIPT_RENDERED_THREAD = (
+    "<html><head><title>Build fails after the update</title></head><body><section id='splash'></section>"
+    "<noscript><div id='main-outlet' role='main'><h1>Build fails after the update</h1>"
+    + "".join(
+        f"<div class='topic-body crawler-post'><span class='creator'>user{n}</span>"
+        f"<p>Post {n}: the build stopped after the update, and clearing the cache did not help at all. "
+        "Pinning the runtime to the previous version made it pass again on every branch we tried.</p></div>"
+        for n in range(6)
+    )
+    + "</div></noscript><script>start()</script></body></html>"
+).encode("utf-8")
+
 BROKEN_HTML = (
     b"<html><head><title>Broken</title><body><div><p>This page was cut off in transit and its markup "
     b"never closes, \xff\xfe\x00 bytes that are not UTF-8 included.<div><table><tr><td><p>Half a sentence"
@@ -178,8 +191,8 @@ BROKEN_HTML = (
 def build_site(articles: int = 50, seed: int = 0, per_listing: int = 10, extras: bool = True) -> Site:
     """``articles`` article pages reachable from ``/index.html`` through paginated listings.
 
-    With ``extras``: a PDF, a PNG and a broken HTML page linked from the first
-    listing, and a link to a missing page (404).
+    With ``extras``: a PDF, a PNG, a broken HTML page and a forum thread whose posts sit in ``<noscript>``
+    linked from the first listing, and a link to a missing page (404).
     """
     rng = random.Random(seed)
     site = Site()
@@ -197,6 +210,7 @@ def build_site(articles: int = 50, seed: int = 0, per_listing: int = 10, extras:
                 ("/files/report.pdf", "Annual report (PDF)"),
                 ("/images/chart.png", "Chart"),
                 ("/broken.html", "Broken page"),
+                ("/forum/thread.html", "A forum thread"),
                 ("/missing.html", "Missing page"),
             ]
         next_href = f"/listing/{page + 1}.html" if page + 1 < listings else None
@@ -206,6 +220,7 @@ def build_site(articles: int = 50, seed: int = 0, per_listing: int = 10, extras:
         site.resources["/files/report.pdf"] = Resource(PDF_BYTES, "application/pdf")
         site.resources["/images/chart.png"] = Resource(PNG_BYTES, "image/png")
         site.resources["/broken.html"] = Resource(BROKEN_HTML, "text/html")
+        site.resources["/forum/thread.html"] = Resource(SCRIPT_RENDERED_THREAD, "text/html")
     return site
 
 

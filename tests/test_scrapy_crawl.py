@@ -83,6 +83,9 @@ def test_every_page_yields_an_item_and_non_html_passes_through(site, untrained_c
     for path in ("/files/report.pdf", "/images/chart.png"):
         assert set(items[path]) == {"url", "status", "content_type"}, path
     assert items["/broken.html"]["web2text_blocks"], "the broken page is still labelled"
+    # The thread's posts are only in <noscript>: read from there, its heading and each post's author and text
+    # are blocks (without the rule the page has none).
+    assert len(items["/forum/thread.html"]["web2text_blocks"]) == 1 + 6 * 2
 
 
 def test_stats_add_up(site, untrained_crawl):
@@ -93,6 +96,7 @@ def test_stats_add_up(site, untrained_crawl):
     assert stats["web2text/pages"] == html_pages
     assert stats["web2text/items"] == html_pages
     assert stats["web2text/skipped/non_html"] == 2
+    assert stats["web2text/from_noscript"] == 1  # the forum thread
     assert stats["item_scraped_count"] == html_pages + 2
     assert stats.get("web2text/errors", 0) == 0
     assert stats["web2text/blocks"] >= stats["web2text/content_blocks"] >= 0
