@@ -9,6 +9,7 @@ from scrapy_web2text.labellers.web2text.features import (
     edge_features,
 )
 from scrapy_web2text.page import parse_page
+from scrapy_web2text.page.tags import ANCESTOR_TAG_BITS
 
 from .helpers import fixture_text
 
@@ -149,3 +150,40 @@ def test_tag_list_bits_are_the_same_from_the_shared_cache_and_long_lists_are_not
     assert 0 < len(tag_groups._TAG_LIST_BITS) <= 3
     headings = tag_groups.tag_masks(first, tag_groups.HEADING_TAGS)[:, 0]
     assert [("h2" in tags) for tags in page.distinct_tags] == headings.tolist()
+
+
+PARAGRAPH = "A paragraph of the article, long enough to weigh in the page's text. " * 3
+
+
+def test_a_header_that_swallows_the_page_does_not_mark_its_blocks():
+    # The <header> never closes properly: libxml2 nests the whole page inside it, as browsers do.
+    page = parse_page(
+        "<body><header><a href=/>Home</a> <nav><a href=/a>Section</a></nav>"
+        f"<article><header><h2>Story title</h2></header><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></article></body>"
+    )
+    blocks, edges = block_features(page), edge_features(page)
+    body = page.texts.index(PARAGRAPH.strip())
+    assert (page.ancestor_tags[body] & ANCESTOR_TAG_BITS["header"]) != 0  # the page layer keeps the fact
+    assert blocks[body, column("inside_header")] == 0
+    # The small <nav> inside it marks its link, the story's own small <header> its title; no other block is marked.
+    section, title = page.texts.index("Section"), page.texts.index("Story title")
+    assert blocks[section, column("inside_nav")] == 1
+    assert np.flatnonzero(blocks[:, column("inside_header")]).tolist() == [title]
+    assert edges[body, edge("same_ancestor_tags")] == 1  # the two paragraphs, now alike
+
+
+def test_short_headers_and_long_footers_keep_their_marks():
+    page = parse_page(
+        "<body><header><nav><a href=/>Home</a> <a href=/a>Section</a></nav></header>"
+        f"<main><p>{PARAGRAPH}</p></main>"
+        f"<footer><ul>{''.join(f'<li><a href=/l{n}>Link number {n} of the directory</a></li>' for n in range(40))}"
+        "</ul></footer></body>"
+    )
+    blocks = block_features(page)
+    home, body = page.texts.index("Home"), page.texts.index(PARAGRAPH.strip())
+    assert blocks[home, column("inside_header")] == 1 and blocks[home, column("inside_nav")] == 1
+    assert blocks[body, column("inside_header")] == 0
+    footer_rows = [i for i, text in enumerate(page.texts) if text.startswith("Link number")]
+    chars = sum(len(page.texts[i]) for i in footer_rows)
+    assert chars > 0.5 * sum(map(len, page.texts))  # the footer holds most of the text, and keeps its mark
+    assert all(blocks[i, column("inside_footer")] == 1 for i in footer_rows)

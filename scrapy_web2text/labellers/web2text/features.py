@@ -21,7 +21,7 @@ from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
 from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_text_properties
 from .headline import matches_title
-from .tag_groups import HEADING_TAGS, NODE_TAGS, PARENT_TAGS, tag_list_bits, tag_masks
+from .tag_groups import HEADING_TAGS, NODE_TAGS, PARENT_TAGS, ancestor_marks, tag_list_bits, tag_masks
 
 # --- the 128 block features -------------------------------------------------
 
@@ -231,7 +231,7 @@ def block_features(page: Page, extended: bool = False) -> np.ndarray:
     bits = tag_list_bits(page)
     node_tags = tag_masks(bits, NODE_TAGS)[tags_id[page.block_nodes]]
     parent_tags = tag_masks(bits, PARENT_TAGS)[tags_id[chain[:, 1]]]
-    ancestor_tags = (page.ancestor_tags[:, None] >> np.arange(10)) & 1
+    ancestor_tags = (ancestor_marks(page, counts["chars"])[:, None] >> np.arange(10)) & 1
     ancestor_keywords = (page.ancestor_keywords[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
     total_chars = counts["chars"].sum()
     total_words = max(counts["words"].sum(), 1.0)
@@ -333,6 +333,7 @@ def edge_features(page: Page) -> np.ndarray:
     bucket = np.floor(np.log2(lengths + 1))
     leaf_depth = depth[page.block_nodes]
     gap = np.maximum(page.starts[1:] - page.ends[:-1], 0)
+    marks = ancestor_marks(page, lengths)
     columns = [
         distance == 2,
         distance == 3,
@@ -352,7 +353,7 @@ def edge_features(page: Page) -> np.ndarray:
         np.log1p(gap),
         np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:])),
         page.ancestor_keywords[:-1] == page.ancestor_keywords[1:],
-        page.ancestor_tags[:-1] == page.ancestor_tags[1:],
+        marks[:-1] == marks[1:],
         np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1))),
         (words[:-1] > 10) & (words[1:] > 10),
         heading[:-1],

@@ -1,11 +1,13 @@
 """The tag groups the block features test (the block's node's tags, its parent's, headings for the edges), and
-each distinct tag list's group bits, looked up once per tag list from a cache shared by all pages."""
+each distinct tag list's group bits, looked up once per tag list from a cache shared by all pages; and the ancestor
+tag marks the features see (:func:`ancestor_marks`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...page import Page
+from ...page.tags import ANCESTOR_TAG_BITS
 
 #: Tags of the block's own (collapsed) node: one binary column per group.
 NODE_TAGS = (
@@ -69,3 +71,48 @@ def tag_masks(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
     """(n_distinct_tag_lists, n_groups) booleans from :func:`tag_list_bits`: does the tag list hit the group."""
     offset = _GROUP_OFFSETS[groups]
     return (bits[:, None] >> np.arange(offset, offset + len(groups))) & 1 != 0
+
+
+#: Landmarks that are short by nature: one holding more than ``DOMINANT_SHARE`` of the page's characters is markup
+#: that never closed (every later element nests inside it) or a page wrapped in ``<header>``, not the page's header
+#: or navigation, and does not mark its blocks.  Footers and asides stay: a footer's link directory or a sidebar
+#: of widgets can outweigh a short article.
+SHORT_LANDMARKS = ("nav", "header")
+DOMINANT_SHARE = 0.5
+
+
+def ancestor_marks(page: Page, lengths: np.ndarray) -> np.ndarray:
+    """``page.ancestor_tags`` without the ``nav``/``header`` mark of an element holding most of the page's text.
+
+    ``lengths`` are the blocks' characters.  A block keeps the mark when a smaller element of the same tag (inside
+    the dominant one) holds it too.  Most pages return ``page.ancestor_tags`` itself after one sum per landmark.
+    """
+    marks = page.ancestor_tags
+    total = lengths.sum()
+    if not total or not len(page.node_table):
+        return marks
+    out, prefix = marks, None
+    for tag in SHORT_LANDMARKS:
+        bit = ANCESTOR_TAG_BITS[tag]
+        if lengths[(marks & bit) != 0].sum() <= DOMINANT_SHARE * total:
+            continue  # no element of this tag can hold over half of the text
+        if prefix is None:
+            prefix = np.concatenate(([0], np.cumsum(lengths)))
+            first, end = page.node_table[:, 2], page.node_table[:, 3]
+            dominant_chars = prefix[end] - prefix[first] > DOMINANT_SHARE * total
+        # CDOM nodes whose (collapsed) tag list holds the tag; a node's blocks are its run first:end.
+        has_tag = np.fromiter((tag in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
+        nodes = has_tag[page.node_table[:, 5]]
+        dominant = _covered(first[nodes & dominant_chars], end[nodes & dominant_chars], len(lengths))
+        if dominant.any():
+            smaller = _covered(first[nodes & ~dominant_chars], end[nodes & ~dominant_chars], len(lengths))
+            out = np.where(dominant & ~smaller, out & ~bit, out)
+    return out
+
+
+def _covered(firsts: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
+    """Blocks inside any of the runs ``firsts[i]:ends[i]``."""
+    change = np.zeros(n + 1, np.int64)
+    np.add.at(change, firsts, 1)
+    np.add.at(change, ends, -1)
+    return np.cumsum(change[:n]) > 0
