@@ -180,3 +180,21 @@ def test_a_script_only_apps_enable_javascript_line_is_not_its_text():
     )
     page = parse_page(html)
     assert page.texts == [] and not page.from_noscript
+
+
+def test_closed_dialogs_are_not_text_and_open_ones_are():
+    html = (
+        "<body><p>Article text.</p><dialog class=newsletter><p>Subscribe to our newsletter</p></dialog>after"
+        "<dialog open><p>An open dialog shows</p></dialog><p>More article text.</p></body>"
+    )
+    page = parse_page(html)
+    assert page.texts == ["Article text.", "after", "An open dialog shows", "More article text."]
+
+
+def test_closed_dialogs_leave_parsels_tree_unchanged():
+    from parsel import Selector
+
+    html = "<html><body><p>Kept text.</p><dialog><p>Cookie consent</p></dialog><p>Also kept.</p></body></html>"
+    root = Selector(text=html).root
+    assert parse_page(html, tree=root).texts == ["Kept text.", "Also kept."] == parse_page(html).texts
+    assert root.find(".//dialog") is not None

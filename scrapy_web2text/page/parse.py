@@ -2,8 +2,9 @@
 
 decode (bytes → text, :mod:`.decode`) → cap the attributes per element (:mod:`.attributes`) → normalise for
 libxml2 → parse with lxml → if libxml2 stopped at its nesting limit, parse again with the deep nesting unwrapped
-(:mod:`.flatten`) → walk the tree into the Collapsed DOM and its blocks (:mod:`.cdom`) → if the page shows a reader
-without JavaScript far more text in its ``<noscript>`` elements than outside them, walk it again with them unwrapped.
+(:mod:`.flatten`) → drop closed ``<dialog>`` elements, which browsers do not render → walk the tree into the
+Collapsed DOM and its blocks (:mod:`.cdom`) → if the page shows a reader without JavaScript far more text in its
+``<noscript>`` elements than outside them, walk it again with them unwrapped.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     # A text that _to_utf8 had to normalise (XML declaration, NUL, DOCTYPE subset) parsed differently in parsel.
     reused = None if tree is None or source != html else reusable_tree(source, tree)
     if reused is not None:
+        reused = _without_closed_dialogs(reused, shared=True)
         collect_blocks(page, reused, max_blocks)
         return _shown_without_scripts(page, reused, max_blocks)
     root, stopped = _parse_tree(data)
@@ -103,8 +105,32 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
                 break
     if root is None:
         return page
+    root = _without_closed_dialogs(root, shared=False)
     collect_blocks(page, root, max_blocks)
     return _shown_without_scripts(page, root, max_blocks)
+
+
+def _without_closed_dialogs(root: Any, shared: bool) -> Any:
+    """``root`` without its ``<dialog>`` elements that have no ``open`` attribute (a copy when ``shared``, parsel's
+    tree).  A browser renders a closed dialog only when a script opens it: newsletter sign-ups, cookie consents and
+    other modals.  The text after one (its tail) stays."""
+    if next((element for element in root.iter("dialog") if element.get("open") is None), None) is None:
+        return root
+    if shared:
+        root = copy.deepcopy(root)
+    for element in [element for element in root.iter("dialog") if element.get("open") is None]:
+        parent = element.getparent()
+        if parent is None:
+            continue
+        if element.tail and element.tail.strip():
+            # The dialog is block-level: its tail starts a new line, kept apart from the text before it.
+            previous = element.getprevious()
+            if previous is not None:
+                previous.tail = (previous.tail or "") + "\n" + element.tail
+            else:
+                parent.text = (parent.text or "") + "\n" + element.tail
+        parent.remove(element)
+    return root
 
 
 #: A page whose text outside ``<noscript>`` is less than this share of the text inside it, and whose
