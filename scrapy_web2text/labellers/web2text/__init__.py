@@ -19,7 +19,7 @@ from ...page import Page
 from ..base import Labelling
 from .features import block_features, edge_features
 from .network import Web2TextModel, load_model
-from .tag_groups import NODE_TAGS, tag_list_bits, tag_masks
+from .tag_groups import NODE_TAGS, blocks_under, tag_list_bits, tag_masks
 from .viterbi import viterbi
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -30,16 +30,12 @@ MAX_CAPTION_SHARE = 0.5
 
 def caption_blocks(page: Page) -> np.ndarray:
     """Blocks inside a ``<figcaption>``/``<caption>`` element (a CDOM node whose tags include one), as a mask."""
-    out = np.zeros(len(page), bool)
     table = page.node_table
-    if not len(out) or not len(table):
-        return out
+    if not len(page) or not len(table):
+        return np.zeros(len(page), bool)
     # The tag lists' group bits the features use (shared cache), read for the caption group.
     captions = tag_masks(tag_list_bits(page), NODE_TAGS)[:, NODE_TAGS.index(CAPTION_GROUP)]
-    # A node's blocks are the contiguous run first_block:end_block (NODE_COLUMNS 2 and 3), nested nodes inside it.
-    for first, end in table[captions[table[:, 5]]][:, 2:4].tolist():
-        out[first:end] = True
-    return out
+    return blocks_under(page, captions[table[:, 5]])
 
 
 def drop_captions(page: Page, labels: np.ndarray) -> np.ndarray:

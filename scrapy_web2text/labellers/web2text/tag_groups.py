@@ -98,21 +98,25 @@ def ancestor_marks(page: Page, lengths: np.ndarray) -> np.ndarray:
             continue  # no element of this tag can hold over half of the text
         if prefix is None:
             prefix = np.concatenate(([0], np.cumsum(lengths)))
-            first, end = page.node_table[:, 2], page.node_table[:, 3]
-            dominant_chars = prefix[end] - prefix[first] > DOMINANT_SHARE * total
-        # CDOM nodes whose (collapsed) tag list holds the tag; a node's blocks are its run first:end.
+            dominant_chars = prefix[page.node_table[:, 3]] - prefix[page.node_table[:, 2]] > DOMINANT_SHARE * total
+        # CDOM nodes whose (collapsed) tag list holds the tag.
         has_tag = np.fromiter((tag in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
         nodes = has_tag[page.node_table[:, 5]]
-        dominant = _covered(first[nodes & dominant_chars], end[nodes & dominant_chars], len(lengths))
+        dominant = blocks_under(page, nodes & dominant_chars)
         if dominant.any():
-            smaller = _covered(first[nodes & ~dominant_chars], end[nodes & ~dominant_chars], len(lengths))
+            smaller = blocks_under(page, nodes & ~dominant_chars)
             out = np.where(dominant & ~smaller, out & ~bit, out)
     return out
 
 
-def _covered(firsts: np.ndarray, ends: np.ndarray, n: int) -> np.ndarray:
-    """Blocks inside any of the runs ``firsts[i]:ends[i]``."""
+def blocks_under(page: Page, nodes: np.ndarray) -> np.ndarray:
+    """The blocks inside any of the CDOM nodes selected by the mask ``nodes``, as a mask over the page's blocks.
+
+    A node's blocks are the contiguous run ``first_block:end_block`` (``NODE_COLUMNS`` 2 and 3), nested nodes inside
+    it: one count of open runs per block, linear in nodes and blocks.
+    """
+    n = len(page)
     change = np.zeros(n + 1, np.int64)
-    np.add.at(change, firsts, 1)
-    np.add.at(change, ends, -1)
+    np.add.at(change, page.node_table[nodes, 2], 1)
+    np.add.at(change, page.node_table[nodes, 3], -1)
     return np.cumsum(change[:n]) > 0
