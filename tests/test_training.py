@@ -114,6 +114,19 @@ def test_training_is_reproducible(pages):
         np.testing.assert_array_equal(w1, w2)
 
 
+def test_cosine_schedule_changes_the_weights_and_unknown_schedules_are_refused(pages):
+    from scrapy_web2text.research.train.trainer import CONFIGS, train
+
+    train_pages, validation_pages = pages
+    constant = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    cosine_config = {**CONFIGS["paper"], "lr_schedule": "cosine"}
+    cosine = train(train_pages[:8], validation_pages[:3], cosine_config, iterations=30, seed=7, threads=1)
+    # Same seed and batches: only the falling learning rate can make the last layer's weights differ.
+    assert not np.array_equal(constant.unary[-1][0], cosine.unary[-1][0])
+    with pytest.raises(ValueError, match="lr_schedule"):
+        train(train_pages[:8], validation_pages[:3], {**CONFIGS["paper"], "lr_schedule": "step"}, iterations=5)
+
+
 def test_feature_statistics_come_from_training_pages(pages):
     from scrapy_web2text.research.train.trainer import train
 

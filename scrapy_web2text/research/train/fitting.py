@@ -22,6 +22,13 @@ def fit(
     """
     generator = np.random.default_rng(seed)
     optimiser = torch.optim.Adam(network.parameters(), lr=config["learning_rate"], weight_decay=config["weight_decay"])
+    schedule = config.get("lr_schedule", "constant")
+    if schedule not in ("constant", "cosine"):
+        raise ValueError(f"lr_schedule must be 'constant' or 'cosine', not {schedule!r}")
+    # Cosine: the learning rate falls to zero over the run, so late checkpoints move less from one to the next.
+    scheduler = (
+        torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, config["iterations"]) if schedule == "cosine" else None
+    )
     loss_function = torch.nn.CrossEntropyLoss(reduction="none")
     fragment = config["fragment_length"]
     offsets = np.arange(fragment)
@@ -50,6 +57,8 @@ def fit(
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
+        if scheduler is not None:
+            scheduler.step()
         if iteration % every == 0 or iteration == iterations:
             error, validation_loss = validate(torch, network, validation)
             score = select(network) if select is not None else -error
