@@ -9,7 +9,7 @@ from scrapy_web2text.labellers.web2text.features import (
     edge_features,
 )
 from scrapy_web2text.page import parse_page
-from scrapy_web2text.page.tags import ANCESTOR_TAG_BITS
+from scrapy_web2text.page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 
 from .helpers import fixture_text
 
@@ -187,3 +187,29 @@ def test_short_headers_and_long_footers_keep_their_marks():
     chars = sum(len(page.texts[i]) for i in footer_rows)
     assert chars > 0.5 * sum(map(len, page.texts))  # the footer holds most of the text, and keeps its mark
     assert all(blocks[i, column("inside_footer")] == 1 for i in footer_rows)
+
+
+def test_boilerplate_keywords_on_an_element_around_every_block_mark_none():
+    # The body's classes list the site's features: every block would look like a sidebar, an ad and a cookie banner.
+    page = parse_page(
+        '<body class="single-post has-sidebar ad-free cookie-consent">'
+        f'<nav class="menu"><a href=/>Home</a></nav><div id="content"><p>{PARAGRAPH}</p><p>{PARAGRAPH}</p></div>'
+        '<div class="sidebar"><a href=/x>Elsewhere</a></div></body>'
+    )
+    blocks = block_features(page)
+    body, home, elsewhere = page.texts.index(PARAGRAPH.strip()), page.texts.index("Home"), page.texts.index("Elsewhere")
+    for group in ("sidebar", "ad", "cookie"):
+        assert (page.ancestor_keywords[body] & ANCESTOR_KEYWORD_BITS[group]) != 0  # the page layer keeps the fact
+        assert blocks[body, column(f"ancestor_class_{group}")] == 0
+    # Marks that tell blocks apart stay: the sidebar's own block is not marked by the body, but by its own class.
+    assert blocks[elsewhere, column("ancestor_class_sidebar")] == 1
+    assert blocks[home, column("ancestor_class_nav")] == 1 and blocks[body, column("ancestor_class_nav")] == 0
+    # The content group stays on every block ("single-post"): a page-wide wrapper carries it by right.
+    assert all(blocks[:, column("ancestor_class_content")] == 1)
+
+
+def test_a_keyword_on_only_some_blocks_keeps_its_mark():
+    page = parse_page(f'<body><div class="sidebar"><a href=/x>Elsewhere</a></div><div><p>{PARAGRAPH}</p></div></body>')
+    blocks = block_features(page)
+    marked = blocks[:, column("ancestor_class_sidebar")].tolist()
+    assert marked == [1, 0]

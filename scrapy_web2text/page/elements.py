@@ -66,6 +66,16 @@ def _keyword_mask(token: str) -> int:
     return mask
 
 
+def keyword_mask(attributes: str) -> int:
+    """The keyword bits of a lower-cased ``"class id"`` string (a CDOM node's ``Page.distinct_attributes``): the
+    union of its tokens' masks, as the walk computes them."""
+    mask = 0
+    for token in attributes.split():
+        token_mask = _TOKEN_MASKS.get(token)
+        mask |= _keyword_mask(token) if token_mask is None else token_mask
+    return mask
+
+
 #: (class, id) → (lower-cased "class id", tag-path suffix, keyword mask),
 #: shared by all pages: sites repeat their class names on every page.
 #: Both caches are bounded by entries, and values longer than

@@ -21,7 +21,7 @@ from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
 from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_text_properties
 from .headline import matches_title
-from .tag_groups import HEADING_TAGS, NODE_TAGS, PARENT_TAGS, ancestor_marks, tag_list_bits, tag_masks
+from .tag_groups import HEADING_TAGS, NODE_TAGS, PARENT_TAGS, ancestor_marks, keyword_marks, tag_list_bits, tag_masks
 
 # --- the 128 block features -------------------------------------------------
 
@@ -232,7 +232,7 @@ def block_features(page: Page, extended: bool = False) -> np.ndarray:
     node_tags = tag_masks(bits, NODE_TAGS)[tags_id[page.block_nodes]]
     parent_tags = tag_masks(bits, PARENT_TAGS)[tags_id[chain[:, 1]]]
     ancestor_tags = (ancestor_marks(page, counts["chars"])[:, None] >> np.arange(10)) & 1
-    ancestor_keywords = (page.ancestor_keywords[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
+    ancestor_keywords = (keyword_marks(page)[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
     total_chars = counts["chars"].sum()
     total_words = max(counts["words"].sum(), 1.0)
     page_columns = _columns(

@@ -1,13 +1,14 @@
 """The tag groups the block features test (the block's node's tags, its parent's, headings for the edges), and
 each distinct tag list's group bits, looked up once per tag list from a cache shared by all pages; and the ancestor
-tag marks the features see (:func:`ancestor_marks`)."""
+tag and class/id keyword marks the features see (:func:`ancestor_marks`, :func:`keyword_marks`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...page import Page
-from ...page.tags import ANCESTOR_TAG_BITS
+from ...page.elements import keyword_mask
+from ...page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 
 #: Tags of the block's own (collapsed) node: one binary column per group.
 NODE_TAGS = (
@@ -106,6 +107,40 @@ def ancestor_marks(page: Page, lengths: np.ndarray) -> np.ndarray:
         if dominant.any():
             smaller = blocks_under(page, nodes & ~dominant_chars)
             out = np.where(dominant & ~smaller, out & ~bit, out)
+    return out
+
+
+#: The keyword group a page-wide wrapper carries by right (``<body class="single-post">``, ``<div id="main">``
+#: around everything): its mark on every block is what the model learnt from (131 of the 365 validation pages).
+PAGE_WIDE_KEYWORDS = ANCESTOR_KEYWORD_BITS["content"]
+
+
+def keyword_marks(page: Page) -> np.ndarray:
+    """``page.ancestor_keywords`` without the boilerplate keyword marks of the elements around every block.
+
+    A keyword on an element around the whole page says nothing about any one block: a ``<body>`` whose classes list
+    the site's features (``has-sidebar header-fixed ad-free cookie-consent``) would otherwise make every block look
+    like a sidebar, a header, an ad and a cookie banner, and the model drops the whole page.  A block keeps the mark
+    when a smaller element (the sidebar itself) gives it too.  Most pages return ``page.ancestor_keywords`` itself
+    after one reduction.
+    """
+    marks = page.ancestor_keywords
+    n = len(marks)
+    if n < 2:
+        return marks
+    everywhere = int(np.bitwise_and.reduce(marks)) & ~PAGE_WIDE_KEYWORDS
+    if not everywhere:
+        return marks
+    table = page.node_table
+    around = (table[:, 2] == 0) & (table[:, 3] == n)
+    distinct = np.fromiter(map(keyword_mask, page.distinct_attributes), np.int64, len(page.distinct_attributes))
+    node_masks = distinct[table[:, 6]]
+    out = marks
+    for bit in (1 << b for b in range(int(everywhere).bit_length()) if everywhere >> b & 1):
+        if not (node_masks[around] & bit).any():
+            continue  # every block is marked, each by an element of its own
+        inner = blocks_under(page, ((node_masks & bit) != 0) & ~around)
+        out = np.where(inner, out, out & ~bit)
     return out
 
 
