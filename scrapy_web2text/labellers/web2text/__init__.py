@@ -17,7 +17,7 @@ import numpy as np
 
 from ...page import Page
 from ..base import Labelling
-from .features import block_features, edge_features
+from .features import page_features
 from .network import Web2TextModel, load_model
 from .tag_groups import NODE_TAGS, blocks_under, tag_list_bits, tag_masks
 from .viterbi import viterbi
@@ -61,8 +61,7 @@ def web2text_labels(
     """Labels (1 = content), p(content) and stage timings for a parsed page."""
     threshold = model.config.get("threshold", 0.5) if threshold is None else threshold
     clock = time.perf_counter()
-    block_x = block_features(page, extended=model.extended)
-    edge_x = edge_features(page)
+    block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)
     network_done = time.perf_counter()

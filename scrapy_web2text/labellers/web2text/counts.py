@@ -150,18 +150,31 @@ def _lengths_and_offsets(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return lengths, offsets
 
 
-def block_counts(texts: list[str], in_link: np.ndarray) -> dict[str, np.ndarray]:
+def text_table(texts: list[str]) -> tuple[np.ndarray, bool] | None:
+    """The compiled counts' table of ``texts`` and whether a character has the ``CASE_EXCEPTION`` bit, for
+    :func:`block_counts` and :func:`edge_text_properties` to share; ``None`` without the compiled counts."""
+    if compiled_text_counts is None:
+        return None
+    return compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS)
+
+
+def block_counts(
+    texts: list[str], in_link: np.ndarray, table: tuple[np.ndarray, bool] | None = None
+) -> dict[str, np.ndarray]:
     """Per-block float counts: characters, words and their kinds, character classes, pattern hits.
 
     ``email``, ``url``, ``year`` and ``copyright`` are 1 where the block holds at least one match (the features
-    only ask whether a node holds one); block texts hold no newline (blank runs are collapsed).
+    only ask whether a node holds one); block texts hold no newline (blank runs are collapsed).  ``table`` is
+    :func:`text_table` of ``texts``, if already computed.
     """
     n = len(texts)
     lengths, offsets = _lengths_and_offsets(texts)
     # One string for the page; a character's block is known from the block lengths (+1 for the "\n" between).
     joined = "\n".join(texts)
-    if compiled_text_counts is not None:
-        table, case_exception = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS)
+    if table is None:
+        table = text_table(texts)
+    if table is not None:
+        table, case_exception = table
         classes = {name: table[:, column].astype(float) for column, name in enumerate(_COMPILED_COLUMNS)}
         last, at_blocks = table[:, _COMPILED_COLUMNS.index(_FIRST_LAST[1])], np.flatnonzero(classes["at_signs"])
     else:
@@ -268,10 +281,15 @@ def _pattern_counts(
     return counts
 
 
-def edge_text_properties(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per block: its spaces, and its first and its last character's property bits (for the edge features)."""
-    if compiled_text_counts is not None:
-        table, _ = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS, edges_only=True)
+def edge_text_properties(
+    texts: list[str], table: tuple[np.ndarray, bool] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per block: its spaces, and its first and its last character's property bits (for the edge features).
+    ``table`` is :func:`text_table` of ``texts``, if already computed (it holds these columns too)."""
+    if table is None and compiled_text_counts is not None:
+        table = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS, edges_only=True)
+    if table is not None:
+        table, _ = table
         first, last = (table[:, _COMPILED_COLUMNS.index(name)].astype(np.uint16) for name in _FIRST_LAST)
         return table[:, _COMPILED_COLUMNS.index("spaces")], first, last
     lengths, offsets = _lengths_and_offsets(texts)
