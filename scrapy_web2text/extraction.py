@@ -7,6 +7,7 @@ then build the :class:`Extraction`, joining the kept blocks into the main text.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -215,35 +216,30 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     return "".join(parts)
 
 
-def pending_blocks(page: Page, keep: np.ndarray, probabilities: np.ndarray) -> Callable[[], tuple[Block, ...]]:
-    """A function that builds a :class:`Block` per block of ``page``: its text, label (``keep``), p(content),
-    origin.  It holds the page's per-block columns, not the page (whose decoded source the blocks do not need)."""
+def build_blocks(page: Page, keep: np.ndarray, probabilities: np.ndarray) -> tuple[Block, ...]:
+    """A :class:`Block` per block of ``page``: its text, label (``keep``), p(content) and origin."""
     elements = page.block_elements if len(page.block_elements) == len(page.texts) else [(None, False)] * len(page)
-    nodes, texts, tag_paths = page.nodes, page.texts, page.tag_paths
-    starts, ends, block_nodes = page.starts, page.ends, page.block_nodes
-
-    def build() -> tuple[Block, ...]:
-        return tuple(
-            Block(text, CONTENT if kept else BOILERPLATE, p, path, start, end, nodes[node], *where)
-            for text, kept, p, path, start, end, node, where in zip(
-                texts,
-                keep.tolist(),
-                probabilities.tolist(),
-                tag_paths,
-                starts.tolist(),
-                ends.tolist(),
-                block_nodes.tolist(),
-                elements,
-            )
+    nodes = page.nodes
+    return tuple(
+        Block(text, CONTENT if kept else BOILERPLATE, p, path, start, end, nodes[node], *where)
+        for text, kept, p, path, start, end, node, where in zip(
+            page.texts,
+            keep.tolist(),
+            probabilities.tolist(),
+            page.tag_paths,
+            page.starts.tolist(),
+            page.ends.tolist(),
+            page.block_nodes.tolist(),
+            elements,
         )
-
-    return build
+    )
 
 
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
-    """The result for a labelled page; its :class:`Block` objects are built when ``blocks`` is first read."""
+    """The result for a labelled page; its :class:`Block` objects are built when ``blocks`` is first read (the
+    result holds the page until then)."""
     return Extraction._with_pending_blocks(
-        pending_blocks(page, keep, probabilities),
+        functools.partial(build_blocks, page, keep, probabilities),
         main_text=join_main_text(page, keep),
         truncated=page.truncated,
         flattened=page.flattened,

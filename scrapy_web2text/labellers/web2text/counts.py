@@ -264,7 +264,10 @@ def _pattern_counts(
     urls = [m.start() for m in _URL.finditer(joined)] if "://" in joined or "www." in joined else []
     counts["url"] = present(owners(urls))
     four_digits = np.flatnonzero(digits >= 4)
-    counts["year"] = present([i for i in four_digits.tolist() if _YEAR.search(texts[i])])
+    # A year starts "19" or "20": the substring tests (memchr) rule out most blocks before the regex runs.
+    counts["year"] = present(
+        [i for i in four_digits.tolist() if ("19" in texts[i] or "20" in texts[i]) and _YEAR.search(texts[i])]
+    )
     # The only characters outside ASCII that a case-insensitive ASCII pattern matches are İ ı ſ K (CASE_EXCEPTION),
     # and İ is the only one whose lower() is longer than one character: without them, finding the lower-cased
     # literals in the lower-cased text is matching _COPYRIGHT, at the same offsets.

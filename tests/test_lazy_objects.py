@@ -1,5 +1,5 @@
-"""The result's blocks are built on first access (extraction.build_extraction): the same blocks, equality,
-repr and pickling as a result built with its blocks."""
+"""Objects made on first access: the result's blocks (extraction.build_extraction), with the same blocks,
+equality, repr and pickling as a result built with its blocks; a parsed page's CDOM nodes (Page.__getattr__)."""
 
 from __future__ import annotations
 
@@ -60,3 +60,23 @@ def test_other_missing_attributes_still_raise():
     with pytest.raises(AttributeError, match="no_such_field"):
         result.no_such_field  # noqa: B018
     assert not hasattr(result, "blocks_") and hasattr(result, "blocks")
+
+
+def test_page_nodes_are_made_from_the_node_table_on_first_read():
+    page = parse_page(PAGE)
+    assert "nodes" not in vars(page)  # left for the first read
+    nodes = page.nodes
+    assert nodes is page.nodes and len(nodes) == len(page.node_table)
+    for index, (node, row) in enumerate(zip(nodes, page.node_table.tolist())):
+        parent, depth, first_block, end_block, n_children, tags_id, attributes_id = row
+        assert (node.index, node.parent, node.depth, node.first_block, node.end_block, node.n_children) == (
+            index,
+            parent,
+            depth,
+            first_block,
+            end_block,
+            n_children,
+        )
+        assert node.tags == page.distinct_tags[tags_id] and node.attributes == page.distinct_attributes[attributes_id]
+    with pytest.raises(AttributeError, match="no_such_field"):
+        page.no_such_field  # noqa: B018
