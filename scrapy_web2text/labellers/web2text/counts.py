@@ -245,6 +245,21 @@ def _character_counts(
     return counts, last, at_blocks, bool((properties & CASE_EXCEPTION).any())
 
 
+def _url_starts(text: str) -> list[int]:
+    r"""Where ``text`` has ``https?://`` or ``www\.\w`` (``_URL``): each start, found with ``str.find`` (three
+    times faster than the regex scan).  It also finds a start inside another match ("www.www.x"), in the block of
+    that match (matches hold no "\n"), so the blocks holding a match are the same."""
+    starts = []
+    for literal in ("http://", "https://", "www."):
+        found = text.find(literal)
+        while found >= 0:
+            following = text[found + 4 : found + 5]
+            if literal != "www." or following.isalnum() or following == "_":  # \w, as re reads it
+                starts.append(found)
+            found = text.find(literal, found + 1)
+    return starts
+
+
 def _pattern_counts(
     texts: list[str], joined: str, offsets: np.ndarray, digits: np.ndarray, at_blocks: np.ndarray, case_exception: bool
 ) -> dict[str, np.ndarray]:
@@ -261,8 +276,7 @@ def _pattern_counts(
 
     # Patterns that need a character few blocks have are searched in those blocks only.
     counts = {"email": present([i for i in at_blocks.tolist() if email_starts(texts[i])])}
-    urls = [m.start() for m in _URL.finditer(joined)] if "://" in joined or "www." in joined else []
-    counts["url"] = present(owners(urls))
+    counts["url"] = present(owners(_url_starts(joined)) if "://" in joined or "www." in joined else [])
     four_digits = np.flatnonzero(digits >= 4)
     # A year starts "19" or "20": the substring tests (memchr) rule out most blocks before the regex runs.
     counts["year"] = present(

@@ -116,7 +116,8 @@ def blocks_under(page: Page, nodes: np.ndarray) -> np.ndarray:
     it: one count of open runs per block, linear in nodes and blocks.
     """
     n = len(page)
-    change = np.zeros(n + 1, np.int64)
-    np.add.at(change, page.node_table[nodes, 2], 1)
-    np.add.at(change, page.node_table[nodes, 3], -1)
+    selected = page.node_table[nodes]
+    if not len(selected):
+        return np.zeros(n, bool)  # most pages: no caption, no dominant landmark
+    change = np.bincount(selected[:, 2], minlength=n + 1) - np.bincount(selected[:, 3], minlength=n + 1)
     return np.cumsum(change[:n]) > 0
