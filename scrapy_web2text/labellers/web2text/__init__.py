@@ -19,7 +19,7 @@ from ...page import Page
 from ..base import Labelling
 from .features import page_features
 from .network import Web2TextModel, load_model
-from .tag_groups import NODE_TAGS, blocks_under, tag_list_bits, tag_masks
+from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 from .viterbi import viterbi
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -34,7 +34,7 @@ def caption_blocks(page: Page) -> np.ndarray:
     if not len(page) or not len(table):
         return np.zeros(len(page), bool)
     # The tag lists' group bits the features use (shared cache), read for the caption group.
-    captions = tag_masks(tag_list_bits(page), NODE_TAGS)[:, NODE_TAGS.index(CAPTION_GROUP)]
+    captions = group_mask(tag_list_bits(page), NODE_TAGS, CAPTION_GROUP)
     return blocks_under(page, captions[table[:, 5]])
 
 

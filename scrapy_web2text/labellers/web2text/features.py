@@ -203,8 +203,10 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     return _columns(columns)
 
 
-#: How far up the edge features look for a common ancestor of two neighbours.
+#: How far up the edge features look for a common ancestor of two neighbours, and the levels climbed from both
+#: to meet at each pair of their ancestors.
 _EDGE_LEVELS = 5
+_CLIMBS = np.arange(_EDGE_LEVELS + 1)[:, None] + np.arange(_EDGE_LEVELS + 1)[None, :]
 
 
 def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
@@ -347,9 +349,9 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     left, right = chain[:-1], chain[1:]
     # Tree distance: the fewest levels climbed from both blocks to a common
     # ancestor, searched up to 5 levels each (farther counts as "over 4").
-    steps = np.arange(levels + 1)
-    meet = (left[:, :, None] == right[:, None, :]) & (left[:, :, None] >= 0)
-    cost = np.where(meet, steps[:, None] + steps[None, :], 99).reshape(n - 1, -1).min(axis=1)
+    # Above the root both chains hold -1, which must not meet: the right one's becomes -2 (one test, not two).
+    meet = left[:, :, None] == np.where(right >= 0, right, -2)[:, None, :]
+    cost = np.where(meet, _CLIMBS, 99).reshape(n - 1, -1).min(axis=1)
     distance = np.where(cost == 99, 2 * levels + 2, cost)
 
     # Lengths, words (spaces + 1) and the first and last characters' properties, from the page's code points.

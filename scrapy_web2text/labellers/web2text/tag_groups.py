@@ -73,6 +73,11 @@ def tag_masks(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
     return (bits[:, None] >> np.arange(offset, offset + len(groups))) & 1 != 0
 
 
+def group_mask(bits: np.ndarray, groups: tuple[str, ...], group: str) -> np.ndarray:
+    """``tag_masks(bits, groups)[:, groups.index(group)]``, without the other groups' columns."""
+    return (bits >> (_GROUP_OFFSETS[groups] + groups.index(group))) & 1 != 0
+
+
 #: Landmarks that are short by nature: one holding more than ``DOMINANT_SHARE`` of the page's characters is markup
 #: that never closed (every later element nests inside it) or a page wrapped in ``<header>``, not the page's header
 #: or navigation, and does not mark its blocks.  Footers and asides stay: a footer's link directory or a sidebar
