@@ -37,7 +37,7 @@ from lxml import etree  # noqa: E402
 from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.extraction import build_extraction  # noqa: E402
 from scrapy_web2text.labellers.web2text import counts, resolve_model  # noqa: E402
-from scrapy_web2text.labellers.web2text.features import block_features, edge_features  # noqa: E402
+from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import limit_blas_threads  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
 from scrapy_web2text.page import Page, attributes, cdom, decode_html  # noqa: E402
@@ -96,7 +96,7 @@ def staged(data: bytes, model) -> dict[str, float]:
     if root is not None:
         collect_blocks(page, root)
     marks.append(clock())
-    block_x, edge_x = block_features(page, extended=model.extended), edge_features(page)
+    block_x, edge_x = page_features(page, extended=model.extended)
     marks.append(clock())
     unary, pairwise = model.potentials(block_x, edge_x)
     marks.append(clock())

@@ -7,7 +7,9 @@ then build the :class:`Extraction`, joining the kept blocks into the main text.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +88,8 @@ class Extraction:
     ``"not_html:<type>"``); it then has no blocks and empty main text.  :attr:`title`, :attr:`markdown` and
     :attr:`html` are computed on first access, from the page's tree and the labels; the result (and each
     :class:`Block`) keeps that lxml tree alive while it is referenced, so keep the fields you need, not the
-    results, when collecting many pages.
+    results, when collecting many pages.  A result of :func:`extract` builds its :class:`Block` objects when
+    ``blocks`` (or anything that reads them) is first read: most callers only want the main text.
     """
 
     main_text: str
@@ -103,6 +106,27 @@ class Extraction:
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
     root: Any = field(default=None, repr=False, compare=False)
     _formats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: What builds ``blocks`` on first access, for a result from :func:`build_extraction` (see :meth:`__getattr__`).
+    _pending_blocks: Any = field(default=None, repr=False, compare=False)
+
+    def __getattr__(self, name: str) -> Any:
+        # Python calls this only when the ordinary lookup fails, which for ``blocks`` means the slot is unset: a
+        # result of build_extraction, whose Block objects (a frozen dataclass each, about 1.2 us) are built on first
+        # access here, since most callers read only the main text.  Equality, repr, hash and pickling all read
+        # ``self.blocks`` and so come here too; the builder is dropped once used, so a result pickles as before.
+        # A second thread that comes here after the first set the blocks finds no builder and reads them.
+        pending = self._pending_blocks if name == "blocks" else None
+        if pending is not None:
+            object.__setattr__(self, "blocks", pending())
+            object.__setattr__(self, "_pending_blocks", None)
+        return object.__getattribute__(self, name)  # AttributeError for a name this class does not have
+
+    @classmethod
+    def _with_pending_blocks(cls, pending: Callable[[], tuple[Block, ...]], **values: Any) -> Extraction:
+        """An extraction whose ``blocks`` are ``pending()``, called on their first access."""
+        extraction = cls(blocks=(), _pending_blocks=pending, **values)
+        object.__delattr__(extraction, "blocks")  # an unset slot: the first read goes to __getattr__
+        return extraction
 
     @property
     def content_blocks(self) -> list[Block]:
@@ -192,10 +216,11 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     return "".join(parts)
 
 
-def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
+def build_blocks(page: Page, keep: np.ndarray, probabilities: np.ndarray) -> tuple[Block, ...]:
+    """A :class:`Block` per block of ``page``: its text, label (``keep``), p(content) and origin."""
     elements = page.block_elements if len(page.block_elements) == len(page.texts) else [(None, False)] * len(page)
     nodes = page.nodes
-    blocks = tuple(
+    return tuple(
         Block(text, CONTENT if kept else BOILERPLATE, p, path, start, end, nodes[node], *where)
         for text, kept, p, path, start, end, node, where in zip(
             page.texts,
@@ -208,9 +233,14 @@ def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **
             elements,
         )
     )
-    return Extraction(
+
+
+def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
+    """The result for a labelled page; its :class:`Block` objects are built when ``blocks`` is first read (the
+    result holds the page until then)."""
+    return Extraction._with_pending_blocks(
+        functools.partial(build_blocks, page, keep, probabilities),
         main_text=join_main_text(page, keep),
-        blocks=blocks,
         truncated=page.truncated,
         flattened=page.flattened,
         root=page.root,

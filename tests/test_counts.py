@@ -76,6 +76,26 @@ def test_tricky_texts():
     )
 
 
+def test_url_texts():
+    assert_counts_match(
+        ["www.www.x", "see www.", "www.-x", "www._x", "wwww.ünï", "http://www.x", "xhttps://", "http:/ www", "w.w"]
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("wWhtps:/._- xé1")), min_size=1, max_size=30).filter(
+            lambda text: text.strip() == text and "  " not in text and text
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_generated_url_texts(texts):
+    assert_counts_match(texts)
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(

@@ -45,14 +45,14 @@ options = json.loads(sys.argv[1])
 if options.get("explode"):
     # A fault inside the chain: the feature step raises on one page.
     import scrapy_web2text.labellers.web2text as extraction
-    original = extraction.block_features
+    original = extraction.page_features
 
     def exploding(page, **options):
         if any("EXPLODE" in text for text in page.texts):
-            raise RuntimeError("injected fault in block_features")
+            raise RuntimeError("injected fault in page_features")
         return original(page, **options)
 
-    extraction.block_features = exploding
+    extraction.page_features = exploding
 
 
 class FaultSpider(scrapy.Spider):
@@ -226,7 +226,7 @@ def test_page_that_raises_is_logged_counted_and_its_item_still_goes_out(tmp_path
     assert items["boom.html"]["main_text"] == "" and items["boom.html"]["web2text_blocks"] == []
     assert stats["web2text/errors"] == 1
     assert stats["web2text/items"] == len(paths)
-    assert "boom.html failed: RuntimeError: injected fault in block_features" in output
+    assert "boom.html failed: RuntimeError: injected fault in page_features" in output
     for name, item in items.items():
         if name != "boom.html":
             assert item["web2text_blocks"], name  # the other pages were labelled

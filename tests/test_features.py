@@ -1,12 +1,14 @@
 import numpy as np
 import pytest
 
+from scrapy_web2text.labellers.web2text import counts
 from scrapy_web2text.labellers.web2text.features import (
     BLOCK_FEATURE_BINARY,
     BLOCK_FEATURES,
     EDGE_FEATURES,
     block_features,
     edge_features,
+    page_features,
 )
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
@@ -213,3 +215,31 @@ def test_a_keyword_on_only_some_blocks_keeps_its_mark():
     blocks = block_features(page)
     marked = blocks[:, column("ancestor_class_sidebar")].tolist()
     assert marked == [1, 0]
+
+
+#: Nested deeper than the edge features' five levels, with headings, links, a title and a footer.
+NESTED = (
+    "<html><head><title>Der Titel der Seite</title></head><body><header><nav><ul><li><a href='/'>Start</a></li>"
+    "<li><a href='/a'>Archiv</a></li></ul></nav></header><main><article><h1>Der Titel der Seite</h1>"
+    + "<div><section>" * 6
+    + "<p>Das ist der erste Absatz, und er ist nicht sehr lang. Aber er hat zwei Sätze.</p>"
+    + "</section></div>" * 6
+    + "<h2>Zweiter Teil</h2><p>Noch ein Absatz mit <b>fettem</b> Text und www.example.org im Jahr 2024.</p>"
+    "</article></main><footer><p>© 2024 Beispiel, mail@example.org</p></footer></body></html>"
+)
+
+
+@pytest.mark.parametrize("html", [fixture_text("article.html"), NESTED], ids=["article", "nested"])
+@pytest.mark.parametrize("compiled", [True, False])
+def test_page_features_equal_each_matrix_computed_alone(html, compiled, monkeypatch):
+    """page_features shares the ancestor chains, tag bits and text counts between the two matrices; the bytes are
+    those of block_features and edge_features computed separately, with the compiled counts and without."""
+    if not compiled:
+        monkeypatch.setattr(counts, "compiled_text_counts", None)
+    page = parse_page(html)
+    for extended in (False, True):
+        shared = page_features(page, extended=extended)
+        alone = block_features(page, extended=extended), edge_features(page)
+        for together, separate in zip(shared, alone):
+            assert together.dtype == separate.dtype and together.shape == separate.shape
+            assert together.tobytes() == separate.tobytes()

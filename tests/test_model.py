@@ -87,6 +87,13 @@ def test_packaged_name_resolves_inside_the_package():
     assert resolve_model_path(None) == PACKAGED_MODELS / "default.npz"
 
 
+def test_no_model_named_is_the_shipped_one_unless_the_working_directory_has_a_default(tmp_path, monkeypatch, model):
+    monkeypatch.chdir(tmp_path)
+    assert load_model(None) is load_model(PACKAGED_MODELS / "default.npz") is load_model("default")
+    model.save(tmp_path / "default")  # resolve_model_path(None) reads ./default.npz, so load_model(None) does too
+    assert load_model(None) is load_model(tmp_path / "default.npz") is not load_model(PACKAGED_MODELS / "default")
+
+
 def test_shipped_default_model_loads_and_labels_the_fixture():
     result = extract(fixture_text("article.html"))
     assert result.model == "default"

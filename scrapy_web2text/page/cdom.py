@@ -26,6 +26,7 @@ from lxml import etree
 from .compiled import SPEEDUPS
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks, head_titles
+from .nodes import CDOMNode, nodes_from_table
 
 MAX_BLOCKS = 50_000  # blocks past this number are dropped; Page.truncated says so
 
@@ -45,30 +46,6 @@ def block_text(raw: str) -> str:
 
 
 _ANCHOR_WORD = re.compile(r"\w{3,24}|\w+")
-
-
-@dataclass(eq=False, slots=True)
-class CDOMNode:
-    """A node of the Collapsed DOM.
-
-    ``tags`` lists the merged elements, outermost first; a leaf ends with
-    ``"#text"``.  ``attributes`` holds their ``class`` and ``id`` values,
-    lower-cased.  ``first_block``/``end_block`` delimit the leaves below the
-    node (a half-open range: they are contiguous in document order).
-    """
-
-    index: int
-    tags: tuple[str, ...]
-    attributes: str
-    parent: int
-    depth: int
-    first_block: int = 0
-    end_block: int = 0
-    n_children: int = 0
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.tags[-1] == "#text"
 
 
 @dataclass
@@ -111,6 +88,14 @@ class Page:
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only where the ordinary look-up fails: for ``nodes`` on a page the walk filled, which leaves them
+        # to be made on first read (:mod:`.nodes`).  Two threads racing here make equal lists; either one is kept.
+        if name != "nodes" or "node_table" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.nodes = nodes_from_table(self.node_table, self.distinct_tags, self.distinct_attributes)
+        return self.nodes
 
 
 #: The per-block columns the walk records, each the ``Page`` attribute of that name (int64; bool if in
@@ -389,9 +374,7 @@ class _Walker:
         page = self.page
         page.distinct_tags[:], page.distinct_attributes[:] = tag_ids, attribute_ids
         page.node_table, page.block_nodes = node_table, block_nodes
-        tags = list(map(page.distinct_tags.__getitem__, node_table[:, 5].tolist()))
-        attributes = list(map(page.distinct_attributes.__getitem__, node_table[:, 6].tolist()))
-        page.nodes = list(map(CDOMNode, range(len(node_table)), tags, attributes, *node_table.T[:5].tolist()))
+        del page.nodes  # made from node_table on first read (Page.__getattr__)
         text_columns = np.array(self.block_rows, np.int64).reshape(-1, len(_TEXT_COLUMNS) + 1)
         state_columns = np.array(self.state_rows, np.int64).reshape(-1, len(_STATE_COLUMNS))[text_columns[:, -1]]
         for names, columns in ((_TEXT_COLUMNS, text_columns), (_STATE_COLUMNS, state_columns)):

@@ -148,8 +148,10 @@ _TEXTS_OUTSIDE_SCRIPTS = etree.XPath(".//text()[not(parent::script or parent::st
 def _shown_without_scripts(page: Page, root: Any, max_blocks: int) -> Page:
     """``page``, or the page walked again with its ``<noscript>`` elements unwrapped where they hold its text."""
     inside = sum(len(text) for element in root.iter("noscript") for text in _TEXTS_OUTSIDE_SCRIPTS(element))
+    if inside < MIN_NOSCRIPT_CHARS:
+        return page
     shown = sum(map(len, page.texts))
-    if inside < MIN_NOSCRIPT_CHARS or shown >= NOSCRIPT_SHARE * inside:
+    if shown >= NOSCRIPT_SHARE * inside:
         return page
     # A copy: parsel's tree is never changed, and ``page`` keeps its own tree if the second walk is not kept.
     root = copy.deepcopy(root)

@@ -17,9 +17,9 @@ import numpy as np
 
 from ...page import Page
 from ..base import Labelling
-from .features import block_features, edge_features
+from .features import page_features
 from .network import Web2TextModel, load_model
-from .tag_groups import NODE_TAGS, blocks_under, tag_list_bits, tag_masks
+from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 from .viterbi import viterbi
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -34,7 +34,7 @@ def caption_blocks(page: Page) -> np.ndarray:
     if not len(page) or not len(table):
         return np.zeros(len(page), bool)
     # The tag lists' group bits the features use (shared cache), read for the caption group.
-    captions = tag_masks(tag_list_bits(page), NODE_TAGS)[:, NODE_TAGS.index(CAPTION_GROUP)]
+    captions = group_mask(tag_list_bits(page), NODE_TAGS, CAPTION_GROUP)
     return blocks_under(page, captions[table[:, 5]])
 
 
@@ -61,8 +61,7 @@ def web2text_labels(
     """Labels (1 = content), p(content) and stage timings for a parsed page."""
     threshold = model.config.get("threshold", 0.5) if threshold is None else threshold
     clock = time.perf_counter()
-    block_x = block_features(page, extended=model.extended)
-    edge_x = edge_features(page)
+    block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)
     network_done = time.perf_counter()

@@ -74,6 +74,11 @@ def tag_masks(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
     return (bits[:, None] >> np.arange(offset, offset + len(groups))) & 1 != 0
 
 
+def group_mask(bits: np.ndarray, groups: tuple[str, ...], group: str) -> np.ndarray:
+    """``tag_masks(bits, groups)[:, groups.index(group)]``, without the other groups' columns."""
+    return (bits >> (_GROUP_OFFSETS[groups] + groups.index(group))) & 1 != 0
+
+
 #: Landmarks that are short by nature: one holding more than ``DOMINANT_SHARE`` of the page's characters is markup
 #: that never closed (every later element nests inside it) or a page wrapped in ``<header>``, not the page's header
 #: or navigation, and does not mark its blocks.  Footers and asides stay: a footer's link directory or a sidebar
@@ -151,7 +156,8 @@ def blocks_under(page: Page, nodes: np.ndarray) -> np.ndarray:
     it: one count of open runs per block, linear in nodes and blocks.
     """
     n = len(page)
-    change = np.zeros(n + 1, np.int64)
-    np.add.at(change, page.node_table[nodes, 2], 1)
-    np.add.at(change, page.node_table[nodes, 3], -1)
+    selected = page.node_table[nodes]
+    if not len(selected):
+        return np.zeros(n, bool)  # most pages: no caption, no dominant landmark
+    change = np.bincount(selected[:, 2], minlength=n + 1) - np.bincount(selected[:, 3], minlength=n + 1)
     return np.cumsum(change[:n]) > 0
