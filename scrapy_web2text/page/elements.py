@@ -67,8 +67,11 @@ def _keyword_mask(token: str) -> int:
 
 
 def keyword_mask(attributes: str) -> int:
-    """The keyword bits of a lower-cased ``"class id"`` string (a CDOM node's ``Page.distinct_attributes``): the
-    union of its tokens' masks, as the walk computes them."""
+    """The keyword bits of a lower-cased ``"class id"`` string (an element's, or a CDOM node's
+    ``Page.distinct_attributes``): the union of its tokens' masks."""
+    # No keyword spans blank space (and \b sees the same word edges in a token as in the string), so the mask is
+    # the union of the tokens' masks; tokens ("row", "container", "entry-content") repeat across sites far more
+    # than whole class strings do, and their masks are cached.
     mask = 0
     for token in attributes.split():
         token_mask = _TOKEN_MASKS.get(token)
@@ -113,15 +116,7 @@ def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, in
     if described is None:
         attributes = f"{class_name} {element_id}".strip().lower()
         classes = class_name.split()
-        mask = 0
-        # No keyword spans blank space (and \b sees the same word edges in a token as in the string), so the
-        # mask is the union of the tokens' masks; tokens ("row", "container", "entry-content") repeat across
-        # sites far more than whole class strings do.
-        for token in attributes.split():
-            token_mask = _TOKEN_MASKS.get(token)
-            if token_mask is None:
-                token_mask = _keyword_mask(token)
-            mask |= token_mask
+        mask = keyword_mask(attributes)
         suffix = "." + classes[0] if classes else ""
         if len(suffix) > TAG_PATH_CLASS_CHARS + 1:
             suffix = suffix[: TAG_PATH_CLASS_CHARS + 1] + "…"

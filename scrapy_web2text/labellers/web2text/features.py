@@ -225,12 +225,13 @@ def block_feature_names(extended: bool) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class PagePieces:
-    """What both feature matrices read of a page, computed once by :func:`page_features` (0.2 ms a page when each
-    matrix computed its own): each block's CDOM ancestors (``ancestors`` levels, -1 above the root), the page's
-    tag lists' group bits and the per-block text counts table (:func:`.counts.text_table`)."""
+    """What both feature matrices read of a page, computed once by :func:`page_features`: each block's CDOM
+    ancestors (``ancestors`` levels, -1 above the root), the tag lists' group bits, the ancestor tag marks
+    (:func:`.tag_groups.ancestor_marks`) and the per-block text counts table (:func:`.counts.text_table`)."""
 
     chain: np.ndarray
     tag_bits: np.ndarray
+    tag_marks: np.ndarray
     text_table: tuple[np.ndarray, bool] | None
 
     @classmethod
@@ -238,7 +239,7 @@ class PagePieces:
         """``text_counts=False`` leaves the table to :func:`.counts.edge_text_properties`, which fills fewer
         columns when it is not shared."""
         chain = _ancestors(page.node_table[:, 0], page.block_nodes, ancestors)
-        return cls(chain, tag_list_bits(page), text_table(page.texts) if text_counts else None)
+        return cls(chain, tag_list_bits(page), ancestor_marks(page), text_table(page.texts) if text_counts else None)
 
 
 def page_features(page: Page, extended: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -266,7 +267,7 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
     bits = pieces.tag_bits
     node_tags = tag_masks(bits, NODE_TAGS)[tags_id[page.block_nodes]]
     parent_tags = tag_masks(bits, PARENT_TAGS)[tags_id[chain[:, 1]]]
-    ancestor_tags = (ancestor_marks(page, counts["chars"])[:, None] >> np.arange(10)) & 1
+    ancestor_tags = (pieces.tag_marks[:, None] >> np.arange(10)) & 1
     ancestor_keywords = (keyword_marks(page)[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
     total_chars = counts["chars"].sum()
     total_words = max(counts["words"].sum(), 1.0)
@@ -369,7 +370,6 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     bucket = np.floor(np.log2(lengths + 1))
     leaf_depth = depth[page.block_nodes]
     gap = np.maximum(page.starts[1:] - page.ends[:-1], 0)
-    marks = ancestor_marks(page, lengths)
     columns = [
         distance == 2,
         distance == 3,
@@ -389,7 +389,7 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
         np.log1p(gap),
         np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:])),
         page.ancestor_keywords[:-1] == page.ancestor_keywords[1:],
-        marks[:-1] == marks[1:],
+        pieces.tag_marks[:-1] == pieces.tag_marks[1:],
         np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1))),
         (words[:-1] > 10) & (words[1:] > 10),
         heading[:-1],

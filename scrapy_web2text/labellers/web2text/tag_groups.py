@@ -87,13 +87,14 @@ SHORT_LANDMARKS = ("nav", "header")
 DOMINANT_SHARE = 0.5
 
 
-def ancestor_marks(page: Page, lengths: np.ndarray) -> np.ndarray:
+def ancestor_marks(page: Page) -> np.ndarray:
     """``page.ancestor_tags`` without the ``nav``/``header`` mark of an element holding most of the page's text.
 
-    ``lengths`` are the blocks' characters.  A block keeps the mark when a smaller element of the same tag (inside
-    the dominant one) holds it too.  Most pages return ``page.ancestor_tags`` itself after one sum per landmark.
+    A block keeps the mark when a smaller element of the same tag (inside the dominant one) holds it too.  Most
+    pages return ``page.ancestor_tags`` itself after one sum per landmark.
     """
     marks = page.ancestor_tags
+    lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
     total = lengths.sum()
     if not total or not len(page.node_table):
         return marks
@@ -108,10 +109,7 @@ def ancestor_marks(page: Page, lengths: np.ndarray) -> np.ndarray:
         # CDOM nodes whose (collapsed) tag list holds the tag.
         has_tag = np.fromiter((tag in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
         nodes = has_tag[page.node_table[:, 5]]
-        dominant = blocks_under(page, nodes & dominant_chars)
-        if dominant.any():
-            smaller = blocks_under(page, nodes & ~dominant_chars)
-            out = np.where(dominant & ~smaller, out & ~bit, out)
+        out = _without_mark(page, out, bit, nodes, dominant_chars)
     return out
 
 
@@ -142,11 +140,19 @@ def keyword_marks(page: Page) -> np.ndarray:
     node_masks = distinct[table[:, 6]]
     out = marks
     for bit in (1 << b for b in range(int(everywhere).bit_length()) if everywhere >> b & 1):
-        if not (node_masks[around] & bit).any():
-            continue  # every block is marked, each by an element of its own
-        inner = blocks_under(page, ((node_masks & bit) != 0) & ~around)
-        out = np.where(inner, out, out & ~bit)
+        # Where every block is marked, each by an element of its own, no node around them has the bit: no change.
+        out = _without_mark(page, out, bit, (node_masks & bit) != 0, around)
     return out
+
+
+def _without_mark(page: Page, marks: np.ndarray, bit: int, nodes: np.ndarray, wide: np.ndarray) -> np.ndarray:
+    """``marks`` with ``bit`` cleared on the blocks under the ``wide`` ones of the marking CDOM ``nodes``, except on
+    those a node that is not wide (inside the wide one) marks too."""
+    dropped = blocks_under(page, nodes & wide)
+    if not dropped.any():
+        return marks
+    kept = blocks_under(page, nodes & ~wide)
+    return np.where(dropped & ~kept, marks & ~bit, marks)
 
 
 def blocks_under(page: Page, nodes: np.ndarray) -> np.ndarray:
