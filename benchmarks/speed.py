@@ -10,7 +10,8 @@ for elapsed time): on a shared machine elapsed time measures the neighbours too.
 descriptions are not cached yet.  Printed: median and 90th
 percentile of milliseconds per page for ``extract()``; its stages (decode bytes → text, parse with lxml, CDOM
 walk, features, the two CNNs, Viterbi, join into the result); lxml parsing alone; lxml parsing plus a visit of
-every element's text and tail (the floor for any extractor on lxml); trafilatura's ``extract`` when installed;
+every element's text and tail (the floor for any extractor on lxml); a crawl's labelling job with the default
+settings (``extract()`` plus the item's block records and title); trafilatura's ``extract`` when installed;
 the ratios between them; and the peak Python memory per page of ``extract()`` (tracemalloc, a separate pass).
 Where the compiled twins are built, ``extract()`` also runs with them switched off ("Python only"), interleaved,
 and the median per-page ratio of the two is printed.
@@ -120,6 +121,18 @@ def python_only(function, *args):
         cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts, decoder.compiled_best_path = saved
 
 
+def crawl_job_with_default_settings():
+    """What a crawl's labelling worker runs per page with the default settings: ``extract()``, then the item's
+    block records (label, probability, XPath) and title (``integration.chain.run_chain``)."""
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_web2text.integration.chain import run_chain
+    from scrapy_web2text.integration.settings import Web2TextConfig
+
+    config = Web2TextConfig.from_crawler(get_crawler(settings_dict={}))
+    return lambda data: run_chain(data, None, None, config)
+
+
 def timed(function, *args) -> float:
     start = clock()
     function(*args)
@@ -166,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         "lxml parse": lxml_parse,
         "lxml parse+visit": lxml_parse_and_visit,
     }
+    crawl_job = crawl_job_with_default_settings()
+    contenders["crawl job"] = lambda data: crawl_job(data)
     if SPEEDUPS is not None:
         contenders["extract(), Python only"] = lambda data: python_only(extract, data)
     if trafilatura is not None:

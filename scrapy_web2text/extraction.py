@@ -7,7 +7,6 @@ then build the :class:`Extraction`, joining the kept blocks into the main text.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -137,9 +136,30 @@ class Extraction:
             self._formats[name] = compute()
         return self._formats[name]
 
+    def _labelled_page(self) -> LabelledPage | None:
+        """The labelled page while the :class:`Block` objects are not built: the crawl's block records, counts,
+        paths and title read it instead of building a frozen object per block they do not keep."""
+        pending = self._pending_blocks
+        return pending if isinstance(pending, LabelledPage) else None
+
+    def _block_count(self) -> int:
+        labelled = self._labelled_page()
+        return len(labelled.keep) if labelled is not None else len(self.blocks)
+
     def _elements(self) -> tuple[list[tuple[Any, bool]], list[bool]]:
+        labelled = self._labelled_page()
+        if labelled is not None:
+            return labelled.elements()
         known = [block for block in self.blocks if block.element is not None]
         return [(block.element, block.in_tail) for block in known], [block.is_content for block in known]
+
+    @property
+    def labels(self) -> list[str]:
+        """Each block's label (``"content"`` or ``"boilerplate"``), in page order; a new list each call."""
+        labelled = self._labelled_page()
+        if labelled is not None:
+            return [CONTENT if kept else BOILERPLATE for kept in labelled.keep.tolist()]
+        return [block.label for block in self.blocks]
 
     @property
     def title(self) -> str | None:
@@ -163,7 +183,7 @@ class Extraction:
 
         def compute() -> list[str | None]:
             elements, _ = self._elements()
-            if len(elements) != len(self.blocks):
+            if len(elements) != self._block_count():
                 return [block.xpath for block in self.blocks]
             return list(output.block_xpaths(self.root, elements))
 
@@ -175,6 +195,9 @@ class Extraction:
         a new list each call."""
 
         def compute() -> list[Any]:
+            labelled = self._labelled_page()
+            if labelled is not None and len(labelled.elements()[0]) == len(labelled.keep):
+                return labelled.records(form, self.xpaths())
             pairs = zip(self.blocks, self.xpaths())
             if form == "compact":
                 return [block.to_compact(xpath) for block, xpath in pairs]
@@ -235,11 +258,43 @@ def build_blocks(page: Page, keep: np.ndarray, probabilities: np.ndarray) -> tup
     )
 
 
+@dataclass(frozen=True, slots=True)
+class LabelledPage:
+    """A page and its labels, held by an :class:`Extraction` until its :class:`Block` objects are built (calling
+    it builds them).  The block records and paths of a crawl's items are read from here directly."""
+
+    page: Page
+    keep: np.ndarray
+    probabilities: np.ndarray
+
+    def __call__(self) -> tuple[Block, ...]:
+        return build_blocks(self.page, self.keep, self.probabilities)
+
+    def elements(self) -> tuple[list[tuple[Any, bool]], list[bool]]:
+        """What ``Extraction._elements`` gives from the built blocks: each block's element and whether it is
+        content, where the walk recorded the elements (none otherwise, as :func:`build_blocks` leaves them)."""
+        page = self.page
+        if len(page.block_elements) != len(page.texts):
+            return [], []
+        return list(page.block_elements), self.keep.astype(bool).tolist()
+
+    def records(self, form: str, xpaths: list[str | None]) -> list[Any]:
+        """:meth:`Extraction.block_records` as :meth:`Block.to_compact`/:meth:`Block.to_dict` write them."""
+        labels = [CONTENT if kept else BOILERPLATE for kept in self.keep.tolist()]
+        probabilities = self.probabilities.tolist()
+        if form == "compact":
+            return [[label, round(p, 2), xpath] for label, p, xpath in zip(labels, probabilities, xpaths)]
+        return [
+            {"text": text, "label": label, "probability": round(p, 4), "xpath": xpath}
+            for text, label, p, xpath in zip(self.page.texts, labels, probabilities, xpaths)
+        ]
+
+
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
     """The result for a labelled page; its :class:`Block` objects are built when ``blocks`` is first read (the
     result holds the page until then)."""
     return Extraction._with_pending_blocks(
-        functools.partial(build_blocks, page, keep, probabilities),
+        LabelledPage(page, keep, probabilities),
         main_text=join_main_text(page, keep),
         truncated=page.truncated,
         flattened=page.flattened,

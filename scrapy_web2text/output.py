@@ -17,6 +17,8 @@ from typing import Any
 
 from lxml import etree
 
+from .page.compiled import load_lxml_twin
+
 #: Elements copied into the clean HTML (with their tag); every other element is unwrapped.
 KEPT_TAGS = frozenset(
     "h1 h2 h3 h4 h5 h6 p ul ol li dl dt dd table thead tbody tfoot tr th td caption blockquote pre code "
@@ -60,12 +62,20 @@ def block_xpath(element: Any, is_tail: bool) -> str:
     return owner.getroottree().getpath(owner)
 
 
+#: The compiled twin of :func:`block_xpaths` (``_paths.pyx``), or ``None`` where it is not built or turned off.
+(compiled_block_xpaths,) = load_lxml_twin("scrapy_web2text._paths", "block_xpaths") or (None,)
+
+
 def block_xpaths(root: Any, block_elements: Sequence[tuple[Any, bool]]) -> list[str]:
     """Each block's XPath, starting from its nearest ancestor with an ``id`` unique in the page
     (``//*[@id="main"]/div[2]/p``) when there is one: shorter (57 -> 40 characters on Dragnet pages) and still
     valid when the page changes above that element."""
     if root is None:
         return [block_xpath(element, is_tail) for element, is_tail in block_elements]
+    if compiled_block_xpaths is not None and isinstance(root, etree._Element):
+        paths = compiled_block_xpaths(root, list(block_elements))
+        if paths is not None:
+            return paths
     tree = root.getroottree()
     seen: dict[str, int] = {}
     for element in root.iter():

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..extraction import extract
+from ..extraction import CONTENT, extract
 
 if TYPE_CHECKING:
     from .settings import Web2TextConfig
@@ -68,6 +68,7 @@ def run_chain(
         tree=tree,
     )
     formats = {name: getattr(extraction, name) for name in config.formats}
+    labels = extraction.labels  # not extraction.blocks: a frozen Block per block that nothing here keeps
     result = PageResult(
         main_text=extraction.main_text,
         blocks=tuple(extraction.block_records(config.block_form)) if config.block_form != "none" else (),
@@ -75,8 +76,8 @@ def run_chain(
         markdown=formats.get("markdown"),
         html=formats.get("html"),
         skipped=extraction.skipped,
-        n_blocks=len(extraction.blocks),
-        n_content_blocks=sum(1 for block in extraction.blocks if block.is_content),
+        n_blocks=len(labels),
+        n_content_blocks=labels.count(CONTENT),
         truncated=extraction.truncated,
         from_noscript=extraction.from_noscript,
         timings=dict(extraction.timings),

@@ -1,5 +1,6 @@
 """The compiled twins of this package's hot loops (``_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx`` here;
-the labellers' ``_counts.pyx`` and ``_viterbi.pyx`` through :func:`load_twin`).
+the labellers' ``_counts.pyx`` and ``_viterbi.pyx`` through :func:`load_twin`, the block paths' ``_paths.pyx``
+through :func:`load_lxml_twin`).
 
 ``setup.py`` compiles them where a C compiler is at hand; without one the package installs all the same and runs
 the Python originals, which stay the reference (docs/speed.rst).  The walk reads lxml's C structures, so the module
@@ -56,6 +57,15 @@ def load_twin(module: str, *names: str) -> tuple | None:
     except ImportError:
         return None
     return tuple(getattr(twin, name) for name in names)
+
+
+def load_lxml_twin(module: str, *names: str) -> tuple | None:
+    """:func:`load_twin` for a module that reads lxml's C structures (it has ``COMPILED_LXML_VERSION``): ``None``
+    under another lxml major version than it was compiled against, or where the speed-ups are turned off."""
+    found = load_twin(module, "COMPILED_LXML_VERSION", *names) if speedups_enabled() else None
+    if found is None or found[0].split(".")[0] != etree.__version__.split(".")[0]:
+        return None
+    return found[1:]
 
 
 #: The compiled functions in use, or ``None`` (the Python code runs).

@@ -1,0 +1,175 @@
+# cython: language_level=3
+"""The compiled twin of :func:`.output.block_xpaths`: the same paths, read from libxml2's nodes.
+
+:func:`.output.block_xpaths` is the reference and documents every step; ``tests/test_speedups.py`` holds the two to
+identical paths.  A crawl asks for every block's path (the items' block records), and the Python original spends
+most of its time asking lxml for proxies, tags, ``id`` values and parents: 2.9 ms a validation page at the median,
+more than a third of labelling it.  Here the same steps follow libxml2's ``parent``/``children``/``next`` pointers
+(lxml's public C API), keyed by node address, and make a Python object only for what is returned.
+
+A page where the original would read a name this module does not (an element in a namespace, whose lxml tag is
+``{uri}name``) or whose block sits in something other than an element gets ``None``: the caller runs the original.
+"""
+
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.string cimport strcmp, strlen
+from lxml.includes cimport tree
+from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
+
+cimport lxml.includes.etreepublic as cetree
+
+
+cetree.import_lxml__etree()
+
+#: lxml's version this module was compiled against (:mod:`.page.compiled` checks the major version).
+COMPILED_LXML_VERSION = cetree.LXML_VERSION_STRING.decode("ascii")
+
+
+class NotReadable(Exception):
+    """The page holds a node only the Python original reads exactly."""
+
+
+cdef inline str _utf8(const_xmlChar* value):
+    return PyUnicode_DecodeUTF8(<char*>value, strlen(<const char*>value), NULL)
+
+
+cdef inline bint _element_like(xmlNode* node) noexcept nogil:
+    """What lxml's ``getparent()`` returns as a parent (``_isElement``): not the document or a text node."""
+    return node.type == tree.XML_ELEMENT_NODE or node.type == tree.XML_COMMENT_NODE or \
+        node.type == tree.XML_ENTITY_REF_NODE or node.type == tree.XML_PI_NODE
+
+
+cdef inline xmlNode* _parent(xmlNode* node) noexcept nogil:
+    """``getparent()``: the parent, or NULL at the root element."""
+    cdef xmlNode* parent = node.parent
+    if parent is not NULL and _element_like(parent):
+        return parent
+    return NULL
+
+
+cdef object _identifier(xmlNode* node):
+    """``element.get("id")`` of an element (its ``id`` attribute in no namespace), ``None`` for other nodes or
+    without one.  A value made of other nodes than text (lxml joins them through libxml2) is not read here."""
+    if node.type != tree.XML_ELEMENT_NODE:
+        return None
+    cdef xmlAttr* attribute = node.properties
+    cdef xmlNode* child
+    while attribute is not NULL:
+        if attribute.ns is NULL and strcmp(<const char*>attribute.name, b"id") == 0:
+            child = attribute.children
+            if child is NULL:
+                return ""
+            if child.next is NULL and (child.type == tree.XML_TEXT_NODE or child.type == tree.XML_CDATA_SECTION_NODE):
+                return _utf8(child.content) if child.content is not NULL else ""
+            raise NotReadable()
+        attribute = attribute.next
+    return None
+
+
+cdef class _AnchoredPaths:
+    """Each node's anchored path, built from its parent's: ``//*[@id="X"]`` for a node whose ``id`` is unique in the
+    page, else the parent's path and the node's step (``/name[k]`` among same-named element siblings, ``/name``
+    without any), as :class:`.output._AbsolutePaths` numbers them, each parent's children once.  The same path as
+    the original's absolute path of the owner with the part above its nearest uniquely identified ancestor
+    replaced by that anchor."""
+
+    cdef dict paths
+    cdef dict steps
+    cdef set unique
+    cdef object tree
+    cdef object document
+
+    def __cinit__(self, object tree, object document, set unique):
+        self.paths = {}
+        self.steps = {}
+        self.unique = unique
+        self.tree = tree
+        self.document = document
+
+    cdef str path(self, xmlNode* node):
+        cdef size_t key = <size_t>node
+        cdef object known = self.paths.get(key)
+        if known is not None:
+            return known
+        cdef list chain = []
+        while node is not NULL and <size_t>node not in self.paths:
+            chain.append(<size_t>node)
+            node = _parent(node)
+        cdef str path = "" if node is NULL else self.paths[<size_t>node]
+        cdef xmlNode* parent
+        for key in reversed(chain):
+            node = <xmlNode*>key
+            if node.type != tree.XML_ELEMENT_NODE or node.ns is not NULL:
+                raise NotReadable()
+            parent = _parent(node)
+            identifier = _identifier(node) if self.unique else None
+            if identifier is not None and identifier in self.unique:
+                path = f'//*[@id="{identifier}"]'
+            elif parent is NULL:
+                path = self.tree.getpath(cetree.elementFactory(self.document, node))  # the root: libxml2's own
+            else:
+                if key not in self.steps:
+                    self._number_children(parent)
+                path = path + self.steps[key]
+            self.paths[key] = path
+        return path
+
+    cdef void _number_children(self, xmlNode* parent) except *:
+        cdef dict totals = {}
+        cdef dict seen = {}
+        cdef list children = []
+        cdef xmlNode* child = parent.children
+        while child is not NULL:
+            if child.type == tree.XML_ELEMENT_NODE:
+                if child.ns is not NULL:
+                    raise NotReadable()
+                tag = _utf8(child.name)
+                totals[tag] = totals.get(tag, 0) + 1
+                children.append((<size_t>child, tag))
+            child = child.next
+        for key, tag in children:
+            count = seen[tag] = seen.get(tag, 0) + 1
+            self.steps[key] = f"/{tag}[{count}]" if totals[tag] > 1 else f"/{tag}"
+
+
+cdef set _unique_identifiers(xmlNode* top):
+    """The ``id`` values that occur once under ``top`` (itself included) and hold no ``"``."""
+    cdef dict seen = {}
+    cdef xmlNode* node = top
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE and node.properties is not NULL:
+            identifier = _identifier(node)
+            if identifier:
+                seen[identifier] = seen.get(identifier, 0) + 1
+        # Pre-order: the first child, else the next sibling of the node or of its nearest ancestor below top.
+        if node.children is not NULL and node.type == tree.XML_ELEMENT_NODE:
+            node = node.children
+            continue
+        while node is not top and node.next is NULL:
+            node = node.parent
+        node = NULL if node is top else node.next
+    return {identifier for identifier, count in seen.items() if count == 1 and '"' not in identifier}
+
+
+def block_xpaths(cetree._Element root, list block_elements):
+    """:func:`.output.block_xpaths` for a page with a root; ``None`` where the original must run."""
+    cdef _AnchoredPaths anchored
+    cdef list paths = []
+    cdef xmlNode* owner
+    cdef xmlNode* parent
+    cdef cetree._Element element
+    try:
+        anchored = _AnchoredPaths(root.getroottree(), root._doc, _unique_identifiers(root._c_node))
+        for item in block_elements:
+            if item[0] is None:
+                raise NotReadable()
+            element, is_tail = item
+            owner = element._c_node
+            if is_tail:
+                parent = _parent(owner)
+                if parent is not NULL:
+                    owner = parent
+            paths.append(anchored.path(owner))
+    except NotReadable:
+        return None
+    return paths

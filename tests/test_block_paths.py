@@ -1,0 +1,121 @@
+"""Block paths and block records: the compiled paths (``_paths.pyx``) and the records a crawl reads without
+building :class:`~scrapy_web2text.Block` objects give exactly what the Python original and the blocks give."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from scrapy_web2text import extract, output
+from scrapy_web2text._paths import block_xpaths as compiled_block_xpaths
+from scrapy_web2text.extraction import Extraction, LabelledPage
+from scrapy_web2text.page import decode_html, parse_page
+from tests.hostile import hostile_pages
+from tests.site import build_site
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def python_paths(root, elements) -> list[str]:
+    saved, output.compiled_block_xpaths = output.compiled_block_xpaths, None
+    try:
+        return output.block_xpaths(root, elements)
+    finally:
+        output.compiled_block_xpaths = saved
+
+
+def assert_same_paths(html: str) -> list[str] | None:
+    page = parse_page(html)
+    if page.root is None:
+        return None
+    compiled = compiled_block_xpaths(page.root, list(page.block_elements))
+    assert compiled == python_paths(page.root, page.block_elements)
+    return compiled
+
+
+def test_the_compiled_paths_are_in_use_unless_turned_off() -> None:
+    # CI builds the twins (docs/speed.rst); WEB2TEXT_PURE_PYTHON=1 leaves the Python original running.
+    if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
+        assert output.compiled_block_xpaths is None
+    else:
+        assert output.compiled_block_xpaths is compiled_block_xpaths
+
+
+def test_same_paths_on_the_test_site_and_the_hostile_pages() -> None:
+    site = build_site(articles=6, seed=3)
+    resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.05).values())
+    paths = 0
+    for resource in resources:
+        found = assert_same_paths(decode_html(resource.body))
+        paths += len(found or ())
+    assert paths > 100
+
+
+PARTS = [
+    '<div id="main"><p>in main</p><p>second</p></div>',
+    '<div id="main"><p>main again: not unique</p></div>',
+    '<section id="s1"><div><span>deep</span> tail text</div></section>',
+    "<div id='say \"hi\"'><p>quoted id</p></div>",
+    '<div id=""><p>empty id</p></div>',
+    "<ul><li>one</li><li>two</li><li><a href='#'>three</a></li></ul>",
+    "<table><tr><td>cell</td><td>cell two</td></tr></table>",
+    "<p>before<b>bold</b>after<i>it</i>end</p>",
+    "<h1 id='t'>Heading</h1>",
+    "<div><div><div><p>nested</p></div></div><p>sibling</p></div>",
+]
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(PARTS), min_size=1, max_size=14))
+def test_same_paths_on_generated_markup(parts) -> None:
+    paths = assert_same_paths("<html><body>" + "".join(parts) + "</body></html>")
+    assert paths is not None and all(path.startswith(("/html", "//*[@id=")) for path in paths)
+
+
+def test_same_paths_among_thousands_of_siblings() -> None:
+    # Each parent's children are numbered once, in both: libxml2's own getpath rescans the siblings per call.
+    paths = assert_same_paths("<html><body><p>" + "<b>word</b> " * 3000 + "</p><div id='x'>end</div></body></html>")
+    assert paths[0] == "/html/body/p/b[1]" and paths[-2] == "/html/body/p/b[3000]" and paths[-1] == '//*[@id="x"]'
+
+
+def test_a_namespaced_tree_falls_back_to_the_python_paths() -> None:
+    root = etree.fromstring(b'<r xmlns:x="urn:x"><x:div id="i">namespaced</x:div><p>plain</p></r>')
+    elements = [(element, False) for element in root.iter() if element.text and element.text.strip()]
+    assert compiled_block_xpaths(root, elements) is None
+    saved = output.compiled_block_xpaths
+    assert output.block_xpaths(root, elements) == python_paths(root, elements)
+    assert output.compiled_block_xpaths is saved
+
+
+def labelled(html: str) -> Extraction:
+    result = extract(html)
+    assert isinstance(result._pending_blocks, LabelledPage)  # blocks not built yet
+    return result
+
+
+SITE_PAGE = next(iter(build_site(articles=2, seed=5).resources.values())).body
+
+
+@pytest.mark.parametrize("form", ["compact", "full"])
+def test_records_read_from_the_labelled_page_equal_those_of_the_blocks(form) -> None:
+    fast = labelled(SITE_PAGE)
+    records = fast.block_records(form)
+    labels = fast.labels
+    assert isinstance(fast._pending_blocks, LabelledPage)  # still not built
+    built = labelled(SITE_PAGE)
+    assert len(built.blocks) > 20 and built._pending_blocks is None
+    assert records == built.block_records(form)
+    assert labels == [block.label for block in built.blocks] == built.labels
+    assert {"content", "boilerplate"} <= set(labels)
+    assert fast.title == built.title and fast.xpaths() == built.xpaths()
+
+
+def test_records_of_an_extraction_made_by_hand() -> None:
+    result = labelled("<html><body><p>One paragraph of words.</p></body></html>")
+    by_hand = Extraction(main_text=result.main_text, blocks=result.blocks)
+    assert by_hand.labels == result.labels and by_hand._block_count() == 1
+    assert by_hand.block_records("compact")[0][:2] == result.block_records("compact")[0][:2]
