@@ -56,17 +56,24 @@ class Block:
     def to_dict(self, xpath: str | None = None) -> dict[str, Any]:
         """``{"text", "label", "probability"`` (4 decimals) ``, "xpath"}``; ``xpath`` replaces :attr:`xpath`
         (:meth:`Extraction.xpaths` gives the shorter id-anchored one)."""
-        return {
-            "text": self.text,
-            "label": self.label,
-            "probability": round(self.probability, 4),
-            "xpath": xpath or self.xpath,
-        }
+        return _full_record(self.text, self.label, self.probability, xpath or self.xpath)
 
     def to_compact(self, xpath: str | None = None) -> list[Any]:
         """``[label, probability, xpath]``: probability to 2 decimals, no text; a list, not a dict, because the
         key names would be a third of a feed's bytes."""
-        return [self.label, round(self.probability, 2), xpath or self.xpath]
+        return _compact_record(self.label, self.probability, xpath or self.xpath)
+
+
+def _full_record(text: str, label: str, probability: float, xpath: str | None) -> dict[str, Any]:
+    return {"text": text, "label": label, "probability": round(probability, 4), "xpath": xpath}
+
+
+def _compact_record(label: str, probability: float, xpath: str | None) -> list[Any]:
+    return [label, round(probability, 2), xpath]
+
+
+def _label_names(keep: np.ndarray) -> list[str]:
+    return [CONTENT if kept else BOILERPLATE for kept in keep.tolist()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +165,7 @@ class Extraction:
         """Each block's label (``"content"`` or ``"boilerplate"``), in page order; a new list each call."""
         labelled = self._labelled_page()
         if labelled is not None:
-            return [CONTENT if kept else BOILERPLATE for kept in labelled.keep.tolist()]
+            return _label_names(labelled.keep)
         return [block.label for block in self.blocks]
 
     @property
@@ -244,10 +251,10 @@ def build_blocks(page: Page, keep: np.ndarray, probabilities: np.ndarray) -> tup
     elements = page.block_elements if len(page.block_elements) == len(page.texts) else [(None, False)] * len(page)
     nodes = page.nodes
     return tuple(
-        Block(text, CONTENT if kept else BOILERPLATE, p, path, start, end, nodes[node], *where)
-        for text, kept, p, path, start, end, node, where in zip(
+        Block(text, label, p, path, start, end, nodes[node], *where)
+        for text, label, p, path, start, end, node, where in zip(
             page.texts,
-            keep.tolist(),
+            _label_names(keep),
             probabilities.tolist(),
             page.tag_paths,
             page.starts.tolist(),
@@ -280,14 +287,10 @@ class LabelledPage:
 
     def records(self, form: str, xpaths: list[str | None]) -> list[Any]:
         """:meth:`Extraction.block_records` as :meth:`Block.to_compact`/:meth:`Block.to_dict` write them."""
-        labels = [CONTENT if kept else BOILERPLATE for kept in self.keep.tolist()]
-        probabilities = self.probabilities.tolist()
+        columns = _label_names(self.keep), self.probabilities.tolist(), xpaths
         if form == "compact":
-            return [[label, round(p, 2), xpath] for label, p, xpath in zip(labels, probabilities, xpaths)]
-        return [
-            {"text": text, "label": label, "probability": round(p, 4), "xpath": xpath}
-            for text, label, p, xpath in zip(self.page.texts, labels, probabilities, xpaths)
-        ]
+            return [_compact_record(*fields) for fields in zip(*columns)]
+        return [_full_record(*fields) for fields in zip(self.page.texts, *columns)]
 
 
 def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
