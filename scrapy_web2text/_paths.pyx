@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""The compiled twin of :func:`.output.block_xpaths`: the same paths, read from libxml2's nodes.
+"""The compiled twins of :func:`.output.block_xpaths` and of the heading climb of :func:`.output.find_title`: the
+same paths and headings, read from libxml2's nodes.
 
 :func:`.output.block_xpaths` is the reference and documents every step; ``tests/test_speedups.py`` holds the two to
 identical paths.  A crawl asks for every block's path (the items' block records), and the Python original spends
@@ -173,3 +174,63 @@ def block_xpaths(cetree._Element root, list block_elements):
     except NotReadable:
         return None
     return paths
+
+
+cdef inline bint _is_lower_case_of(const_xmlChar* name, const char* lower) noexcept nogil:
+    """``name.lower() == lower`` for an ASCII ``lower`` (a byte outside ASCII never lowers to ASCII here)."""
+    cdef const unsigned char* byte = <const unsigned char*>name
+    cdef const unsigned char* wanted = <const unsigned char*>lower
+    cdef unsigned char c
+    while wanted[0]:
+        c = byte[0]
+        if 65 <= c <= 90:
+            c += 32
+        if c != wanted[0]:
+            return False
+        byte += 1
+        wanted += 1
+    return byte[0] == 0
+
+
+cdef bint _named_any(xmlNode* node, tuple names):
+    """The element's local name, lower-cased, is one of ``names`` (ASCII names: lxml's tag, ``rpartition("}")``
+    and ``lower()`` give the same)."""
+    if node.type != tree.XML_ELEMENT_NODE:
+        return False
+    cdef bytes name
+    for name in names:
+        if _is_lower_case_of(node.name, name):
+            return True
+    return False
+
+
+_HEADING_NAMES = (b"h1", b"h2", b"h3", b"h4", b"h5", b"h6")
+
+
+def first_blocks_of_headings(list block_elements, tuple inline_names):
+    """(index of the first block, heading element) for each heading some block's text climbs to, in block order:
+    from the block's element (its parent for a tail) up through elements named in ``inline_names``
+    (:func:`.output.find_title`'s climb).  ``None`` where a block has no element."""
+    cdef tuple inline = tuple(name.encode("ascii") for name in inline_names)
+    cdef set seen = set()
+    cdef list found = []
+    cdef xmlNode* heading
+    cdef xmlNode* parent
+    cdef cetree._Element element
+    cdef Py_ssize_t index = 0
+    for item in block_elements:
+        if item[0] is None:
+            return None
+        element, is_tail = item
+        heading = element._c_node
+        if is_tail:
+            parent = _parent(heading)
+            if parent is not NULL:
+                heading = parent
+        while heading is not NULL and not _named_any(heading, _HEADING_NAMES):
+            heading = _parent(heading) if _named_any(heading, inline) else NULL
+        if heading is not NULL and <size_t>heading not in seen:
+            seen.add(<size_t>heading)
+            found.append((index, cetree.elementFactory(element._doc, heading)))
+        index += 1
+    return found

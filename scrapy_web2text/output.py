@@ -297,18 +297,10 @@ def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequ
     from_metadata = metadata_title(root)
     wanted = _comparable(from_metadata) if from_metadata else ""
     headings: list[tuple[bool, str, str]] = []  # (kept, tag, text)
-    seen: set[Any] = set()
-    for (element, is_tail), kept in zip(block_elements, keep):
-        owner = _owner(element, is_tail)
-        heading = owner
-        while heading is not None and _tag(heading) not in _HEADINGS:
-            heading = heading.getparent() if _tag(heading) in ("a", "span", "em", "strong", "b", "i") else None
-        if heading is None or heading in seen:
-            continue
-        seen.add(heading)
+    for index, heading in _first_blocks_of_headings(block_elements):
         text = _text_of(heading)
         if text:
-            headings.append((bool(kept), _tag(heading), text))
+            headings.append((bool(keep[index]), _tag(heading), text))
     if wanted:
         for _, _, text in headings:
             candidate = _comparable(text)
@@ -319,3 +311,28 @@ def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequ
             if tag == "h1" and kept == want_kept:
                 return text
     return from_metadata
+
+
+#: The inline elements a heading's text may sit in (``<h1><a><span>Title</span></a></h1>``).
+_INLINE_IN_HEADINGS = ("a", "span", "em", "strong", "b", "i")
+#: The compiled twin of :func:`_first_blocks_of_headings` (``_paths.pyx``), or ``None``.
+(compiled_first_blocks_of_headings,) = load_lxml_twin("scrapy_web2text._paths", "first_blocks_of_headings") or (None,)
+
+
+def _first_blocks_of_headings(block_elements: Sequence[tuple[Any, bool]]) -> list[tuple[int, Any]]:
+    """(index of the first block, heading) for each heading a block's text sits in, directly or inside inline
+    elements only, in block order."""
+    if compiled_first_blocks_of_headings is not None:
+        found = compiled_first_blocks_of_headings(list(block_elements), _INLINE_IN_HEADINGS)
+        if found is not None:
+            return found
+    seen: set[Any] = set()
+    found = []
+    for index, (element, is_tail) in enumerate(block_elements):
+        heading = _owner(element, is_tail)
+        while heading is not None and _tag(heading) not in _HEADINGS:
+            heading = heading.getparent() if _tag(heading) in _INLINE_IN_HEADINGS else None
+        if heading is not None and heading not in seen:
+            seen.add(heading)
+            found.append((index, heading))
+    return found

@@ -12,12 +12,28 @@ from lxml import etree
 
 from scrapy_web2text import extract, output
 from scrapy_web2text._paths import block_xpaths as compiled_block_xpaths
+from scrapy_web2text._paths import first_blocks_of_headings
 from scrapy_web2text.extraction import Extraction, LabelledPage
 from scrapy_web2text.page import decode_html, parse_page
 from tests.hostile import hostile_pages
 from tests.site import build_site
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def python_headings(elements) -> list:
+    saved, output.compiled_first_blocks_of_headings = output.compiled_first_blocks_of_headings, None
+    try:
+        return output._first_blocks_of_headings(elements)
+    finally:
+        output.compiled_first_blocks_of_headings = saved
+
+
+def assert_same_headings(elements) -> list:
+    compiled = first_blocks_of_headings(list(elements), output._INLINE_IN_HEADINGS)
+    expected = python_headings(elements)
+    assert [(index, heading) for index, heading in compiled] == expected  # the same element proxies
+    return compiled
 
 
 def python_paths(root, elements) -> list[str]:
@@ -34,6 +50,7 @@ def assert_same_paths(html: str) -> list[str] | None:
         return None
     compiled = compiled_block_xpaths(page.root, list(page.block_elements))
     assert compiled == python_paths(page.root, page.block_elements)
+    assert_same_headings(page.block_elements)
     return compiled
 
 
@@ -65,6 +82,9 @@ PARTS = [
     "<table><tr><td>cell</td><td>cell two</td></tr></table>",
     "<p>before<b>bold</b>after<i>it</i>end</p>",
     "<h1 id='t'>Heading</h1>",
+    "<h2><a href='#'><span>Linked</span> heading</a> tail</h2>",
+    "<h3><em>em</em><div>not inline</div></h3>",
+    "<p><b>bold, not a heading</b></p>",
     "<div><div><div><p>nested</p></div></div><p>sibling</p></div>",
 ]
 
@@ -80,6 +100,20 @@ def test_same_paths_among_thousands_of_siblings() -> None:
     # Each parent's children are numbered once, in both: libxml2's own getpath rescans the siblings per call.
     paths = assert_same_paths("<html><body><p>" + "<b>word</b> " * 3000 + "</p><div id='x'>end</div></body></html>")
     assert paths[0] == "/html/body/p/b[1]" and paths[-2] == "/html/body/p/b[3000]" and paths[-1] == '//*[@id="x"]'
+
+
+def test_same_headings_in_an_xml_tree_with_capitals_namespaces_and_comments() -> None:
+    root = etree.fromstring(
+        b'<r xmlns:x="urn:x"><H1>Upper</H1><x:h2><x:SPAN>ns span</x:SPAN></x:h2>'
+        b"<h3><!-- c -->after comment<q>quoted</q></h3><hX>not one</hX></r>"
+    )
+    elements = [(element, False) for element in root.iter() if isinstance(element.tag, str) and element.text]
+    elements += [(element, True) for element in root.iter() if element.tail and element.tail.strip()]
+    found = assert_same_headings(elements)
+    # Capitals and namespaces are headings and inline elements all the same; "quoted" sits in a <q>, not inline.
+    assert [heading.tag for _, heading in found] == ["H1", "{urn:x}h2", "h3"]
+    assert [elements[index][0].text for index, _ in found] == ["Upper", "ns span", " c "]
+    assert elements[found[-1][0]][1]  # the h3 is found from the comment's tail
 
 
 def test_a_namespaced_tree_falls_back_to_the_python_paths() -> None:
