@@ -11,9 +11,11 @@ for network latency).  Each crawl runs in its own subprocess with
 figures measure throughput, not link discovery.  For each mode it prints
 pages/second and the crawler process's peak RSS (with ``--pool process``, also
 the largest worker process's peak RSS), then the ratio on/off (goal: at least
-0.95), of the whole crawls and of their steady rates (items per second after the first fifth of the items, once
-imports, the engine and a process pool's workers have started: what a long crawl keeps).  ``--pool`` picks ``WEB2TEXT_POOL`` and ``--threads`` ``WEB2TEXT_CONCURRENCY``
-(workers of either kind); with ``--pool process`` it first times a fresh
+0.95), of the whole crawls and of their steady rates (items per second after
+the first fifth of the items, once imports, the engine and a process pool's
+workers have started: what a long crawl keeps).  ``--pool`` picks
+``WEB2TEXT_POOL`` and ``--threads`` ``WEB2TEXT_CONCURRENCY`` (workers of either
+kind); with ``--pool process`` it first times a fresh
 process pool's start-up (spawn, imports, model) to its first labelled page.
 ``--model`` picks the model (default: the packaged ``default`` model, else an
 untrained model of the same architecture, which costs the same to run).
