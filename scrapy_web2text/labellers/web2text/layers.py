@@ -38,17 +38,25 @@ def pool(hidden: np.ndarray, pooling: dict) -> np.ndarray:
 
 
 def conv_stack(
-    x: np.ndarray, layers: Layers, dilations: list[int] | None = None, pooling: dict | None = None
+    x: np.ndarray | None,
+    layers: Layers,
+    dilations: list[int] | None = None,
+    pooling: dict | None = None,
+    first_product: np.ndarray | None = None,
 ) -> np.ndarray:
     """Run (n, channels) through same-padded conv layers, ReLU between them.
 
     Each layer is (weight of shape (out, in, kernel), bias of shape (out,)),
     torch's ``Conv1d`` layout; ``dilations`` (default all 1) spread a
     layer's taps apart; ``pooling`` adds the page-context means after layer
-    ``pooling["after"]``.  Returns the last layer's (n, out) logits.
+    ``pooling["after"]``.  ``first_product``, when given, is the first layer's product already computed (an array
+    of its own or a view the caller gives up, :mod:`.first_layers`), and ``x`` is not read.  Returns the last
+    layer's (n, out) logits.
     """
     for position, (weight, bias) in enumerate(layers):
-        if weight.shape[2] == 1:
+        if position == 0 and first_product is not None:
+            x = first_product
+        elif weight.shape[2] == 1:
             x = x @ product_matrix(weight)
         else:
             x = _shifted_taps(x, weight, dilations[position] if dilations else 1)
