@@ -17,7 +17,18 @@ that is not plain text nodes) is read through its proxy, as the Python walk read
 needs of :mod:`.cdom` (which imports this module) it reads from the walker object.
 """
 
-from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_Find
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.unicode cimport (
+    Py_UNICODE_ISPRINTABLE,
+    Py_UNICODE_ISSPACE,
+    PyUnicode_4BYTE_KIND,
+    PyUnicode_DATA,
+    PyUnicode_DecodeUTF8,
+    PyUnicode_Find,
+    PyUnicode_FromKindAndData,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+)
 from libc.string cimport memset, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
@@ -220,6 +231,49 @@ def find(str source, str word, Py_ssize_t start, Py_ssize_t end):
     return _find(source, word, start, end)
 
 
+cdef object _collapsed(str raw):
+    """``" ".join(raw.split())`` where that text is printable (``str.isprintable``), else ``None`` (the walk then
+    asks ``block_text``): one pass over the code points instead of a list of words, a join and a second scan.  A
+    text already collapsed is given back as it is."""
+    cdef Py_ssize_t n = len(raw), i, length = 0
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
+    cdef Py_UCS4 c
+    cdef bint space = False, unchanged = True
+    cdef Py_UCS4* out = <Py_UCS4*>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
+    if out is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(c):
+                # A blank other than one space between words is dropped or becomes one space: the text changes.
+                if c != 32 or space or length == 0:
+                    unchanged = False
+                space = length > 0
+                continue
+            if not (32 <= c < 127 if c < 128 else Py_UNICODE_ISPRINTABLE(c)):
+                return None
+            if space:
+                out[length] = 32
+                length += 1
+                space = False
+            out[length] = c
+            length += 1
+        if space:  # a blank at the end
+            unchanged = False
+        if unchanged:
+            return raw
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, length)
+    finally:
+        PyMem_Free(out)
+
+
+def collapsed(str raw):
+    """The walk's ``" ".join(raw.split())`` with its printable test (a function here so that the tests compare it)."""
+    return _collapsed(raw)
+
+
 def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Walker.walk
     """:meth:`.cdom._Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
 
@@ -348,8 +402,8 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
             is_tail = True
             descend = False
         if raw is not None:
-            text = " ".join(raw.split())
-            if not text.isprintable():
+            text = _collapsed(raw)
+            if text is None:
                 text = block_text(raw)
             if text:
                 if len(texts) >= max_blocks:
