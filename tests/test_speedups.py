@@ -27,7 +27,7 @@ from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_t
 from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.page import cdom, decode_html, parse_page
 from scrapy_web2text.page._attributes import crowded_tag
-from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, collapsed, find, walk
+from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, anchor_word, collapsed, find, walk
 from scrapy_web2text.page._numbering import finish
 from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags
 from scrapy_web2text.page.cdom import Page, collect_blocks
@@ -340,6 +340,13 @@ def test_the_walks_blank_collapse_equals_split_and_join(raw) -> None:
     # None sends the walk to block_text, as a text that is not printable does in the Python walk.  (A string made
     # wider than its code points need would not be equal either: str equality compares the storage kind first.)
     assert got == (expected if expected.isprintable() else None)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(BLOCK_TEXT | st.text(max_size=40) | st.text(alphabet="ab_1\u0663\u00b2 .-", max_size=40))
+def test_the_walks_anchor_word_equals_the_regex(raw) -> None:
+    match = cdom._ANCHOR_WORD.search(raw)
+    assert anchor_word(raw) == ((match.group(), match.start()) if match else None)
 
 
 def _both_decoders(unary: np.ndarray, pairwise: np.ndarray, lam: float, threshold: float) -> tuple:

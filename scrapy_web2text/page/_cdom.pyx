@@ -19,6 +19,7 @@ needs of :mod:`.cdom` (which imports this module) it reads from the walker objec
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport (
+    Py_UNICODE_ISALNUM,
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
     PyUnicode_4BYTE_KIND,
@@ -28,6 +29,7 @@ from cpython.unicode cimport (
     PyUnicode_FromKindAndData,
     PyUnicode_KIND,
     PyUnicode_READ,
+    PyUnicode_Substring,
 )
 from libc.string cimport memset, strcmp, strlen
 from lxml.includes cimport tree
@@ -274,13 +276,42 @@ def collapsed(str raw):
     return _collapsed(raw)
 
 
+cdef inline bint _word_character(Py_UCS4 c) noexcept:
+    """``re``'s ``\\w`` in a str pattern: alphanumeric (``str.isalnum``) or the underscore."""
+    return c == 95 or Py_UNICODE_ISALNUM(c)
+
+
+cdef object _anchor_word(str raw, Py_ssize_t* at):
+    """``cdom._ANCHOR_WORD.search(raw)``'s word (and its start in ``at``), or ``None``: ``\\w{3,24}|\\w+`` finds
+    the first run of word characters, at most 24 of them, whatever its length."""
+    cdef Py_ssize_t n = len(raw), start = 0, end
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
+    while start < n and not _word_character(PyUnicode_READ(kind, data, start)):
+        start += 1
+    if start == n:
+        return None
+    end = start + 1
+    while end < n and end - start < 24 and _word_character(PyUnicode_READ(kind, data, end)):
+        end += 1
+    at[0] = start
+    return PyUnicode_Substring(raw, start, end)
+
+
+def anchor_word(str raw):
+    """The walk's anchor word and its start, as ``(match.group(), match.start())``, or ``None`` (for the tests)."""
+    cdef Py_ssize_t at = 0
+    word = _anchor_word(raw, &at)
+    return None if word is None else (word, at)
+
+
 def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Walker.walk
     """:meth:`.cdom._Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
 
     Returns whether the page has blocks (then ``_numbering.finish`` numbers the nodes, as ``walker._finish`` does
     after the Python walk).
     """
-    text_chain, block_text, anchor_search = walker.TEXT_CHAIN, walker.block_text, walker.ANCHOR_WORD.search
+    text_chain, block_text = walker.TEXT_CHAIN, walker.block_text
     cdef Py_ssize_t state_width = walker.STATE_WIDTH, segments_kept = walker.TAG_PATH_SEGMENTS
     page = walker.page
     document = root._doc
@@ -311,7 +342,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
     cdef tuple closed, opened, key, described
     cdef bint pending_break = False
     cdef bint descend, is_tail, skipped, block_level
-    cdef Py_ssize_t cursor = 0, start, end, found, window_end, searched_from
+    cdef Py_ssize_t cursor = 0, start, end, found, window_end, searched_from, word_start = 0
     cdef Py_ssize_t node_number
     cdef xmlNode* top = root._c_node
     cdef xmlNode* node = top
@@ -410,16 +441,15 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                     page.truncated = True
                 else:
                     start = cursor if cursor < source_length else source_length
-                    match = anchor_search(raw)
-                    if match:
-                        word = match.group()
+                    word = _anchor_word(raw, &word_start)
+                    if word is not None:
                         window_end = cursor + 65536
                         searched_from = cursor
                         if missed_until:
                             searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1)
                         found = _find(source, word, searched_from, window_end)
                         if found >= 0:
-                            start = max(found - match.start(), cursor)
+                            start = max(found - word_start, cursor)
                         else:
                             if len(missed_until) >= 1024:
                                 missed_until.clear()
