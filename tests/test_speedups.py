@@ -328,6 +328,19 @@ def test_the_walks_search_equals_str_find(source, word, start, end) -> None:
     assert find(source, word, start, end) == source.find(word, start, end)
 
 
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(["ab", "ab\u0100", "ab\U0001f600"]), st.integers(0, 2**32 - 1), st.integers(1, 20))
+def test_the_walks_search_equals_str_find_on_long_near_misses(alphabet, seed, length) -> None:
+    # Sources of every width, long enough for the 16-byte steps, over two letters: most starts match the word's
+    # first and last code points and only the whole comparison tells them apart.
+    rng = np.random.default_rng(seed)
+    source = "".join(rng.choice(list(alphabet), size=int(rng.integers(0, 400))))
+    word = "".join(rng.choice(list(alphabet), size=length))
+    start, end = (int(v) for v in sorted(rng.integers(0, 420, size=2)))
+    assert find(source, word, start, end) == source.find(word, start, end)
+    assert find(source, word, 0, 65536) == source.find(word)
+
+
 BLANKS_AND_CONTROLS = " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2028\u3000\x00\x01\x7f\xad\u200b\ufffe"
 BLOCK_TEXT = st.text(alphabet=st.sampled_from(list("ab é\u4100\U0001f600" + BLANKS_AND_CONTROLS)), max_size=30)
 
