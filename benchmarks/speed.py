@@ -37,7 +37,7 @@ from lxml import etree  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.extraction import build_extraction  # noqa: E402
-from scrapy_web2text.labellers.web2text import counts, resolve_model  # noqa: E402
+from scrapy_web2text.labellers.web2text import counts, layers, resolve_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import limit_blas_threads  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
@@ -113,12 +113,22 @@ def python_only(function, *args):
     """``function(*args)`` with the compiled twins switched off in this process (docs/installation.rst): the same
     chain as a package installed without a C compiler, measured in the same run as the compiled one."""
     decoder = sys.modules["scrapy_web2text.labellers.web2text.viterbi"]
-    saved = cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts, decoder.compiled_best_path
-    cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts, decoder.compiled_best_path = (None,) * 4
+    switched = [
+        (cdom, "compiled_walk"),
+        (attributes, "SPEEDUPS"),
+        (counts, "compiled_text_counts"),
+        (decoder, "compiled_best_path"),
+        (layers, "compiled_shifted_sum"),
+        (layers, "compiled_add_bias"),
+    ]
+    saved = [getattr(module, name) for module, name in switched]
+    for module, name in switched:
+        setattr(module, name, None)
     try:
         return function(*args)
     finally:
-        cdom.compiled_walk, attributes.SPEEDUPS, counts.compiled_text_counts, decoder.compiled_best_path = saved
+        for (module, name), value in zip(switched, saved):
+            setattr(module, name, value)
 
 
 def crawl_job_with_default_settings():

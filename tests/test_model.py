@@ -8,6 +8,7 @@ from scrapy_web2text import extract
 from scrapy_web2text.labellers.web2text.features import block_features, edge_features
 from scrapy_web2text.labellers.web2text.network import (
     PACKAGED_MODELS,
+    PAPER_CONFIG,
     ModelError,
     Web2TextModel,
     conv_stack,
@@ -235,3 +236,40 @@ def test_blas_threads_are_set_where_the_project_owns_the_labelling_not_at_import
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=Path(__file__).parents[1])
     code, error = done.returncode, done.stderr
     assert code != 0 and "WEB2TEXT_BLAS_THREADS must be a positive integer" in error
+
+
+def test_folded_first_layers_match_the_reference_networks():
+    default = load_model("default").config
+    models = [
+        load_model("default"),
+        Web2TextModel.initialised({**default}, seed=5),
+        Web2TextModel.initialised(seed=8),  # the paper's: the pairwise network reads the edge features only
+        Web2TextModel.initialised({**default, "unary_pooling": {"after": 0, "windows": [4], "page": True}}, seed=9),
+    ]
+    pages = [parse_page(html) for html in _real_pages()] + [parse_page("<p>one block</p>")]
+    for model in models:
+        assert model._first_layers() is not None
+        for page in pages:
+            x, e = block_features(page, extended=model.extended), edge_features(page)
+            for folded, reference in zip(model.potentials(x, e), model.reference_potentials(x, e)):
+                assert folded.shape == reference.shape
+                assert np.abs(np.exp(folded) - np.exp(reference)).max(initial=0) < 1e-5
+
+
+def test_folded_first_layers_follow_replaced_weights_and_stay_off_where_they_do_not_apply():
+    model = Web2TextModel.initialised({**load_model("default").config}, seed=10)
+    page = parse_page(fixture_text("article.html"))
+    x, e = block_features(page, extended=True), edge_features(page)
+    before = model.potentials(x, e)
+    weight, bias = model.pairwise[0]
+    model.pairwise[0] = (weight * 2, bias)  # retrained: new arrays, the folded copy must not be reused
+    model.block_std = model.block_std * 3
+    after, reference = model.potentials(x, e), model.reference_potentials(x, e)
+    assert np.abs(after[1] - before[1]).max() > 1e-3
+    for folded, expected in zip(after, reference):
+        assert np.abs(np.exp(folded) - np.exp(expected)).max() < 1e-5
+    wide = Web2TextModel.initialised({**PAPER_CONFIG, "unary_kernels": [3, 1, 3, 3, 3]}, seed=11)
+    assert wide._first_layers() is None
+    page_x = block_features(page), edge_features(page)
+    for a, b in zip(wide.potentials(*page_x), wide.reference_potentials(*page_x)):
+        np.testing.assert_array_equal(a, b)

@@ -1,6 +1,7 @@
 import pytest
 
 from scrapy_web2text.page import decode_html, parse_page
+from scrapy_web2text.page.decode import decode_html_utf8
 
 
 def leaf_tags(page):
@@ -198,3 +199,29 @@ def test_closed_dialogs_leave_parsels_tree_unchanged():
     root = Selector(text=html).root
     assert parse_page(html, tree=root).texts == ["Kept text.", "Also kept."] == parse_page(html).texts
     assert root.find(".//dialog") is not None
+
+
+@pytest.mark.parametrize(
+    "data, encoding",
+    [
+        (b"<p>plain ASCII</p>", None),
+        ("<p>Grüße, 東京, 😀</p>".encode(), None),  # sniffed as UTF-8
+        ('<meta charset="utf-8"><p>Grüße</p>'.encode(), None),  # declared
+        ("<p>Grüße</p>".encode(), "utf-8"),  # transport charset
+        (b"<p>bad \xff byte</p>", "utf-8"),  # replaced: not the same bytes
+        ("<p>cut short é".encode()[:-1], None),  # a last character cut short
+        ("\ufeff<p>BOM</p>".encode(), None),  # the BOM is not text
+        ('<meta charset="windows-1252"><p>caf\xe9</p>'.encode("cp1252"), None),
+        ("<p>Grüße</p>".encode("utf-16-le"), "utf-16-le"),
+        (b"<p>\x00 NUL and <?xml version='1.0'?></p>", None),
+        (b'<!DOCTYPE html [<!ENTITY e "subset">]><p>\xc3\xa9 after a DOCTYPE subset</p>', None),  # normalised
+    ],
+)
+def test_the_pages_own_bytes_are_parsed_only_where_they_are_its_text_in_utf8(data, encoding):
+    text, utf8 = decode_html_utf8(data, encoding)
+    assert text == decode_html(data, encoding)
+    assert utf8 is None or (utf8 is data and text.encode("utf-8") == data)
+    assert (utf8 is not None) == (text.encode("utf-8", "surrogatepass") == data)
+    from_bytes, from_text = parse_page(data, encoding), parse_page(text)
+    assert from_bytes.source == from_text.source and from_bytes.texts == from_text.texts
+    assert from_bytes.starts.tolist() == from_text.starts.tolist()

@@ -27,7 +27,7 @@ from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_t
 from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.page import cdom, decode_html, parse_page
 from scrapy_web2text.page._attributes import crowded_tag
-from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, find, walk
+from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, anchor_word, collapsed, find, walk
 from scrapy_web2text.page._numbering import finish
 from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags
 from scrapy_web2text.page.cdom import Page, collect_blocks
@@ -326,6 +326,40 @@ def test_the_walks_search_equals_str_find(source, word, start, end) -> None:
     # Mixed widths on purpose (a UCS-2 or UCS-4 source and a narrower word, a word wider than the source), and
     # windows past the end.
     assert find(source, word, start, end) == source.find(word, start, end)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(["ab", "ab\u0100", "ab\U0001f600"]), st.integers(0, 2**32 - 1), st.integers(1, 20))
+def test_the_walks_search_equals_str_find_on_long_near_misses(alphabet, seed, length) -> None:
+    # Sources of every width, long enough for the 16-byte steps, over two letters: most starts match the word's
+    # first and last code points and only the whole comparison tells them apart.
+    rng = np.random.default_rng(seed)
+    source = "".join(rng.choice(list(alphabet), size=int(rng.integers(0, 400))))
+    word = "".join(rng.choice(list(alphabet), size=length))
+    start, end = (int(v) for v in sorted(rng.integers(0, 420, size=2)))
+    assert find(source, word, start, end) == source.find(word, start, end)
+    assert find(source, word, 0, 65536) == source.find(word)
+
+
+BLANKS_AND_CONTROLS = " \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u1680\u2028\u3000\x00\x01\x7f\xad\u200b\ufffe"
+BLOCK_TEXT = st.text(alphabet=st.sampled_from(list("ab é\u4100\U0001f600" + BLANKS_AND_CONTROLS)), max_size=30)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(BLOCK_TEXT | st.text(max_size=30))
+def test_the_walks_blank_collapse_equals_split_and_join(raw) -> None:
+    expected = " ".join(raw.split())
+    got = collapsed(raw)
+    # None sends the walk to block_text, as a text that is not printable does in the Python walk.  (A string made
+    # wider than its code points need would not be equal either: str equality compares the storage kind first.)
+    assert got == (expected if expected.isprintable() else None)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(BLOCK_TEXT | st.text(max_size=40) | st.text(alphabet="ab_1\u0663\u00b2 .-", max_size=40))
+def test_the_walks_anchor_word_equals_the_regex(raw) -> None:
+    match = cdom._ANCHOR_WORD.search(raw)
+    assert anchor_word(raw) == ((match.group(), match.start()) if match else None)
 
 
 def _both_decoders(unary: np.ndarray, pairwise: np.ndarray, lam: float, threshold: float) -> tuple:

@@ -116,16 +116,17 @@ def test_the_venv_has_the_wheel_the_lowest_scrapy_and_no_torch(wheel_venv):
         "from scrapy_web2text.page.compiled import SPEEDUPS\n"
         "from scrapy_web2text.labellers.web2text.counts import compiled_text_counts\n"
         "from scrapy_web2text.labellers.web2text.viterbi import compiled_best_path\n"
+        "from scrapy_web2text.labellers.web2text.layers import compiled_shifted_sum\n"
         "print(json.dumps([scrapy.__version__, scrapy_web2text.__file__, importlib.util.find_spec('torch') is None,"
-        " None not in (SPEEDUPS, compiled_text_counts, compiled_best_path)]))"
+        " None not in (SPEEDUPS, compiled_text_counts, compiled_best_path, compiled_shifted_sum)]))"
     )
     done = _run([str(wheel_venv["python"]), "-c", probe], cwd=wheel_venv["root"], env={"PATH": os.environ["PATH"]})
     version, location, no_torch, compiled = json.loads(done.stdout)
     assert Version(version) == Version(wheel_venv["pin"].partition("==")[2])
     assert str(wheel_venv["root"] / "venv") in location and no_torch
     assert compiled, (
-        "the wheel's compiled speed-ups (page/_cdom, _numbering, _attributes, labellers/web2text/_counts, _viterbi)"
-        " do not load"
+        "the wheel's compiled speed-ups (page/_cdom, _numbering, _attributes, labellers/web2text/_counts, _viterbi,"
+        " _layers) do not load"
     )
 
 

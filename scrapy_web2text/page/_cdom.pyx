@@ -17,7 +17,19 @@ that is not plain text nodes) is read through its proxy, as the Python walk read
 needs of :mod:`.cdom` (which imports this module) it reads from the walker object.
 """
 
-from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_Find
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.unicode cimport (
+    Py_UNICODE_ISALNUM,
+    Py_UNICODE_ISPRINTABLE,
+    Py_UNICODE_ISSPACE,
+    PyUnicode_4BYTE_KIND,
+    PyUnicode_DATA,
+    PyUnicode_DecodeUTF8,
+    PyUnicode_FromKindAndData,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+    PyUnicode_Substring,
+)
 from libc.string cimport memset, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
@@ -210,14 +222,91 @@ cdef tuple _proxy_state_key(xmlNode* node, long parent_number, object raw_tag, o
     return (parent_number, raw_tag, get("class"), get("id"), attribute_marks(get))
 
 
+cdef extern from "_search.h":
+    Py_ssize_t web2text_find(object source, object word, Py_ssize_t start, Py_ssize_t end) except -2
+
+
 cdef inline Py_ssize_t _find(str source, str word, Py_ssize_t start, Py_ssize_t end) except -2:
-    """``source.find(word, start, end)``: CPython's own search, without the method call."""
-    return PyUnicode_Find(source, word, start, end, 1)
+    """``source.find(word, start, end)``, without the method call; on two- and four-byte strings a search that
+    compares 16 bytes at a time (``_search.h``)."""
+    return web2text_find(source, word, start, end)
 
 
 def find(str source, str word, Py_ssize_t start, Py_ssize_t end):
     """The walk's ``source.find(word, start, end)`` (a function here so that the tests compare it with ``str.find``)."""
     return _find(source, word, start, end)
+
+
+cdef object _collapsed(str raw):
+    """``" ".join(raw.split())`` where that text is printable (``str.isprintable``), else ``None`` (the walk then
+    asks ``block_text``): one pass over the code points instead of a list of words, a join and a second scan.  A
+    text already collapsed is given back as it is."""
+    cdef Py_ssize_t n = len(raw), i, length = 0
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
+    cdef Py_UCS4 c
+    cdef bint space = False, unchanged = True
+    cdef Py_UCS4* out = <Py_UCS4*>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
+    if out is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(c):
+                # A blank other than one space between words is dropped or becomes one space: the text changes.
+                if c != 32 or space or length == 0:
+                    unchanged = False
+                space = length > 0
+                continue
+            if not (32 <= c < 127 if c < 128 else Py_UNICODE_ISPRINTABLE(c)):
+                return None
+            if space:
+                out[length] = 32
+                length += 1
+                space = False
+            out[length] = c
+            length += 1
+        if space:  # a blank at the end
+            unchanged = False
+        if unchanged:
+            return raw
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, length)
+    finally:
+        PyMem_Free(out)
+
+
+def collapsed(str raw):
+    """The walk's ``" ".join(raw.split())`` with its printable test (a function here so that the tests compare it)."""
+    return _collapsed(raw)
+
+
+cdef inline bint _word_character(Py_UCS4 c) noexcept:
+    """``re``'s ``\\w`` in a str pattern: alphanumeric (``str.isalnum``) or the underscore."""
+    return c == 95 or Py_UNICODE_ISALNUM(c)
+
+
+cdef object _anchor_word(str raw, Py_ssize_t* at):
+    """``cdom._ANCHOR_WORD.search(raw)``'s word (and its start in ``at``), or ``None``: ``\\w{3,24}|\\w+`` finds
+    the first run of word characters, at most 24 of them, whatever its length."""
+    cdef Py_ssize_t n = len(raw), start = 0, end
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
+    while start < n and not _word_character(PyUnicode_READ(kind, data, start)):
+        start += 1
+    if start == n:
+        return None
+    end = start + 1
+    while end < n and end - start < 24 and _word_character(PyUnicode_READ(kind, data, end)):
+        end += 1
+    at[0] = start
+    return PyUnicode_Substring(raw, start, end)
+
+
+def anchor_word(str raw):
+    """The walk's anchor word and its start, as ``(match.group(), match.start())``, or ``None`` (for the tests)."""
+    cdef Py_ssize_t at = 0
+    word = _anchor_word(raw, &at)
+    return None if word is None else (word, at)
 
 
 def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Walker.walk
@@ -226,7 +315,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
     Returns whether the page has blocks (then ``_numbering.finish`` numbers the nodes, as ``walker._finish`` does
     after the Python walk).
     """
-    text_chain, block_text, anchor_search = walker.TEXT_CHAIN, walker.block_text, walker.ANCHOR_WORD.search
+    text_chain, block_text = walker.TEXT_CHAIN, walker.block_text
     cdef Py_ssize_t state_width = walker.STATE_WIDTH, segments_kept = walker.TAG_PATH_SEGMENTS
     page = walker.page
     document = root._doc
@@ -257,7 +346,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
     cdef tuple closed, opened, key, described
     cdef bint pending_break = False
     cdef bint descend, is_tail, skipped, block_level
-    cdef Py_ssize_t cursor = 0, start, end, found, window_end, searched_from
+    cdef Py_ssize_t cursor = 0, start, end, found, window_end, searched_from, word_start = 0
     cdef Py_ssize_t node_number
     cdef xmlNode* top = root._c_node
     cdef xmlNode* node = top
@@ -348,24 +437,23 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
             is_tail = True
             descend = False
         if raw is not None:
-            text = " ".join(raw.split())
-            if not text.isprintable():
+            text = _collapsed(raw)
+            if text is None:
                 text = block_text(raw)
             if text:
                 if len(texts) >= max_blocks:
                     page.truncated = True
                 else:
                     start = cursor if cursor < source_length else source_length
-                    match = anchor_search(raw)
-                    if match:
-                        word = match.group()
+                    word = _anchor_word(raw, &word_start)
+                    if word is not None:
                         window_end = cursor + 65536
                         searched_from = cursor
                         if missed_until:
                             searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1)
                         found = _find(source, word, searched_from, window_end)
                         if found >= 0:
-                            start = max(found - match.start(), cursor)
+                            start = max(found - word_start, cursor)
                         else:
                             if len(missed_until) >= 1024:
                                 missed_until.clear()

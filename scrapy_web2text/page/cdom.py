@@ -153,8 +153,9 @@ class _Walker:
     locals, flat lists and tuples instead of objects, and per-tag and per-state tables instead of string tests.
     """
 
-    # What the compiled walk and numbering (_cdom.pyx, _numbering.pyx) read of this module, which imports them.
-    TEXT_CHAIN, ANCHOR_WORD, TAG_PATH_SEGMENTS = _TEXT_CHAIN, _ANCHOR_WORD, TAG_PATH_SEGMENTS
+    # What the compiled walk and numbering (_cdom.pyx, _numbering.pyx) read of this module, which imports them (the
+    # walk's anchor word is _ANCHOR_WORD's match written out there: tests/test_speedups.py compares the two).
+    TEXT_CHAIN, TAG_PATH_SEGMENTS = _TEXT_CHAIN, TAG_PATH_SEGMENTS
     STATE_WIDTH, NODE_WIDTH = len(_STATE_COLUMNS), len(NODE_COLUMNS)
     block_text, unchain = staticmethod(block_text), staticmethod(_unchain)
 

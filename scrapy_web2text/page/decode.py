@@ -53,12 +53,18 @@ def _meta_encoding(head: bytes) -> str | None:
 
 def _sniff_utf8(data: bytes) -> str | None:
     """``data`` as UTF-8 if it is UTF-8, a last character cut short (a truncated body) included."""
+    text, _ = _sniffed_utf8(data)
+    return text
+
+
+def _sniffed_utf8(data: bytes) -> tuple[str | None, bool]:
+    """:func:`_sniff_utf8`'s text, and whether ``data`` is all of it, whole (no last character cut short)."""
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
         text = decoder.decode(data, final=False)
     except UnicodeDecodeError:
-        return None
-    return text + "\ufffd" if decoder.getstate()[0] else text
+        return None, False
+    return (text + "\ufffd", False) if decoder.getstate()[0] else (text, True)
 
 
 def html_encoding(data: bytes, encoding: str | None = None) -> str:
@@ -74,18 +80,29 @@ def html_encoding(data: bytes, encoding: str | None = None) -> str:
 
 def decode_html(data: bytes, encoding: str | None = None) -> str:
     """Decode page bytes to text by the HTML standard's rules (see the module); never raises."""
+    return decode_html_utf8(data, encoding)[0]
+
+
+def decode_html_utf8(data: bytes, encoding: str | None = None) -> tuple[str, bytes | None]:
+    """:func:`decode_html`'s text, and ``data`` itself where it is exactly that text in UTF-8 (``None`` otherwise):
+    the parser reads UTF-8, and encoding the text again cost 0.04 ms of a median page (0.12 on average)."""
     for bom, name in _BOMS:
         if data.startswith(bom):
-            return data[len(bom) :].decode(name, "replace")
+            return data[len(bom) :].decode(name, "replace"), None
     chosen = encoding_label(encoding) or _meta_encoding(data[:PRESCAN_BYTES])
     if chosen is None:
-        sniffed = _sniff_utf8(data)
+        sniffed, whole = _sniffed_utf8(data)
         if sniffed is not None:
-            return sniffed
+            return sniffed, data if whole else None
         chosen = "cp1252"
     if chosen == "replacement":  # ISO-2022-KR, HZ, ...: the standard decodes these to one U+FFFD
-        return "\ufffd" if data else ""
+        return ("\ufffd" if data else ""), None
+    if chosen == "utf-8":
+        try:
+            return data.decode("utf-8"), data
+        except UnicodeDecodeError:  # decoded with replacement characters below: no longer the same bytes
+            pass
     try:
-        return data.decode(chosen, "replace")
+        return data.decode(chosen, "replace"), None
     except LookupError:  # a WHATWG encoding this Python lacks
-        return data.decode("cp1252", "replace")
+        return data.decode("cp1252", "replace"), None

@@ -17,7 +17,7 @@ from lxml import etree
 
 from .attributes import may_have_crowded_tags, strip_excess_attributes
 from .cdom import _NONCHARACTERS, MAX_BLOCKS, Page, collect_blocks
-from .decode import decode_html
+from .decode import decode_html_utf8
 from .flatten import MAX_NESTING, flatten_nesting
 
 _XML_DECLARATION = re.compile(r"\A\s*+<\?xml[^>]*+(?<=\?)>")
@@ -41,12 +41,14 @@ PARSER_OPTIONS = dict(
 )
 
 
-def _to_utf8(html: str) -> tuple[str, bytes]:
+def _to_utf8(html: str, encoded: bytes | None = None) -> tuple[str, bytes]:
     # lxml refuses str with an XML encoding declaration, NUL bytes truncate
     # libxml2's input, lone surrogates cannot be encoded, U+FFFE/U+FFFF are
     # not XML and a DOCTYPE's internal subset would leak into the text:
     # normalise all five and hand
-    # lxml UTF-8 bytes with the encoding fixed.
+    # lxml UTF-8 bytes with the encoding fixed.  ``encoded``: ``html`` in UTF-8 if the caller has it (the page's
+    # own bytes), given back where no step changed the text.
+    given = html
     html = _XML_DECLARATION.sub("", html, count=1).replace("\x00", "\ufffd")
     if "\ufffe" in html or "\uffff" in html:
         # Noncharacters that XML 1.0 forbids: a feed export of the text would not parse.
@@ -57,6 +59,8 @@ def _to_utf8(html: str) -> tuple[str, bytes]:
         subset = _DOCTYPE_SUBSET.match(html)
         if subset is not None:
             html = subset.group(1) + ">" + html[subset.end() :]
+    if encoded is not None and html is given:  # each step above gives back its very input when it changes nothing
+        return html, encoded
     try:
         data = html.encode("utf-8")
     except UnicodeEncodeError:
@@ -76,14 +80,16 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     again where it is the tree this function would build (:func:`reusable_tree`),
     and it is never changed.
     """
+    utf8 = None  # the page's bytes, where they are the decoded text's UTF-8
     if isinstance(html, (bytes, bytearray, memoryview)):
-        html = decode_html(bytes(html), encoding)
+        html, utf8 = decode_html_utf8(bytes(html), encoding)
     elif not isinstance(html, str):
         raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
     stripped = 0
     if may_have_crowded_tags(html):
         html, stripped = strip_excess_attributes(html)
-    source, data = _to_utf8(html)
+        utf8 = None
+    source, data = _to_utf8(html, utf8)
     page = Page(source=source, stripped_attributes=stripped > 0)
     if not data.strip():
         return page

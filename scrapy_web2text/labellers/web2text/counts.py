@@ -175,7 +175,8 @@ def block_counts(
         table = text_table(texts)
     if table is not None:
         table, case_exception = table
-        classes = {name: table[:, column].astype(float) for column, name in enumerate(_COMPILED_COLUMNS)}
+        # One conversion of the whole table; each class is a column of it (the same floats as a conversion each).
+        classes = dict(zip(_COMPILED_COLUMNS, table.astype(float).T))
         last, at_blocks = table[:, _COMPILED_COLUMNS.index(_FIRST_LAST[1])], np.flatnonzero(classes["at_signs"])
     else:
         classes, last, at_blocks, case_exception = _character_counts(joined, lengths, offsets)

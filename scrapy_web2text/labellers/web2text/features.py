@@ -170,23 +170,23 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
         return totals[:, column_of[name]]
 
     chars, words = total("chars"), total("words")
+    per_char, per_word = np.maximum(chars, 1.0), np.maximum(words, 1.0)  # _ratio's denominators, taken once each
     source_length = max(len(page.source), 1)
     page_words = max(counts["words"].sum(), 1.0)
-    n_children = page.node_table[:, 4].astype(float)
-    depth = page.node_table[:, 1].astype(float)
+    n_children, depth = (page.node_table[:, column].astype(float) for column in (4, 1))
     columns = [
         np.log1p(chars),
         words / page_words,
         np.log1p(total("sentences")),
-        _ratio(total("punctuation"), chars),
-        _ratio(total("dashes"), chars),
-        _ratio(total("periods"), chars),
-        _ratio(total("link_chars"), chars),
+        total("punctuation") / per_char,
+        total("dashes") / per_char,
+        total("periods") / per_char,
+        total("link_chars") / per_char,
         counts["ends_punct"][last],
         counts["ends_question"][last],
-        _ratio(total("capital_words"), words),
-        _ratio(total("stopwords"), words),
-        _ratio(total("word_length"), words),
+        total("capital_words") / per_word,
+        total("stopwords") / per_word,
+        total("word_length") / per_word,
         page.starts[first] / source_length,
         page.ends[last] / source_length,
         total("email") > 0,
@@ -195,8 +195,8 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
         total("copyright") > 0,
         np.log1p(n_children),
         np.log1p(end - first),
-        _ratio(total("digits"), chars),
-        _ratio(total("separators"), chars),
+        total("digits") / per_char,
+        total("separators") / per_char,
         np.log1p(depth),
         np.log1p(words),
     ]

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...page.compiled import load_twin, speedups_enabled
+
 Layers = list[tuple[np.ndarray, np.ndarray]]
 
 
@@ -38,25 +40,61 @@ def pool(hidden: np.ndarray, pooling: dict) -> np.ndarray:
 
 
 def conv_stack(
-    x: np.ndarray, layers: Layers, dilations: list[int] | None = None, pooling: dict | None = None
+    x: np.ndarray | None,
+    layers: Layers,
+    dilations: list[int] | None = None,
+    pooling: dict | None = None,
+    first_product: np.ndarray | None = None,
 ) -> np.ndarray:
     """Run (n, channels) through same-padded conv layers, ReLU between them.
 
     Each layer is (weight of shape (out, in, kernel), bias of shape (out,)),
     torch's ``Conv1d`` layout; ``dilations`` (default all 1) spread a
     layer's taps apart; ``pooling`` adds the page-context means after layer
-    ``pooling["after"]``.  Returns the last layer's (n, out) logits.
+    ``pooling["after"]``.  ``first_product``, when given, is the first layer's product already computed (an array
+    of its own or a view the caller gives up, :mod:`.first_layers`), and ``x`` is not read.  Returns the last
+    layer's (n, out) logits.
     """
     for position, (weight, bias) in enumerate(layers):
-        if weight.shape[2] == 1:
-            x = x @ product_matrix(weight)
+        hidden = position < len(layers) - 1  # ReLU between layers, not after the last
+        if position == 0 and first_product is not None:
+            x = _biased(first_product, bias, hidden)
+        elif weight.shape[2] == 1:
+            x = _biased(x @ product_matrix(weight), bias, hidden)
         else:
-            x = _shifted_taps(x, weight, dilations[position] if dilations else 1)
-        x += bias  # x is this layer's own new array
-        if position < len(layers) - 1:
-            np.maximum(x, 0, out=x)
+            taps = x @ product_matrix(weight)
+            kernel, dilation = weight.shape[2], dilations[position] if dilations else 1
+            if _compiled_fits(taps, bias):
+                x = compiled_shifted_sum(taps, bias, kernel, dilation, hidden)
+            else:
+                x = _biased(_shifted_taps(taps, weight.shape[0], kernel, dilation), bias, hidden)
         if pooling and position == pooling["after"]:
             x = pool(x, pooling)
+    return x
+
+
+# The compiled end of a layer (``_layers.pyx``, the same floats to the bit); ``None`` where it is not built or turned
+# off.
+compiled_shifted_sum, compiled_add_bias = (
+    load_twin(f"{__package__}._layers", "shifted_sum", "add_bias") if speedups_enabled() else None
+) or (None, None)
+
+
+def _compiled_fits(x: np.ndarray, bias: np.ndarray) -> bool:
+    """Whether the compiled twins take these arrays: float32 throughout (a float64 bias would make numpy add in
+    float64), which the shipped models' weights and features are."""
+    return compiled_add_bias is not None and x.dtype == np.float32 and bias.dtype == np.float32 and x.ndim == 2
+
+
+def _biased(x: np.ndarray, bias: np.ndarray, relu: bool) -> np.ndarray:
+    """``x + bias``, its ReLU where ``relu``: in place (``x`` is the layer's own new array, or a part of one its
+    caller gives up)."""
+    if _compiled_fits(x, bias):
+        compiled_add_bias(x, bias, relu)
+        return x
+    x += bias
+    if relu:
+        np.maximum(x, 0, out=x)
     return x
 
 
@@ -85,15 +123,13 @@ def product_matrix(weight: np.ndarray) -> np.ndarray:
     return matrix
 
 
-def _shifted_taps(x: np.ndarray, weight: np.ndarray, dilation: int) -> np.ndarray:
-    """A same-padded convolution as one product and shifted sums: every tap's outputs for every block at once
-    ((n, in) @ (in, kernel × out)), then output block i adds tap k's row i + dilation × k - pad.  The same sums as
-    a product with the (n, kernel × in) window matrix, without building that matrix (2 to 3 times faster on pages
-    of a few hundred blocks)."""
-    n = x.shape[0]
-    out_channels, in_channels, kernel = weight.shape
+def _shifted_taps(taps: np.ndarray, out_channels: int, kernel: int, dilation: int) -> np.ndarray:
+    """A same-padded convolution from its one product, ``taps`` = (n, in) @ (in, kernel × out) (every tap's outputs
+    for every block at once): output block i adds tap k's row i + dilation × k - pad.  The same sums as a product
+    with the (n, kernel × in) window matrix, without building that matrix (2 to 3 times faster on pages of a few
+    hundred blocks)."""
+    n = taps.shape[0]
     pad = kernel // 2
-    taps = x @ product_matrix(weight)
     out = taps[:, pad * out_channels : (pad + 1) * out_channels].copy()
     for k in range(kernel):
         shift = dilation * (k - pad)

@@ -27,6 +27,7 @@ from ..base import load_weights
 from .config import ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
 from .features import EDGE_FEATURES, block_feature_names
+from .first_layers import FirstLayers, fold, foldable, made_from, network_logits
 from .layers import Layers, conv_stack, log_softmax, pooling_width
 
 MODEL_FORMAT = "scrapy-web2text-model"
@@ -134,7 +135,22 @@ class Web2TextModel:
 
         Returns unary (n, 2) log p(label) with label 0 = boilerplate,
         1 = content, and pairwise (n - 1, 2, 2) log p(previous → next).
+        Both first layers run as one product with the standardisation folded in where they allow it
+        (:mod:`.first_layers`); :meth:`reference_potentials` computes the same step by step.
         """
+        first = self._first_layers()
+        if first is None:
+            return self.reference_potentials(block_x, edge_x)
+        dilations = self.config.get("unary_dilations"), self.config.get("pairwise_dilations")
+        unary_logits, pair_logits = network_logits(
+            first, block_x, edge_x, self.unary, self.pairwise, dilations, self.config.get("unary_pooling")
+        )
+        if pair_logits is None:
+            return log_softmax(unary_logits), np.zeros((0, 2, 2), np.float32)
+        return log_softmax(unary_logits), log_softmax(pair_logits).reshape(-1, 2, 2)
+
+    def reference_potentials(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`potentials` as the networks are defined: standardise, then each stack layer by layer."""
         block, edge = self.standardise(block_x, edge_x)
         unary = log_softmax(
             conv_stack(block, self.unary, self.config.get("unary_dilations"), self.config.get("unary_pooling"))
@@ -150,6 +166,20 @@ class Web2TextModel:
             conv_stack(self.pairwise_inputs(block, edge), self.pairwise, self.config.get("pairwise_dilations"))
         )
         return unary, pairwise.reshape(-1, 2, 2)
+
+    def _first_layers(self) -> FirstLayers | None:
+        """The folded first layers, made on first use and again when a weight or statistic array is replaced;
+        ``None`` where the first layers are wider than one block or an auto-context pass reads the standardised
+        features."""
+        if self.context or not foldable(self.unary, self.pairwise):
+            return None
+        stats = (self.block_mean, self.block_std), (self.edge_mean, self.edge_std)
+        with_blocks = self.config.get("pairwise_inputs", "edges") == "edges+blocks"
+        first = self.__dict__.get("_folded")
+        if not made_from(first, self.unary, self.pairwise, *stats) or first.with_blocks != with_blocks:
+            first = fold(self.unary, self.pairwise, *stats, with_blocks)
+            self.__dict__["_folded"] = first  # not a field: equality, repr and dataclasses.replace ignore it
+        return first
 
     # --- persistence -----------------------------------------------------
 
