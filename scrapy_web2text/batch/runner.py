@@ -66,8 +66,8 @@ class Summary:
         return out
 
 
-#: Properties of :class:`Extraction` that are not a rendering of the main content.
-NOT_FORMATS = frozenset({"content_blocks", "title"})
+#: Properties of :class:`Extraction` that are not a rendering of the main content (per-block data, the headline).
+NOT_FORMATS = frozenset({"content_blocks", "labels", "title"})
 
 
 def available_formats() -> list[str]:
