@@ -152,25 +152,27 @@ cdef set _unique_identifiers(xmlNode* top):
     return {identifier for identifier, count in seen.items() if count == 1 and '"' not in identifier}
 
 
+cdef xmlNode* _owner_node(tuple item) except NULL:
+    """The node a block's ``(element, is_tail)`` belongs to: the element, or its parent for a tail."""
+    cdef cetree._Element element = item[0]
+    if element is None:
+        raise NotReadable()
+    cdef xmlNode* parent
+    if item[1]:
+        parent = _parent(element._c_node)
+        if parent is not NULL:
+            return parent
+    return element._c_node
+
+
 def block_xpaths(cetree._Element root, list block_elements):
     """:func:`.output.block_xpaths` for a page with a root; ``None`` where the original must run."""
     cdef _AnchoredPaths anchored
     cdef list paths = []
-    cdef xmlNode* owner
-    cdef xmlNode* parent
-    cdef cetree._Element element
     try:
         anchored = _AnchoredPaths(root.getroottree(), root._doc, _unique_identifiers(root._c_node))
         for item in block_elements:
-            if item[0] is None:
-                raise NotReadable()
-            element, is_tail = item
-            owner = element._c_node
-            if is_tail:
-                parent = _parent(owner)
-                if parent is not NULL:
-                    owner = parent
-            paths.append(anchored.path(owner))
+            paths.append(anchored.path(_owner_node(item)))
     except NotReadable:
         return None
     return paths
@@ -215,18 +217,13 @@ def first_blocks_of_headings(list block_elements, tuple inline_names):
     cdef set seen = set()
     cdef list found = []
     cdef xmlNode* heading
-    cdef xmlNode* parent
     cdef cetree._Element element
     cdef Py_ssize_t index = 0
     for item in block_elements:
         if item[0] is None:
             return None
-        element, is_tail = item
-        heading = element._c_node
-        if is_tail:
-            parent = _parent(heading)
-            if parent is not NULL:
-                heading = parent
+        element = item[0]
+        heading = _owner_node(item)
         while heading is not NULL and not _named_any(heading, _HEADING_NAMES):
             heading = _parent(heading) if _named_any(heading, inline) else NULL
         if heading is not NULL and <size_t>heading not in seen:
