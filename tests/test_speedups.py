@@ -278,6 +278,16 @@ PIECES = list("abcXYZ 0123456789.!?,;:-_/\\|•»@©()\"'”’İıſK\u00e9\u4e
     "Copyright",
     "all rights reserved",
     "1999",
+    "2024",
+    "19999",
+    "20",
+    "\u0661\u0669",
+    "HTTPS://",
+    "WWW.",
+    "www._",
+    "(C)",
+    "COPYRIGHT",
+    "All Rights Reserved",
     "x@y.zz",
     "a.b@c.de",
     "...",
@@ -295,6 +305,21 @@ BLOCK_TEXT = (
 @given(st.lists(BLOCK_TEXT, min_size=1, max_size=12))
 def test_same_counts_on_generated_blocks(texts) -> None:
     assert_same_counts(texts)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(BLOCK_TEXT)
+def test_compiled_pattern_columns_equal_the_regexes(text) -> None:
+    # The compiled URL, year and copyright columns against the patterns themselves, one block at a time (the
+    # copyright column holds for pages without a CASE_EXCEPTION character, which run the regex instead).
+    table, case_exception = compiled_text_counts(
+        [text], counts_module._PROPERTIES, counts_module._describe, counts_module._PACKED_STOPWORDS, counts_module._BITS
+    )
+    row = dict(zip(counts_module._COMPILED_COLUMNS, table[0].tolist()))
+    assert row["url"] == bool(counts_module._URL.search(text))
+    assert row["year"] == bool(counts_module._YEAR.search(text))
+    if not case_exception:
+        assert row["copyright"] == bool(counts_module._COPYRIGHT.search(text))
 
 
 def test_same_counts_on_a_code_point_never_seen_before() -> None:

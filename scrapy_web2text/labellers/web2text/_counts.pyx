@@ -5,7 +5,8 @@
 whole-page numpy operations (the largest part of the features' time: each is cheap, their fixed costs are not).
 This loop reads the same table of character properties (``counts._PROPERTIES``, filled through the same
 ``counts._describe`` for a code point seen for the first time) and counts per block what those operations count;
-``tests/test_speedups.py`` holds both to equal results.  The pattern counts (e-mail, URL, year, copyright) and the
+``tests/test_speedups.py`` holds both to equal results.  The URL, year and copyright tests are
+compiled too (:func:`_patterns`, one look at each character that can start a match); the e-mail addresses and the
 stop words of other languages stay in Python: they run on few blocks.
 """
 
@@ -29,12 +30,15 @@ COLUMNS = (
     "sentences",
     "spaces",
     "at_signs",
+    "url",
+    "year",
+    "copyright",
     "first_properties",
     "last_properties",
 )
 cdef enum:
     _PUNCTUATION, _DASHES, _PERIODS, _SEPARATORS, _DIGITS, _WORDS, _WORD_LENGTH, _CAPITAL_WORDS, _STOPWORDS, \
-        _SENTENCES, _SPACES, _AT_SIGNS, _FIRST, _LAST, _COLUMNS
+        _SENTENCES, _SPACES, _AT_SIGNS, _URL, _YEAR, _COPYRIGHT, _FIRST, _LAST, _COLUMNS
 
 ctypedef fused _code_unit:
     uint8_t
@@ -90,10 +94,13 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
                 _edge_counts(<uint32_t*>data, len(text), &properties[0], &rows[index, 0])
         elif kind == 1:
             case_exception |= _count(<uint8_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+            _patterns(<uint8_t*>data, len(text), &properties[0], &b, &rows[index, 0])
         elif kind == 2:
             case_exception |= _count(<uint16_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+            _patterns(<uint16_t*>data, len(text), &properties[0], &b, &rows[index, 0])
         else:
             case_exception |= _count(<uint32_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+            _patterns(<uint32_t*>data, len(text), &properties[0], &b, &rows[index, 0])
     return out, case_exception
 
 
@@ -149,6 +156,66 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
         row[_FIRST] = properties[text[0]]
         row[_LAST] = properties[text[n - 1]]
     return case_exception
+
+
+cdef void _patterns(const _code_unit* text, Py_ssize_t n, const uint16_t* properties, const _Bits* b,
+                    int64_t* row) noexcept nogil:
+    """1 in the ``url``, ``year`` and ``copyright`` columns where the block holds a match of ``counts._URL``,
+    ``counts._YEAR`` and ``counts._COPYRIGHT`` (the last read only on pages without a ``CASE_EXCEPTION``
+    character, where the case-insensitive pattern matches ASCII letters of either case and nothing else)."""
+    cdef Py_ssize_t i
+    cdef uint32_t c
+    for i in range(n):
+        c = text[i]
+        if c == 104:  # "h"
+            if _at(text, n, i, b"http://", 7, False) or _at(text, n, i, b"https://", 8, False):
+                row[_URL] = 1
+        elif c == 119:  # "w": "www." and a word character
+            if i + 4 < n and _at(text, n, i, b"www.", 4, False) and properties[text[i + 4]] & b.word:
+                row[_URL] = 1
+        elif c == 49 or c == 50:  # r"\b(?:19|20)\d\d\b"
+            if _is_year(text, n, i, properties, b):
+                row[_YEAR] = 1
+        elif c == 0xA9:  # "©"
+            row[_COPYRIGHT] = 1
+        elif c == 40:  # "("
+            if _at(text, n, i, b"(c)", 3, True):
+                row[_COPYRIGHT] = 1
+        elif c == 99 or c == 67:
+            if _at(text, n, i, b"copyright", 9, True):
+                row[_COPYRIGHT] = 1
+        elif c == 97 or c == 65:
+            if _at(text, n, i, b"all rights reserved", 19, True):
+                row[_COPYRIGHT] = 1
+
+
+cdef inline bint _at(const _code_unit* text, Py_ssize_t n, Py_ssize_t i, const char* literal, Py_ssize_t length,
+                     bint any_case) noexcept nogil:
+    """Whether ``text[i:]`` starts with the ASCII ``literal`` (lower case); ``any_case``: its letters in either
+    case, as ``re.I`` matches them when no ``CASE_EXCEPTION`` character is around."""
+    cdef Py_ssize_t k
+    cdef uint32_t c, wanted
+    if i + length > n:
+        return False
+    for k in range(length):
+        c, wanted = text[i + k], <uint32_t>literal[k]
+        if any_case and 97 <= wanted <= 122 and c < 128:
+            c |= 0x20  # only an ASCII letter folds onto a lower-case ASCII letter
+        if c != wanted:
+            return False
+    return True
+
+
+cdef inline bint _is_year(const _code_unit* text, Py_ssize_t n, Py_ssize_t i, const uint16_t* properties,
+                          const _Bits* b) noexcept nogil:
+    """Whether r"\b(?:19|20)\d\d\b" matches at ``i``: "19" or "20", two decimals, no word character around."""
+    if i + 4 > n or text[i + 1] != (57 if text[i] == 49 else 48):
+        return False
+    if not (properties[text[i + 2]] & b.decimal and properties[text[i + 3]] & b.decimal):
+        return False
+    if i > 0 and properties[text[i - 1]] & b.word:
+        return False
+    return i + 4 == n or not (properties[text[i + 4]] & b.word)
 
 
 cdef void _edge_counts(const _code_unit* text, Py_ssize_t n, const uint16_t* properties, int64_t* row) noexcept nogil:
