@@ -211,12 +211,13 @@ _CLIMBS = np.arange(_EDGE_LEVELS + 1)[:, None] + np.arange(_EDGE_LEVELS + 1)[Non
 
 def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
     """(len(start), levels + 1) ancestor indices; -1 above the root."""
-    out = np.empty((len(start), levels + 1), np.int64)
-    out[:, 0] = start
+    # -1 indexes the appended -1: above the root stays above the root, one gather a level.
+    parents = np.append(parents, -1)
+    out = np.empty((levels + 1, len(start)), np.int64)
+    out[0] = start
     for level in range(1, levels + 1):
-        previous = out[:, level - 1]
-        out[:, level] = np.where(previous >= 0, parents[np.maximum(previous, 0)], -1)
-    return out
+        np.take(parents, out[level - 1], out=out[level])
+    return out.T
 
 
 def block_feature_names(extended: bool) -> tuple[str, ...]:
