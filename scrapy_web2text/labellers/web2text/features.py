@@ -10,6 +10,8 @@ Text statistics are counted once per block, for the whole page at once
 (:mod:`.counts`), then summed up the CDOM with prefix sums over leaf ranges
 (a node's leaves are contiguous), so parents and grandparents cost no
 re-tokenising.  Tag tests look at each distinct tag list of the page once.
+The edge features' columns are computed in :mod:`.edges` (their names are
+re-exported here, where the models and the trainer read them).
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ import numpy as np
 from ...page import Page
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
-from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_text_properties, text_table
+from .counts import block_counts, text_table
+from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
+from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
 from .headline import matches_title
-from .tag_groups import HEADING_TAGS, NODE_TAGS, PARENT_TAGS, ancestor_marks, keyword_marks, tag_list_bits, tag_masks
+from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, keyword_marks, tag_list_bits, tag_masks
 
 # --- the 128 block features -------------------------------------------------
 
@@ -111,38 +115,7 @@ BLOCK_FEATURE_BINARY = np.array(
     ]
 )
 
-EDGE_FEATURES: tuple[str, ...] = (
-    "tree_distance_2",
-    "tree_distance_3",
-    "tree_distance_4",
-    "tree_distance_over_4",
-    "line_break_between",
-    "same_parent",
-    "same_grandparent",
-    "same_great_grandparent",
-    "same_tag",
-    "same_class",
-    "same_tag_path",
-    "both_in_link",
-    "one_in_link",
-    "left_ends_with_punctuation",
-    "right_starts_with_capital",
-    "log_source_gap",
-    "log_depth_difference",
-    "same_ancestor_classes",
-    "same_ancestor_tags",
-    "log_length_ratio",
-    "both_long",
-    "left_is_heading",
-    "right_is_heading",
-    "log_tree_distance",
-    "same_node_length_bucket",
-)
-_NUMERIC_EDGES = {"log_source_gap", "log_depth_difference", "log_length_ratio", "log_tree_distance"}
-EDGE_FEATURE_BINARY = np.array([name not in _NUMERIC_EDGES for name in EDGE_FEATURES])
-
 assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
-assert len(EDGE_FEATURES) == 25, len(EDGE_FEATURES)
 
 
 def _columns(columns: list, dtype=float) -> np.ndarray:
@@ -203,12 +176,6 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
     return _columns(columns)
 
 
-#: How far up the edge features look for a common ancestor of two neighbours, and the levels climbed from both
-#: to meet at each pair of their ancestors.
-_EDGE_LEVELS = 5
-_CLIMBS = np.arange(_EDGE_LEVELS + 1)[:, None] + np.arange(_EDGE_LEVELS + 1)[None, :]
-
-
 def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
     """(len(start), levels + 1) ancestor indices; -1 above the root."""
     # -1 indexes the appended -1: above the root stays above the root, one gather a level.
@@ -247,7 +214,7 @@ def page_features(page: Page, extended: bool = False) -> tuple[np.ndarray, np.nd
     """``(block_features(page, extended), edge_features(page))``, with what both read computed once."""
     if len(page) < 2:
         return block_features(page, extended), edge_features(page)
-    pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else _EDGE_LEVELS)
+    pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else EDGE_LEVELS)
     return block_features(page, extended, pieces), edge_features(page, pieces)
 
 
@@ -338,64 +305,10 @@ def _extended_columns(page: Page, counts: dict[str, np.ndarray], chain: np.ndarr
 
 
 def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
-    """The (n_blocks - 1, 25) raw features of each pair of neighbouring blocks.  ``pieces``: see
+    """The (n_blocks - 1, 25) raw features of each pair of neighbouring blocks (:mod:`.edges`).  ``pieces``: see
     :func:`page_features`."""
-    n = len(page)
-    if n < 2:
+    if len(page) < 2:
         return np.zeros((0, len(EDGE_FEATURES)), np.float32)
     if pieces is None:
-        pieces = PagePieces.of(page, _EDGE_LEVELS, text_counts=False)
-    depth = page.node_table[:, 1]
-    levels = _EDGE_LEVELS
-    chain = pieces.chain[:, : levels + 1]
-    left, right = chain[:-1], chain[1:]
-    # Tree distance: the fewest levels climbed from both blocks to a common
-    # ancestor, searched up to 5 levels each (farther counts as "over 4").
-    # Above the root both chains hold -1, which must not meet: the right one's becomes -2 (one test, not two).
-    meet = left[:, :, None] == np.where(right >= 0, right, -2)[:, None, :]
-    cost = np.where(meet, _CLIMBS, 99).reshape(n - 1, -1).min(axis=1)
-    distance = np.where(cost == 99, 2 * levels + 2, cost)
-
-    # Lengths, words (spaces + 1) and the first and last characters' properties, from the page's code points.
-    lengths = np.fromiter(map(len, page.texts), np.int64, n).astype(float)
-    spaces, first, last = edge_text_properties(page.texts, pieces.text_table)
-    words = spaces + 1.0
-    ends_punct = (last & ENDS_SENTENCE) != 0
-    starts_capital = (first & UPPER) != 0
-    # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
-    leaf_tags = page.node_table[page.block_nodes, 5]
-    leaf_attributes = page.node_table[page.block_nodes, 6]
-    heading = tag_masks(pieces.tag_bits, HEADING_TAGS)[leaf_tags, 0]
-    same_tag = leaf_tags[:-1] == leaf_tags[1:]
-    same_class = leaf_attributes[:-1] == leaf_attributes[1:]
-    bucket = np.floor(np.log2(lengths + 1))
-    leaf_depth = depth[page.block_nodes]
-    gap = np.maximum(page.starts[1:] - page.ends[:-1], 0)
-    columns = [
-        distance == 2,
-        distance == 3,
-        distance == 4,
-        distance > 4,
-        page.break_before[1:],
-        left[:, 1] == right[:, 1],
-        (left[:, 2] == right[:, 2]) & (left[:, 2] >= 0),
-        (left[:, 3] == right[:, 3]) & (left[:, 3] >= 0),
-        same_tag,
-        same_class,
-        page.path_ids[:-1] == page.path_ids[1:],
-        page.in_link[:-1] & page.in_link[1:],
-        page.in_link[:-1] ^ page.in_link[1:],
-        ends_punct[:-1],
-        starts_capital[1:],
-        np.log1p(gap),
-        np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:])),
-        page.ancestor_keywords[:-1] == page.ancestor_keywords[1:],
-        pieces.tag_marks[:-1] == pieces.tag_marks[1:],
-        np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1))),
-        (words[:-1] > 10) & (words[1:] > 10),
-        heading[:-1],
-        heading[1:],
-        np.log1p(distance),
-        bucket[:-1] == bucket[1:],
-    ]
-    return _columns(columns, np.float32)
+        pieces = PagePieces.of(page, EDGE_LEVELS, text_counts=False)
+    return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table)
