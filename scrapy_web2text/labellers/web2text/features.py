@@ -27,7 +27,7 @@ from .counts import block_counts, text_table
 from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
 from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
 from .headline import matches_title
-from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, keyword_marks, tag_list_bits, tag_masks
+from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
 
 # --- the 128 block features -------------------------------------------------
 
@@ -127,53 +127,51 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return numerator / np.maximum(denominator, 1.0)
 
 
-def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
-    """(n_nodes, len(NODE_STATISTICS)) for every CDOM node."""
+#: The counts summed over each node's blocks, in the order :func:`_node_statistics` slices them: the totals, then
+#: the numerators of the ratios to characters and to words, then the pattern hits (0 or 1 per block).
+_SUMMED = (
+    ("chars", "words", "sentences")
+    + ("punctuation", "dashes", "periods", "link_chars", "digits", "separators")
+    + ("capital_words", "stopwords", "word_length")
+    + ("email", "url", "year", "copyright")
+)
+#: Where each statistic, and those ratios and hits, go among NODE_STATISTICS.
+_STATISTIC_AT = {name: column for column, name in enumerate(NODE_STATISTICS)}
+_PER_CHAR_AT = [NODE_STATISTICS.index(f"r_{name}") for name in ("punctuation", "dashes", "periods")]
+_PER_CHAR_AT += [NODE_STATISTICS.index(f"r_{name}") for name in ("chars_in_link", "digits", "separators")]
+_PER_WORD_AT = [NODE_STATISTICS.index(name) for name in ("r_words_with_capital", "r_stopwords", "avg_word_length")]
+_CONTAINS_AT = [NODE_STATISTICS.index(f"contains_{name}") for name in ("email", "url", "year", "copyright")]
+
+
+def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(n_nodes, len(NODE_STATISTICS)) for every CDOM node, and the nodes' sums of the ``_SUMMED`` counts."""
     first, end = page.node_table[:, 2], page.node_table[:, 3]
     last = np.maximum(end - 1, 0)
 
-    # One prefix sum over every count: a node's total is prefix[end] - prefix[first].
-    names = list(counts)
-    prefix = np.zeros((len(page) + 1, len(names)))
-    np.cumsum(_columns([counts[name] for name in names]), axis=0, out=prefix[1:])
+    # One prefix sum over every summed count: a node's total is prefix[end] - prefix[first].
+    prefix = np.zeros((len(page) + 1, len(_SUMMED)))
+    np.cumsum(_columns([counts[name] for name in _SUMMED]), axis=0, out=prefix[1:])
     totals = prefix[end] - prefix[first]
-    column_of = {name: column for column, name in enumerate(names)}
-
-    def total(name: str) -> np.ndarray:
-        return totals[:, column_of[name]]
-
-    chars, words = total("chars"), total("words")
-    per_char, per_word = np.maximum(chars, 1.0), np.maximum(words, 1.0)  # _ratio's denominators, taken once each
+    chars, words, sentences = totals[:, 0], totals[:, 1], totals[:, 2]
+    # Each group of columns in one operation; the same float64 values as one operation per column.
+    out = np.empty((len(first), len(NODE_STATISTICS)))
+    out[:, _PER_CHAR_AT] = totals[:, 3:9] / np.maximum(chars, 1.0)[:, None]
+    out[:, _PER_WORD_AT] = totals[:, 9:12] / np.maximum(words, 1.0)[:, None]
+    out[:, _CONTAINS_AT] = totals[:, 12:16] > 0
     source_length = max(len(page.source), 1)
-    page_words = max(counts["words"].sum(), 1.0)
-    n_children, depth = (page.node_table[:, column].astype(float) for column in (4, 1))
-    columns = [
-        np.log1p(chars),
-        words / page_words,
-        np.log1p(total("sentences")),
-        total("punctuation") / per_char,
-        total("dashes") / per_char,
-        total("periods") / per_char,
-        total("link_chars") / per_char,
-        counts["ends_punct"][last],
-        counts["ends_question"][last],
-        total("capital_words") / per_word,
-        total("stopwords") / per_word,
-        total("word_length") / per_word,
-        page.starts[first] / source_length,
-        page.ends[last] / source_length,
-        total("email") > 0,
-        total("url") > 0,
-        total("year") > 0,
-        total("copyright") > 0,
-        np.log1p(n_children),
-        np.log1p(end - first),
-        total("digits") / per_char,
-        total("separators") / per_char,
-        np.log1p(depth),
-        np.log1p(words),
-    ]
-    return _columns(columns)
+    at = _STATISTIC_AT
+    out[:, at["log_chars"]] = np.log1p(chars)
+    out[:, at["r_words_of_page"]] = words / max(counts["words"].sum(), 1.0)
+    out[:, at["log_sentences"]] = np.log1p(sentences)
+    out[:, at["ends_with_punctuation"]] = counts["ends_punct"][last]
+    out[:, at["ends_with_question_mark"]] = counts["ends_question"][last]
+    out[:, at["start_rel"]] = page.starts[first] / source_length
+    out[:, at["end_rel"]] = page.ends[last] / source_length
+    out[:, at["log_children"]] = np.log1p(page.node_table[:, 4].astype(float))
+    out[:, at["log_blocks"]] = np.log1p(end - first)
+    out[:, at["log_depth"]] = np.log1p(page.node_table[:, 1].astype(float))
+    out[:, at["log_words"]] = np.log1p(words)
+    return out, totals
 
 
 def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
@@ -227,57 +225,61 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
     if pieces is None:
         pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else 2)
     counts = block_counts(page.texts, page.in_link, pieces.text_table)
-    stats = _node_statistics(page, counts)
+    stats, totals = _node_statistics(page, counts)
     # The root stands in for a missing parent or grandparent (and, in the extended columns, a region's node).
     clipped_chain = np.where(pieces.chain >= 0, pieces.chain, 0)
     chain = clipped_chain[:, :3]
-    tags_id = page.node_table[:, 5]
-    bits = pieces.tag_bits
-    node_tags = tag_masks(bits, NODE_TAGS)[tags_id[page.block_nodes]]
-    parent_tags = tag_masks(bits, PARENT_TAGS)[tags_id[chain[:, 1]]]
-    ancestor_tags = (pieces.tag_marks[:, None] >> np.arange(10)) & 1
-    ancestor_keywords = (keyword_marks(page)[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
-    total_chars = counts["chars"].sum()
-    total_words = max(counts["words"].sum(), 1.0)
-    page_columns = _columns(
-        [
-            np.full(n, np.log1p(total_chars)),
-            np.full(n, np.log1p(n)),
-            np.full(n, counts["stopwords"].sum() / total_words),
-            np.full(n, counts["link_chars"].sum() / max(total_chars, 1.0)),
-            np.arange(n) / max(n - 1, 1),
-        ]
-    )
-    parts = [
-        stats[chain[:, 0]],
-        stats[chain[:, 1]],
-        stats[chain[:, 2]],
-        node_tags,
-        parent_tags,
-        ancestor_tags,
-        ancestor_keywords,
-        page_columns,
-    ]
-    if extended:
-        parts.append(_extended_columns(page, counts, clipped_chain))
     # Each part is written once into the float32 matrix (np.hstack would make a float64 copy first).
-    out = np.empty((n, sum(part.shape[1] for part in parts)), np.float32)
-    column = 0
-    for part in parts:
-        out[:, column : column + part.shape[1]] = part
-        column += part.shape[1]
+    out = np.empty((n, len(block_feature_names(extended))), np.float32)
+    statistics_end = 3 * len(NODE_STATISTICS)
+    out[:, :statistics_end] = stats[chain].reshape(n, statistics_end)  # the node's, the parent's, the grandparent's
+    flags = _block_flags(page, pieces, chain[:, 1])
+    out[:, statistics_end : statistics_end + flags.shape[1]] = flags
+    _page_columns(out[:, len(BLOCK_FEATURES) - len(PAGE_STATISTICS) : len(BLOCK_FEATURES)], counts)
+    if extended:
+        out[:, len(BLOCK_FEATURES) :] = _extended_columns(page, counts, clipped_chain, totals)
     return out
 
 
-def _extended_columns(page: Page, counts: dict[str, np.ndarray], chain: np.ndarray) -> np.ndarray:
+#: The 0/1 block columns after the statistics, one bit each of an int64 per block: the node's tag groups, the
+#: parent's, the ancestor tags, the ancestor keywords (unpacked in one operation instead of one per group).
+_FLAG_WIDTHS = (len(NODE_TAGS), len(PARENT_TAGS), 10, len(ANCESTOR_KEYWORDS))
+_FLAG_BITS = np.arange(sum(_FLAG_WIDTHS))
+assert sum(_FLAG_WIDTHS) < 63
+
+
+def _block_flags(page: Page, pieces: PagePieces, parents: np.ndarray) -> np.ndarray:
+    """(n_blocks, sum(_FLAG_WIDTHS)) 0/1 of the groups in ``_FLAG_WIDTHS``; ``parents``: each block's parent node."""
+    tag_lists = page.node_table[:, 5]
+    parts = (
+        group_bits(pieces.tag_bits, NODE_TAGS)[tag_lists[page.block_nodes]],
+        group_bits(pieces.tag_bits, PARENT_TAGS)[tag_lists[parents]],
+        pieces.tag_marks,
+        keyword_marks(page),
+    )
+    packed, shift = 0, 0
+    for part, width in zip(parts, _FLAG_WIDTHS):
+        packed = packed | (part & ((1 << width) - 1)) << shift
+        shift += width
+    return (packed[:, None] >> _FLAG_BITS) & 1
+
+
+def _page_columns(out: np.ndarray, counts: dict[str, np.ndarray]) -> None:
+    """Write the PAGE_STATISTICS columns into ``out`` (n_blocks, 5)."""
+    n = len(out)
+    total_chars = counts["chars"].sum()
+    out[:, 0] = np.log1p(total_chars)
+    out[:, 1] = np.log1p(n)
+    out[:, 2] = counts["stopwords"].sum() / max(counts["words"].sum(), 1.0)
+    out[:, 3] = counts["link_chars"].sum() / max(total_chars, 1.0)
+    out[:, 4] = np.arange(n) / max(n - 1, 1)
+
+
+def _extended_columns(page: Page, counts: dict[str, np.ndarray], chain: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """:data:`EXTENDED_BLOCK_FEATURES`; ``totals``: the nodes' sums from :func:`_node_statistics`."""
     n = len(page)
     first, end = page.node_table[:, 2], page.node_table[:, 3]
-
-    def total(name: str) -> np.ndarray:
-        prefix = np.concatenate(([0.0], np.cumsum(counts[name])))
-        return prefix[end] - prefix[first]
-
-    chars, link_chars = total("chars"), total("link_chars")
+    chars, link_chars = totals[:, _SUMMED.index("chars")], totals[:, _SUMMED.index("link_chars")]
     page_chars = max(counts["chars"].sum(), 1.0)
     columns = [
         (page.ancestor_tags & HIDDEN_BIT) > 0,

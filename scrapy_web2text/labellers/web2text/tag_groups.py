@@ -74,6 +74,11 @@ def tag_masks(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
     return (bits[:, None] >> np.arange(offset, offset + len(groups))) & 1 != 0
 
 
+def group_bits(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
+    """:func:`tag_list_bits` of ``groups`` alone, the first group's bit at bit 0 (``tag_masks`` packed)."""
+    return (bits >> _GROUP_OFFSETS[groups]) & ((1 << len(groups)) - 1)
+
+
 def group_mask(bits: np.ndarray, groups: tuple[str, ...], group: str) -> np.ndarray:
     """``tag_masks(bits, groups)[:, groups.index(group)]``, without the other groups' columns."""
     return (bits >> (_GROUP_OFFSETS[groups] + groups.index(group))) & 1 != 0
