@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, boundscheck=False, wraparound=False
 """The per-block text counts of :func:`.counts.block_counts`, compiled: one loop over each block's code points.
 
 :func:`.counts.block_counts` is the reference and says what each count means; it computes them with about thirty
@@ -11,6 +11,7 @@ stop words of other languages stay in Python: they run on few blocks.
 """
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
+from libc.string cimport memset
 
 import numpy as np
 
@@ -119,39 +120,47 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
     cdef bint case_exception = False, candidate = False, in_word = False
     cdef int64_t packed = 0
     cdef uint32_t c
+    # Counted in locals, written to the row once: Python's extensions build with -fno-strict-aliasing, so each
+    # store through ``row`` would make the compiler read the text, the table and the bits again.
+    cdef int64_t counts[_COLUMNS]
+    cdef _Bits bits = b[0]
+    cdef int longest = stopwords.longest
+    memset(counts, 0, sizeof(counts))
     for i in range(n):
         c = text[i]
         p = properties[c]
         following = properties[text[i + 1]] if i + 1 < n else 0
-        case_exception |= (p & b.case_exception) != 0
-        row[_PUNCTUATION] += (p & b.punctuation) != 0
-        row[_DASHES] += (p & b.dash) != 0
-        row[_PERIODS] += (p & b.period) != 0
-        row[_SEPARATORS] += (p & b.separator) != 0
-        row[_DIGITS] += (p & b.decimal) != 0
-        row[_SPACES] += c == 32
-        row[_AT_SIGNS] += c == 64
-        if p & b.word:
+        case_exception |= (p & bits.case_exception) != 0
+        counts[_PUNCTUATION] += (p & bits.punctuation) != 0
+        counts[_DASHES] += (p & bits.dash) != 0
+        counts[_PERIODS] += (p & bits.period) != 0
+        counts[_SEPARATORS] += (p & bits.separator) != 0
+        counts[_DIGITS] += (p & bits.decimal) != 0
+        counts[_SPACES] += c == 32
+        counts[_AT_SIGNS] += c == 64
+        if p & bits.word:
             # Words are runs of word characters (blocks are joined by "\n", which is none).
             if not in_word:
-                row[_WORDS] += 1
-                row[_CAPITAL_WORDS] += (p & b.upper) != 0
+                counts[_WORDS] += 1
+                counts[_CAPITAL_WORDS] += (p & bits.upper) != 0
                 start, candidate, packed, in_word = i, True, 0, True
-            row[_WORD_LENGTH] += 1
+            counts[_WORD_LENGTH] += 1
             # A stop-word candidate is ASCII letters only, at most PACKED_LETTERS of them, packed 5 bits a letter.
             if candidate:
-                if (p & b.letter) and i - start < stopwords.longest:
+                if (p & bits.letter) and i - start < longest:
                     packed |= <int64_t>((c | 0x20) - 96) << (5 * (i - start))
                 else:
                     candidate = False
-            if not (following & b.word):
+            if not (following & bits.word):
                 in_word = False
                 if candidate and _is_stopword(packed, stopwords):
-                    row[_STOPWORDS] += 1
+                    counts[_STOPWORDS] += 1
         # A run of sentence marks counts when a blank or the end of the block follows it.
-        if (p & b.sentence_mark) and not (following & b.sentence_mark):
-            if i + 1 >= n or (following & b.blank):
-                row[_SENTENCES] += 1
+        if (p & bits.sentence_mark) and not (following & bits.sentence_mark):
+            if i + 1 >= n or (following & bits.blank):
+                counts[_SENTENCES] += 1
+    for i in range(_COLUMNS):
+        row[i] += counts[i]
     if n:
         row[_FIRST] = properties[text[0]]
         row[_LAST] = properties[text[n - 1]]
