@@ -142,9 +142,15 @@ def character_properties(text: str) -> tuple[np.ndarray, np.ndarray]:
     return codes, properties
 
 
-def _lengths_and_offsets(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Each block's length, and where it starts in the blocks joined by "\n"."""
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+def block_lengths(texts: list[str]) -> np.ndarray:
+    """Each block's length in code points (int64): computed once a page and handed to whatever needs it."""
+    return np.fromiter(map(len, texts), np.int64, len(texts))
+
+
+def _lengths_and_offsets(texts: list[str], lengths: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each block's length (``lengths`` if given), and where it starts in the blocks joined by "\n"."""
+    if lengths is None:
+        lengths = block_lengths(texts)
     offsets = np.zeros(len(texts), np.int64)
     np.cumsum(lengths[:-1] + 1, out=offsets[1:])
     return lengths, offsets
@@ -159,16 +165,19 @@ def text_table(texts: list[str]) -> tuple[np.ndarray, bool] | None:
 
 
 def block_counts(
-    texts: list[str], in_link: np.ndarray, table: tuple[np.ndarray, bool] | None = None
+    texts: list[str],
+    in_link: np.ndarray,
+    table: tuple[np.ndarray, bool] | None = None,
+    lengths: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Per-block float counts: characters, words and their kinds, character classes, pattern hits.
 
     ``email``, ``url``, ``year`` and ``copyright`` are 1 where the block holds at least one match (the features
     only ask whether a node holds one); block texts hold no newline (blank runs are collapsed).  ``table`` is
-    :func:`text_table` of ``texts``, if already computed.
+    :func:`text_table` of ``texts``, if already computed, and ``lengths`` :func:`block_lengths`.
     """
     n = len(texts)
-    lengths, offsets = _lengths_and_offsets(texts)
+    lengths, offsets = _lengths_and_offsets(texts, lengths)
     if table is None:
         table = text_table(texts)
     if table is not None:

@@ -55,14 +55,13 @@ FAR = 2 * EDGE_LEVELS + 2
 
 
 def edge_matrix(
-    page: Page, chain: np.ndarray, tag_bits: np.ndarray, tag_marks: np.ndarray, table: tuple | None
+    page: Page, chain: np.ndarray, tag_bits: np.ndarray, tag_marks: np.ndarray, table: tuple | None, lengths: np.ndarray
 ) -> np.ndarray:
     """The (n_blocks - 1, 25) float32 edge features of a page of two blocks or more.  ``chain``: each block's CDOM
     ancestors (at least ``EDGE_LEVELS`` levels, -1 above the root); ``tag_bits``: the tag lists' group bits
     (:func:`.tag_groups.tag_list_bits`); ``tag_marks``: :func:`.tag_groups.ancestor_marks`; ``table``: the
-    compiled counts' table (:func:`.counts.text_table`) or ``None``."""
-    n = len(page)
-    lengths = np.fromiter(map(len, page.texts), np.int64, n).astype(float)
+    compiled counts' table (:func:`.counts.text_table`) or ``None``; ``lengths``: :func:`.counts.block_lengths`."""
+    lengths = lengths.astype(float)
     spaces, first, last = edge_text_properties(page.texts, table)
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
     leaf_tags = page.node_table[page.block_nodes, 5]

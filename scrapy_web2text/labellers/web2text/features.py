@@ -23,7 +23,7 @@ import numpy as np
 from ...page import Page
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
-from .counts import block_counts, text_table
+from .counts import block_counts, block_lengths, text_table
 from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
 from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
 from .headline import matches_title
@@ -193,19 +193,23 @@ def block_feature_names(extended: bool) -> tuple[str, ...]:
 class PagePieces:
     """What both feature matrices read of a page, computed once by :func:`page_features`: each block's CDOM
     ancestors (``ancestors`` levels, -1 above the root), the tag lists' group bits, the ancestor tag marks
-    (:func:`.tag_groups.ancestor_marks`) and the per-block text counts table (:func:`.counts.text_table`)."""
+    (:func:`.tag_groups.ancestor_marks`), the per-block text counts table (:func:`.counts.text_table`) and the
+    block texts' lengths (:func:`.counts.block_lengths`)."""
 
     chain: np.ndarray
     tag_bits: np.ndarray
     tag_marks: np.ndarray
     text_table: tuple[np.ndarray, bool] | None
+    lengths: np.ndarray
 
     @classmethod
     def of(cls, page: Page, ancestors: int, text_counts: bool = True) -> PagePieces:
         """``text_counts=False`` leaves the table to :func:`.counts.edge_text_properties`, which fills fewer
         columns when it is not shared."""
         chain = _ancestors(page.node_table[:, 0], page.block_nodes, ancestors)
-        return cls(chain, tag_list_bits(page), ancestor_marks(page), text_table(page.texts) if text_counts else None)
+        lengths = block_lengths(page.texts)
+        table = text_table(page.texts) if text_counts else None
+        return cls(chain, tag_list_bits(page), ancestor_marks(page, lengths), table, lengths)
 
 
 def page_features(page: Page, extended: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -224,7 +228,7 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
         return np.zeros((0, len(block_feature_names(extended))), np.float32)
     if pieces is None:
         pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else 2)
-    counts = block_counts(page.texts, page.in_link, pieces.text_table)
+    counts = block_counts(page.texts, page.in_link, pieces.text_table, pieces.lengths)
     stats, totals = _node_statistics(page, counts)
     # The root stands in for a missing parent or grandparent (and, in the extended columns, a region's node).
     clipped_chain = np.where(pieces.chain >= 0, pieces.chain, 0)
@@ -237,7 +241,7 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
     out[:, statistics_end : statistics_end + flags.shape[1]] = flags
     _page_columns(out[:, len(BLOCK_FEATURES) - len(PAGE_STATISTICS) : len(BLOCK_FEATURES)], counts)
     if extended:
-        out[:, len(BLOCK_FEATURES) :] = _extended_columns(page, counts, clipped_chain, totals)
+        out[:, len(BLOCK_FEATURES) :] = _extended_columns(page, pieces, counts, clipped_chain, totals)
     return out
 
 
@@ -275,7 +279,9 @@ def _page_columns(out: np.ndarray, counts: dict[str, np.ndarray]) -> None:
     out[:, 4] = np.arange(n) / max(n - 1, 1)
 
 
-def _extended_columns(page: Page, counts: dict[str, np.ndarray], chain: np.ndarray, totals: np.ndarray) -> np.ndarray:
+def _extended_columns(
+    page: Page, pieces: PagePieces, counts: dict[str, np.ndarray], chain: np.ndarray, totals: np.ndarray
+) -> np.ndarray:
     """:data:`EXTENDED_BLOCK_FEATURES`; ``totals``: the nodes' sums from :func:`_node_statistics`."""
     n = len(page)
     first, end = page.node_table[:, 2], page.node_table[:, 3]
@@ -284,7 +290,7 @@ def _extended_columns(page: Page, counts: dict[str, np.ndarray], chain: np.ndarr
     columns = [
         (page.ancestor_tags & HIDDEN_BIT) > 0,
         (page.ancestor_tags & MAIN_CONTENT_BIT) > 0,
-        matches_title(page),
+        matches_title(page, pieces.lengths),
     ]
     for level in REGION_LEVELS:
         region = chain[:, level]
@@ -313,4 +319,4 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
         return np.zeros((0, len(EDGE_FEATURES)), np.float32)
     if pieces is None:
         pieces = PagePieces.of(page, EDGE_LEVELS, text_counts=False)
-    return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table)
+    return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)

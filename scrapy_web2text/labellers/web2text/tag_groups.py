@@ -92,14 +92,16 @@ SHORT_LANDMARKS = ("nav", "header")
 DOMINANT_SHARE = 0.5
 
 
-def ancestor_marks(page: Page) -> np.ndarray:
+def ancestor_marks(page: Page, lengths: np.ndarray | None = None) -> np.ndarray:
     """``page.ancestor_tags`` without the ``nav``/``header`` mark of an element holding most of the page's text.
 
     A block keeps the mark when a smaller element of the same tag (inside the dominant one) holds it too.  Most
-    pages return ``page.ancestor_tags`` itself after one sum per landmark.
+    pages return ``page.ancestor_tags`` itself after one sum per landmark.  ``lengths``: the block texts' lengths,
+    if already computed.
     """
     marks = page.ancestor_tags
-    lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+    if lengths is None:
+        lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
     total = lengths.sum()
     if not total or not len(page.node_table):
         return marks
