@@ -241,7 +241,7 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
     out[:, statistics_end : statistics_end + flags.shape[1]] = flags
     _page_columns(out[:, len(BLOCK_FEATURES) - len(PAGE_STATISTICS) : len(BLOCK_FEATURES)], counts)
     if extended:
-        out[:, len(BLOCK_FEATURES) :] = _extended_columns(page, pieces, counts, clipped_chain, totals)
+        _extended_columns(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
     return out
 
 
@@ -280,36 +280,40 @@ def _page_columns(out: np.ndarray, counts: dict[str, np.ndarray]) -> None:
 
 
 def _extended_columns(
-    page: Page, pieces: PagePieces, counts: dict[str, np.ndarray], chain: np.ndarray, totals: np.ndarray
-) -> np.ndarray:
-    """:data:`EXTENDED_BLOCK_FEATURES`; ``totals``: the nodes' sums from :func:`_node_statistics`."""
+    out: np.ndarray,
+    page: Page,
+    pieces: PagePieces,
+    counts: dict[str, np.ndarray],
+    chain: np.ndarray,
+    totals: np.ndarray,
+) -> None:
+    """Write :data:`EXTENDED_BLOCK_FEATURES` into ``out`` (n_blocks, 16); ``totals``: the nodes' sums from
+    :func:`_node_statistics`."""
     n = len(page)
     first, end = page.node_table[:, 2], page.node_table[:, 3]
     chars, link_chars = totals[:, _SUMMED.index("chars")], totals[:, _SUMMED.index("link_chars")]
     page_chars = max(counts["chars"].sum(), 1.0)
-    columns = [
-        (page.ancestor_tags & HIDDEN_BIT) > 0,
-        (page.ancestor_tags & MAIN_CONTENT_BIT) > 0,
-        matches_title(page, pieces.lengths),
-    ]
-    for level in REGION_LEVELS:
-        region = chain[:, level]
-        columns += [chars[region] / page_chars, _ratio(link_chars[region], chars[region])]
+    out[:, 0] = (page.ancestor_tags & HIDDEN_BIT) > 0
+    out[:, 1] = (page.ancestor_tags & MAIN_CONTENT_BIT) > 0
+    out[:, 2] = matches_title(page, pieces.lengths)
+    # Each region level's two columns, all levels at once: its share of the page's text, its share in links.
+    regions = chain[:, REGION_LEVELS]
+    region_chars = chars[regions]
+    out[:, 3 : 3 + 2 * len(REGION_LEVELS) : 2] = region_chars / page_chars
+    out[:, 4 : 4 + 2 * len(REGION_LEVELS) : 2] = _ratio(link_chars[regions], region_chars)
     # The main region: the deepest node with half the page's text outside links.
     outside_links = chars - link_chars
     candidates = np.flatnonzero(outside_links >= 0.5 * max(outside_links[0], 1.0))
-    block = np.arange(n)
+    main_columns = out[:, 3 + 2 * len(REGION_LEVELS) :]
     if len(candidates):
         main = candidates[np.argmax(page.node_table[candidates, 1])]
-        columns += [
-            (block >= first[main]) & (block < end[main]),
-            block < first[main],
-            block >= end[main],
-            np.full(n, chars[main] / page_chars),
-        ]
+        block = np.arange(n)
+        main_columns[:, 0] = (block >= first[main]) & (block < end[main])
+        main_columns[:, 1] = block < first[main]
+        main_columns[:, 2] = block >= end[main]
+        main_columns[:, 3] = chars[main] / page_chars
     else:
-        columns += [np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)]
-    return _columns(columns)
+        main_columns[:] = 0.0
 
 
 def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
