@@ -7,8 +7,11 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scrapy_web2text.labellers.web2text.features import ALL_BLOCK_FEATURES, BLOCK_FEATURES, block_features
+from scrapy_web2text.labellers.web2text.headline import matches_title
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.research.alignment import align_labels, drop_comment_labels, drop_leading_headline
 from scrapy_web2text.research.benchmark import run_benchmark
@@ -59,6 +62,50 @@ def test_title_match_folds_case_and_takes_starts_and_ends_of_ten_characters():
         "<body><h1>Straße Works Today</h1><p>Daily Post</p><p>Post</p><p>works today</p></body></html>"
     )
     assert _column(page, "matches_page_title").tolist() == [1, 1, 0, 0]
+
+
+class _TitledTexts(list):
+    """What matches_title reads of a page: its block texts and its titles."""
+
+    def __init__(self, texts, title, og_title):
+        super().__init__(texts)
+        self.texts, self.title, self.og_title = texts, title, og_title
+
+
+def _title_match_by_definition(texts, titles):
+    """A block carries the title when its folded text is a title, or (ten characters or more) starts or ends one;
+    texts longer than every title (or than 300 characters) are not looked at."""
+    limit = min(max(map(len, titles), default=-1), 300)
+    matched = []
+    for text in texts:
+        folded = text.casefold()
+        matched.append(
+            len(text) <= limit
+            and (
+                folded in titles
+                or (len(folded) >= 10 and any(t.startswith(folded) or t.endswith(folded) for t in titles))
+            )
+        )
+    return matched
+
+
+_TITLE_TEXT = st.text(alphabet=st.sampled_from(list("abAB ßﬃ")), min_size=1, max_size=40).map(
+    lambda text: " ".join(text.split())
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TITLE_TEXT, _TITLE_TEXT, st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40), _TITLE_TEXT), max_size=8))
+def test_title_match_equals_its_definition(title, og_title, slices):
+    # Block texts cut from the titles (starts, ends, middles, case changed) and unrelated ones.
+    texts = [
+        (title + " " + og_title)[start : start + length].strip().upper() or other for start, length, other in slices
+    ]
+    texts += [title.swapcase(), og_title[-12:], title[:10]]
+    texts = [" ".join(text.split()) or "x" for text in texts]
+    titles = {" ".join(t.casefold().split()) for t in (title, og_title) if t}
+    got = matches_title(_TitledTexts(texts, title, og_title)).tolist()
+    assert got == _title_match_by_definition(texts, titles)
 
 
 def test_case_folding_adds_no_blank_and_never_shortens():

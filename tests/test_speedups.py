@@ -1,5 +1,5 @@
 """The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``,
-``_viterbi.pyx``) give exactly what the Python code they replace gives.
+``_edges.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
 
 The Python walk (:meth:`~scrapy_web2text.page.cdom._Walker.walk`) and the crowded-tag regex
 (:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
@@ -23,8 +23,11 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_web2text.labellers.web2text import counts as counts_module
+from scrapy_web2text.labellers.web2text import edges as edges_module
 from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
+from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled_edge_comparisons
 from scrapy_web2text.labellers.web2text._viterbi import best_path
+from scrapy_web2text.labellers.web2text.features import edge_features
 from scrapy_web2text.page import cdom, decode_html, parse_page
 from scrapy_web2text.page._attributes import crowded_tag
 from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, anchor_word, collapsed, find, walk
@@ -68,11 +71,12 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
     # WEB2TEXT_PURE_PYTHON=1 (a developer ruling them out) must leave the Python originals running.
     if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
-        assert viterbi_module.compiled_best_path is None
+        assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
         assert viterbi_module.compiled_best_path is best_path
+        assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -278,6 +282,16 @@ PIECES = list("abcXYZ 0123456789.!?,;:-_/\\|•»@©()\"'”’İıſK\u00e9\u4e
     "Copyright",
     "all rights reserved",
     "1999",
+    "2024",
+    "19999",
+    "20",
+    "\u0661\u0669",
+    "HTTPS://",
+    "WWW.",
+    "www._",
+    "(C)",
+    "COPYRIGHT",
+    "All Rights Reserved",
     "x@y.zz",
     "a.b@c.de",
     "...",
@@ -295,6 +309,77 @@ BLOCK_TEXT = (
 @given(st.lists(BLOCK_TEXT, min_size=1, max_size=12))
 def test_same_counts_on_generated_blocks(texts) -> None:
     assert_same_counts(texts)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(BLOCK_TEXT)
+def test_compiled_pattern_columns_equal_the_regexes(text) -> None:
+    # The compiled URL, year and copyright columns against the patterns themselves, one block at a time (the
+    # copyright column holds for pages without a CASE_EXCEPTION character, which run the regex instead).
+    table, case_exception = compiled_text_counts(
+        [text], counts_module._PROPERTIES, counts_module._describe, counts_module._PACKED_STOPWORDS, counts_module._BITS
+    )
+    row = dict(zip(counts_module._COMPILED_COLUMNS, table[0].tolist()))
+    assert row["url"] == bool(counts_module._URL.search(text))
+    assert row["year"] == bool(counts_module._YEAR.search(text))
+    if not case_exception:
+        assert row["copyright"] == bool(counts_module._COPYRIGHT.search(text))
+
+
+def edge_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
+    """The page's edge features with the compiled comparisons and with the Python ones."""
+    saved = edges_module.compiled_edge_comparisons
+    try:
+        edges_module.compiled_edge_comparisons = compiled_edge_comparisons
+        compiled = edge_features(page)
+        edges_module.compiled_edge_comparisons = None
+        return compiled, edge_features(page)
+    finally:
+        edges_module.compiled_edge_comparisons = saved
+
+
+def test_same_edge_features_on_the_test_site_and_the_hostile_pages() -> None:
+    site = build_site(articles=6, seed=3)
+    resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.05).values())
+    pairs = 0
+    for resource in resources:
+        compiled, python = edge_matrices(parse_page(decode_html(resource.body)))
+        assert compiled.dtype == python.dtype == np.float32 and np.array_equal(compiled, python)
+        pairs += len(python)
+    assert pairs > 100
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(MARKUP), min_size=2, max_size=12), st.sampled_from(["", "<nav>", "<main>"]))
+def test_same_edge_features_on_generated_markup(parts, wrapper) -> None:
+    closing = wrapper.replace("<", "</") if wrapper else ""
+    compiled, python = edge_matrices(parse_page(f"<html><body>{wrapper}{''.join(parts)}{closing}</body></html>"))
+    assert np.array_equal(compiled, python)
+
+
+@SETTINGS
+@given(st.integers(2, 30), st.integers(0, 2**32 - 1))
+def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
+    # Chains of small node ids (so that neighbours often share ancestors) ending in -1 at random heights, and
+    # columns of few distinct values, so that every comparison is both true and false somewhere.
+    rng = np.random.default_rng(seed)
+    chain = rng.integers(0, 6, (n, edges_module.EDGE_LEVELS + 4))
+    chain[np.arange(chain.shape[1]) >= rng.integers(1, chain.shape[1] + 1, n)[:, None]] = -1
+
+    def few(values: int, dtype=np.int64) -> np.ndarray:
+        return rng.integers(0, values, n).astype(dtype)
+
+    inputs = (chain, few(2, bool), few(2, bool), few(3), few(3), few(3), few(3), few(3), few(2, bool))
+    inputs += (few(14), few(1 << 16, np.uint16), few(1 << 16, np.uint16), np.floor(rng.uniform(0, 3, n)))
+    python = edges_module.edge_comparisons(*inputs)
+    compiled = compiled_edge_comparisons(
+        *edges_module._compiled_arguments(inputs),
+        edges_module.EDGE_LEVELS,
+        counts_module.ENDS_SENTENCE,
+        counts_module.UPPER,
+    )
+    for expected, got in zip(python, compiled):
+        assert expected.dtype == got.dtype and np.array_equal(expected, got)
 
 
 def test_same_counts_on_a_code_point_never_seen_before() -> None:

@@ -1,15 +1,17 @@
-# cython: language_level=3
+# cython: language_level=3, boundscheck=False, wraparound=False
 """The per-block text counts of :func:`.counts.block_counts`, compiled: one loop over each block's code points.
 
 :func:`.counts.block_counts` is the reference and says what each count means; it computes them with about thirty
 whole-page numpy operations (the largest part of the features' time: each is cheap, their fixed costs are not).
 This loop reads the same table of character properties (``counts._PROPERTIES``, filled through the same
 ``counts._describe`` for a code point seen for the first time) and counts per block what those operations count;
-``tests/test_speedups.py`` holds both to equal results.  The pattern counts (e-mail, URL, year, copyright) and the
+``tests/test_speedups.py`` holds both to equal results.  The URL, year and copyright tests are
+compiled too (:func:`_patterns`, one look at each character that can start a match); the e-mail addresses and the
 stop words of other languages stay in Python: they run on few blocks.
 """
 
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
+from libc.string cimport memset
 
 import numpy as np
 
@@ -29,12 +31,15 @@ COLUMNS = (
     "sentences",
     "spaces",
     "at_signs",
+    "url",
+    "year",
+    "copyright",
     "first_properties",
     "last_properties",
 )
 cdef enum:
     _PUNCTUATION, _DASHES, _PERIODS, _SEPARATORS, _DIGITS, _WORDS, _WORD_LENGTH, _CAPITAL_WORDS, _STOPWORDS, \
-        _SENTENCES, _SPACES, _AT_SIGNS, _FIRST, _LAST, _COLUMNS
+        _SENTENCES, _SPACES, _AT_SIGNS, _URL, _YEAR, _COPYRIGHT, _FIRST, _LAST, _COLUMNS
 
 ctypedef fused _code_unit:
     uint8_t
@@ -90,10 +95,13 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
                 _edge_counts(<uint32_t*>data, len(text), &properties[0], &rows[index, 0])
         elif kind == 1:
             case_exception |= _count(<uint8_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+            _patterns(<uint8_t*>data, len(text), &properties[0], &b, &rows[index, 0])
         elif kind == 2:
             case_exception |= _count(<uint16_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+            _patterns(<uint16_t*>data, len(text), &properties[0], &b, &rows[index, 0])
         else:
             case_exception |= _count(<uint32_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
+            _patterns(<uint32_t*>data, len(text), &properties[0], &b, &rows[index, 0])
     return out, case_exception
 
 
@@ -112,43 +120,111 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
     cdef bint case_exception = False, candidate = False, in_word = False
     cdef int64_t packed = 0
     cdef uint32_t c
+    # Counted in locals, written to the row once: Python's extensions build with -fno-strict-aliasing, so each
+    # store through ``row`` would make the compiler read the text, the table and the bits again.
+    cdef int64_t counts[_COLUMNS]
+    cdef _Bits bits = b[0]
+    cdef int longest = stopwords.longest
+    memset(counts, 0, sizeof(counts))
     for i in range(n):
         c = text[i]
         p = properties[c]
         following = properties[text[i + 1]] if i + 1 < n else 0
-        case_exception |= (p & b.case_exception) != 0
-        row[_PUNCTUATION] += (p & b.punctuation) != 0
-        row[_DASHES] += (p & b.dash) != 0
-        row[_PERIODS] += (p & b.period) != 0
-        row[_SEPARATORS] += (p & b.separator) != 0
-        row[_DIGITS] += (p & b.decimal) != 0
-        row[_SPACES] += c == 32
-        row[_AT_SIGNS] += c == 64
-        if p & b.word:
+        case_exception |= (p & bits.case_exception) != 0
+        counts[_PUNCTUATION] += (p & bits.punctuation) != 0
+        counts[_DASHES] += (p & bits.dash) != 0
+        counts[_PERIODS] += (p & bits.period) != 0
+        counts[_SEPARATORS] += (p & bits.separator) != 0
+        counts[_DIGITS] += (p & bits.decimal) != 0
+        counts[_SPACES] += c == 32
+        counts[_AT_SIGNS] += c == 64
+        if p & bits.word:
             # Words are runs of word characters (blocks are joined by "\n", which is none).
             if not in_word:
-                row[_WORDS] += 1
-                row[_CAPITAL_WORDS] += (p & b.upper) != 0
+                counts[_WORDS] += 1
+                counts[_CAPITAL_WORDS] += (p & bits.upper) != 0
                 start, candidate, packed, in_word = i, True, 0, True
-            row[_WORD_LENGTH] += 1
+            counts[_WORD_LENGTH] += 1
             # A stop-word candidate is ASCII letters only, at most PACKED_LETTERS of them, packed 5 bits a letter.
             if candidate:
-                if (p & b.letter) and i - start < stopwords.longest:
+                if (p & bits.letter) and i - start < longest:
                     packed |= <int64_t>((c | 0x20) - 96) << (5 * (i - start))
                 else:
                     candidate = False
-            if not (following & b.word):
+            if not (following & bits.word):
                 in_word = False
                 if candidate and _is_stopword(packed, stopwords):
-                    row[_STOPWORDS] += 1
+                    counts[_STOPWORDS] += 1
         # A run of sentence marks counts when a blank or the end of the block follows it.
-        if (p & b.sentence_mark) and not (following & b.sentence_mark):
-            if i + 1 >= n or (following & b.blank):
-                row[_SENTENCES] += 1
+        if (p & bits.sentence_mark) and not (following & bits.sentence_mark):
+            if i + 1 >= n or (following & bits.blank):
+                counts[_SENTENCES] += 1
+    for i in range(_COLUMNS):
+        row[i] += counts[i]
     if n:
         row[_FIRST] = properties[text[0]]
         row[_LAST] = properties[text[n - 1]]
     return case_exception
+
+
+cdef void _patterns(const _code_unit* text, Py_ssize_t n, const uint16_t* properties, const _Bits* b,
+                    int64_t* row) noexcept nogil:
+    """1 in the ``url``, ``year`` and ``copyright`` columns where the block holds a match of ``counts._URL``,
+    ``counts._YEAR`` and ``counts._COPYRIGHT`` (the last read only on pages without a ``CASE_EXCEPTION``
+    character, where the case-insensitive pattern matches ASCII letters of either case and nothing else)."""
+    cdef Py_ssize_t i
+    cdef uint32_t c
+    for i in range(n):
+        c = text[i]
+        if c == 104:  # "h"
+            if _at(text, n, i, b"http://", 7, False) or _at(text, n, i, b"https://", 8, False):
+                row[_URL] = 1
+        elif c == 119:  # "w": "www." and a word character
+            if i + 4 < n and _at(text, n, i, b"www.", 4, False) and properties[text[i + 4]] & b.word:
+                row[_URL] = 1
+        elif c == 49 or c == 50:  # r"\b(?:19|20)\d\d\b"
+            if _is_year(text, n, i, properties, b):
+                row[_YEAR] = 1
+        elif c == 0xA9:  # "©"
+            row[_COPYRIGHT] = 1
+        elif c == 40:  # "("
+            if _at(text, n, i, b"(c)", 3, True):
+                row[_COPYRIGHT] = 1
+        elif c == 99 or c == 67:
+            if _at(text, n, i, b"copyright", 9, True):
+                row[_COPYRIGHT] = 1
+        elif c == 97 or c == 65:
+            if _at(text, n, i, b"all rights reserved", 19, True):
+                row[_COPYRIGHT] = 1
+
+
+cdef inline bint _at(const _code_unit* text, Py_ssize_t n, Py_ssize_t i, const char* literal, Py_ssize_t length,
+                     bint any_case) noexcept nogil:
+    """Whether ``text[i:]`` starts with the ASCII ``literal`` (lower case); ``any_case``: its letters in either
+    case, as ``re.I`` matches them when no ``CASE_EXCEPTION`` character is around."""
+    cdef Py_ssize_t k
+    cdef uint32_t c, wanted
+    if i + length > n:
+        return False
+    for k in range(length):
+        c, wanted = text[i + k], <uint32_t>literal[k]
+        if any_case and 97 <= wanted <= 122 and c < 128:
+            c |= 0x20  # only an ASCII letter folds onto a lower-case ASCII letter
+        if c != wanted:
+            return False
+    return True
+
+
+cdef inline bint _is_year(const _code_unit* text, Py_ssize_t n, Py_ssize_t i, const uint16_t* properties,
+                          const _Bits* b) noexcept nogil:
+    """Whether r"\b(?:19|20)\d\d\b" matches at ``i``: "19" or "20", two decimals, no word character around."""
+    if i + 4 > n or text[i + 1] != (57 if text[i] == 49 else 48):
+        return False
+    if not (properties[text[i + 2]] & b.decimal and properties[text[i + 3]] & b.decimal):
+        return False
+    if i > 0 and properties[text[i - 1]] & b.word:
+        return False
+    return i + 4 == n or not (properties[text[i + 4]] & b.word)
 
 
 cdef void _edge_counts(const _code_unit* text, Py_ssize_t n, const uint16_t* properties, int64_t* row) noexcept nogil:

@@ -142,9 +142,15 @@ def character_properties(text: str) -> tuple[np.ndarray, np.ndarray]:
     return codes, properties
 
 
-def _lengths_and_offsets(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Each block's length, and where it starts in the blocks joined by "\n"."""
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+def block_lengths(texts: list[str]) -> np.ndarray:
+    """Each block's length in code points (int64): computed once a page and handed to whatever needs it."""
+    return np.fromiter(map(len, texts), np.int64, len(texts))
+
+
+def _lengths_and_offsets(texts: list[str], lengths: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each block's length (``lengths`` if given), and where it starts in the blocks joined by "\n"."""
+    if lengths is None:
+        lengths = block_lengths(texts)
     offsets = np.zeros(len(texts), np.int64)
     np.cumsum(lengths[:-1] + 1, out=offsets[1:])
     return lengths, offsets
@@ -159,18 +165,19 @@ def text_table(texts: list[str]) -> tuple[np.ndarray, bool] | None:
 
 
 def block_counts(
-    texts: list[str], in_link: np.ndarray, table: tuple[np.ndarray, bool] | None = None
+    texts: list[str],
+    in_link: np.ndarray,
+    table: tuple[np.ndarray, bool] | None = None,
+    lengths: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Per-block float counts: characters, words and their kinds, character classes, pattern hits.
 
     ``email``, ``url``, ``year`` and ``copyright`` are 1 where the block holds at least one match (the features
     only ask whether a node holds one); block texts hold no newline (blank runs are collapsed).  ``table`` is
-    :func:`text_table` of ``texts``, if already computed.
+    :func:`text_table` of ``texts``, if already computed, and ``lengths`` :func:`block_lengths`.
     """
     n = len(texts)
-    lengths, offsets = _lengths_and_offsets(texts)
-    # One string for the page; a character's block is known from the block lengths (+1 for the "\n" between).
-    joined = "\n".join(texts)
+    lengths, offsets = _lengths_and_offsets(texts, lengths)
     if table is None:
         table = text_table(texts)
     if table is not None:
@@ -178,7 +185,10 @@ def block_counts(
         # One conversion of the whole table; each class is a column of it (the same floats as a conversion each).
         classes = dict(zip(_COMPILED_COLUMNS, table.astype(float).T))
         last, at_blocks = table[:, _COMPILED_COLUMNS.index(_FIRST_LAST[1])], np.flatnonzero(classes["at_signs"])
+        joined = None  # the compiled table holds the URL, year and copyright columns: no page string needed
     else:
+        # One string for the page; a character's block is known from the block lengths (+1 for the "\n" between).
+        joined = "\n".join(texts)
         classes, last, at_blocks, case_exception = _character_counts(joined, lengths, offsets)
     words = classes["words"]
     stopwords = classes["stopwords"]
@@ -187,7 +197,7 @@ def block_counts(
         # identifier on its longest blocks (languages.py); English pages keep the paper's list exactly.
         language_stopwords = page_stopwords(texts)
         if language_stopwords is not None:
-            found = _WORD.findall(joined)  # the same words, in the same order, as the word starts
+            found = _WORD.findall(joined or "\n".join(texts))  # the same words, in the same order, as the word starts
             stop = np.fromiter((word.lower() in language_stopwords for word in found), bool, len(found))
             word_owner = np.repeat(np.arange(n), words.astype(np.int64))
             stopwords = np.bincount(word_owner[stop], minlength=n).astype(float)
@@ -199,7 +209,10 @@ def block_counts(
     counts["ends_punct"] = ((last & ENDS_SENTENCE) != 0).astype(float)
     counts["ends_question"] = ((last & QUESTION) != 0).astype(float)
     counts["sentences"] = classes["sentences"]
-    counts.update(_pattern_counts(texts, joined, offsets, counts["digits"], at_blocks, case_exception))
+    if joined is None:
+        counts.update(_compiled_pattern_counts(texts, classes, offsets, at_blocks, case_exception))
+    else:
+        counts.update(_pattern_counts(texts, joined, offsets, counts["digits"], at_blocks, case_exception))
     return counts
 
 
@@ -266,22 +279,12 @@ def _pattern_counts(
 ) -> dict[str, np.ndarray]:
     """1 for the blocks holding an e-mail address, a URL, a year, a copyright notice."""
     n = len(texts)
-
-    def owners(positions: list[int]) -> np.ndarray:
-        return np.searchsorted(offsets, np.asarray(positions, np.int64), side="right") - 1
-
-    def present(blocks) -> np.ndarray:
-        out = np.zeros(n)
-        out[np.asarray(blocks, np.int64)] = 1.0
-        return out
-
-    # Patterns that need a character few blocks have are searched in those blocks only.
-    counts = {"email": present([i for i in at_blocks.tolist() if email_starts(texts[i])])}
-    counts["url"] = present(owners(_url_starts(joined)) if "://" in joined or "www." in joined else [])
+    counts = {"email": _email_blocks(texts, at_blocks)}
+    counts["url"] = _present(n, _owners(offsets, _url_starts(joined)) if "://" in joined or "www." in joined else [])
     four_digits = np.flatnonzero(digits >= 4)
     # A year starts "19" or "20": the substring tests (memchr) rule out most blocks before the regex runs.
-    counts["year"] = present(
-        [i for i in four_digits.tolist() if ("19" in texts[i] or "20" in texts[i]) and _YEAR.search(texts[i])]
+    counts["year"] = _present(
+        n, [i for i in four_digits.tolist() if ("19" in texts[i] or "20" in texts[i]) and _YEAR.search(texts[i])]
     )
     # The only characters outside ASCII that a case-insensitive ASCII pattern matches are İ ı ſ K (CASE_EXCEPTION),
     # and İ is the only one whose lower() is longer than one character: without them, finding the lower-cased
@@ -293,10 +296,45 @@ def _pattern_counts(
             while found >= 0:
                 hits.append(found)
                 found = lowered.find(literal, found + 1)
-        counts["copyright"] = present(owners(hits))
+        counts["copyright"] = _present(n, _owners(offsets, hits))
     else:
-        counts["copyright"] = present(owners([m.start() for m in _COPYRIGHT.finditer(joined)]))
+        counts["copyright"] = _copyright_by_regex(joined, offsets)
     return counts
+
+
+def _compiled_pattern_counts(
+    texts: list[str], classes: dict[str, np.ndarray], offsets: np.ndarray, at_blocks: np.ndarray, case_exception: bool
+) -> dict[str, np.ndarray]:
+    """:func:`_pattern_counts` from the compiled table's ``url``, ``year`` and ``copyright`` columns (0 or 1 per
+    block); the copyright column reads ASCII letters in either case, which is ``re.I`` only on pages without a
+    ``CASE_EXCEPTION`` character: the others run the regex."""
+    counts = {"email": _email_blocks(texts, at_blocks), "url": classes["url"], "year": classes["year"]}
+    if case_exception:
+        counts["copyright"] = _copyright_by_regex("\n".join(texts), offsets)
+    else:
+        counts["copyright"] = classes["copyright"]
+    return counts
+
+
+def _owners(offsets: np.ndarray, positions: list[int]) -> np.ndarray:
+    """The block of each position in the blocks joined by "\n"."""
+    return np.searchsorted(offsets, np.asarray(positions, np.int64), side="right") - 1
+
+
+def _present(n: int, blocks) -> np.ndarray:
+    """1.0 at ``blocks``, 0.0 elsewhere."""
+    out = np.zeros(n)
+    out[np.asarray(blocks, np.int64)] = 1.0
+    return out
+
+
+def _email_blocks(texts: list[str], at_blocks: np.ndarray) -> np.ndarray:
+    """1 for the blocks holding an e-mail address; only blocks with an "@" are searched."""
+    return _present(len(texts), [i for i in at_blocks.tolist() if email_starts(texts[i])])
+
+
+def _copyright_by_regex(joined: str, offsets: np.ndarray) -> np.ndarray:
+    return _present(len(offsets), _owners(offsets, [m.start() for m in _COPYRIGHT.finditer(joined)]))
 
 
 def edge_text_properties(

@@ -10,6 +10,8 @@ Text statistics are counted once per block, for the whole page at once
 (:mod:`.counts`), then summed up the CDOM with prefix sums over leaf ranges
 (a node's leaves are contiguous), so parents and grandparents cost no
 re-tokenising.  Tag tests look at each distinct tag list of the page once.
+The edge features' columns are computed in :mod:`.edges` (their names are
+re-exported here, where the models and the trainer read them).
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ import numpy as np
 from ...page import Page
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
-from .counts import ENDS_SENTENCE, UPPER, block_counts, edge_text_properties, text_table
+from .counts import block_counts, block_lengths, text_table
+from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
+from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
 from .headline import matches_title
-from .tag_groups import HEADING_TAGS, NODE_TAGS, PARENT_TAGS, ancestor_marks, keyword_marks, tag_list_bits, tag_masks
+from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
 
 # --- the 128 block features -------------------------------------------------
 
@@ -111,38 +115,7 @@ BLOCK_FEATURE_BINARY = np.array(
     ]
 )
 
-EDGE_FEATURES: tuple[str, ...] = (
-    "tree_distance_2",
-    "tree_distance_3",
-    "tree_distance_4",
-    "tree_distance_over_4",
-    "line_break_between",
-    "same_parent",
-    "same_grandparent",
-    "same_great_grandparent",
-    "same_tag",
-    "same_class",
-    "same_tag_path",
-    "both_in_link",
-    "one_in_link",
-    "left_ends_with_punctuation",
-    "right_starts_with_capital",
-    "log_source_gap",
-    "log_depth_difference",
-    "same_ancestor_classes",
-    "same_ancestor_tags",
-    "log_length_ratio",
-    "both_long",
-    "left_is_heading",
-    "right_is_heading",
-    "log_tree_distance",
-    "same_node_length_bucket",
-)
-_NUMERIC_EDGES = {"log_source_gap", "log_depth_difference", "log_length_ratio", "log_tree_distance"}
-EDGE_FEATURE_BINARY = np.array([name not in _NUMERIC_EDGES for name in EDGE_FEATURES])
-
 assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
-assert len(EDGE_FEATURES) == 25, len(EDGE_FEATURES)
 
 
 def _columns(columns: list, dtype=float) -> np.ndarray:
@@ -154,69 +127,62 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return numerator / np.maximum(denominator, 1.0)
 
 
-def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> np.ndarray:
-    """(n_nodes, len(NODE_STATISTICS)) for every CDOM node."""
+#: The counts summed over each node's blocks, in the order :func:`_node_statistics` slices them: the totals, then
+#: the numerators of the ratios to characters and to words, then the pattern hits (0 or 1 per block).
+_SUMMED = (
+    ("chars", "words", "sentences")
+    + ("punctuation", "dashes", "periods", "link_chars", "digits", "separators")
+    + ("capital_words", "stopwords", "word_length")
+    + ("email", "url", "year", "copyright")
+)
+#: Where each statistic, and those ratios and hits, go among NODE_STATISTICS.
+_STATISTIC_AT = {name: column for column, name in enumerate(NODE_STATISTICS)}
+_PER_CHAR_AT = [NODE_STATISTICS.index(f"r_{name}") for name in ("punctuation", "dashes", "periods")]
+_PER_CHAR_AT += [NODE_STATISTICS.index(f"r_{name}") for name in ("chars_in_link", "digits", "separators")]
+_PER_WORD_AT = [NODE_STATISTICS.index(name) for name in ("r_words_with_capital", "r_stopwords", "avg_word_length")]
+_CONTAINS_AT = [NODE_STATISTICS.index(f"contains_{name}") for name in ("email", "url", "year", "copyright")]
+
+
+def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(n_nodes, len(NODE_STATISTICS)) for every CDOM node, and the nodes' sums of the ``_SUMMED`` counts."""
     first, end = page.node_table[:, 2], page.node_table[:, 3]
     last = np.maximum(end - 1, 0)
 
-    # One prefix sum over every count: a node's total is prefix[end] - prefix[first].
-    names = list(counts)
-    prefix = np.zeros((len(page) + 1, len(names)))
-    np.cumsum(_columns([counts[name] for name in names]), axis=0, out=prefix[1:])
+    # One prefix sum over every summed count: a node's total is prefix[end] - prefix[first].
+    prefix = np.zeros((len(page) + 1, len(_SUMMED)))
+    np.cumsum(_columns([counts[name] for name in _SUMMED]), axis=0, out=prefix[1:])
     totals = prefix[end] - prefix[first]
-    column_of = {name: column for column, name in enumerate(names)}
-
-    def total(name: str) -> np.ndarray:
-        return totals[:, column_of[name]]
-
-    chars, words = total("chars"), total("words")
-    per_char, per_word = np.maximum(chars, 1.0), np.maximum(words, 1.0)  # _ratio's denominators, taken once each
+    chars, words, sentences = totals[:, 0], totals[:, 1], totals[:, 2]
+    # Each group of columns in one operation; the same float64 values as one operation per column.
+    out = np.empty((len(first), len(NODE_STATISTICS)))
+    out[:, _PER_CHAR_AT] = totals[:, 3:9] / np.maximum(chars, 1.0)[:, None]
+    out[:, _PER_WORD_AT] = totals[:, 9:12] / np.maximum(words, 1.0)[:, None]
+    out[:, _CONTAINS_AT] = totals[:, 12:16] > 0
     source_length = max(len(page.source), 1)
-    page_words = max(counts["words"].sum(), 1.0)
-    n_children, depth = (page.node_table[:, column].astype(float) for column in (4, 1))
-    columns = [
-        np.log1p(chars),
-        words / page_words,
-        np.log1p(total("sentences")),
-        total("punctuation") / per_char,
-        total("dashes") / per_char,
-        total("periods") / per_char,
-        total("link_chars") / per_char,
-        counts["ends_punct"][last],
-        counts["ends_question"][last],
-        total("capital_words") / per_word,
-        total("stopwords") / per_word,
-        total("word_length") / per_word,
-        page.starts[first] / source_length,
-        page.ends[last] / source_length,
-        total("email") > 0,
-        total("url") > 0,
-        total("year") > 0,
-        total("copyright") > 0,
-        np.log1p(n_children),
-        np.log1p(end - first),
-        total("digits") / per_char,
-        total("separators") / per_char,
-        np.log1p(depth),
-        np.log1p(words),
-    ]
-    return _columns(columns)
-
-
-#: How far up the edge features look for a common ancestor of two neighbours, and the levels climbed from both
-#: to meet at each pair of their ancestors.
-_EDGE_LEVELS = 5
-_CLIMBS = np.arange(_EDGE_LEVELS + 1)[:, None] + np.arange(_EDGE_LEVELS + 1)[None, :]
+    at = _STATISTIC_AT
+    out[:, at["log_chars"]] = np.log1p(chars)
+    out[:, at["r_words_of_page"]] = words / max(counts["words"].sum(), 1.0)
+    out[:, at["log_sentences"]] = np.log1p(sentences)
+    out[:, at["ends_with_punctuation"]] = counts["ends_punct"][last]
+    out[:, at["ends_with_question_mark"]] = counts["ends_question"][last]
+    out[:, at["start_rel"]] = page.starts[first] / source_length
+    out[:, at["end_rel"]] = page.ends[last] / source_length
+    out[:, at["log_children"]] = np.log1p(page.node_table[:, 4].astype(float))
+    out[:, at["log_blocks"]] = np.log1p(end - first)
+    out[:, at["log_depth"]] = np.log1p(page.node_table[:, 1].astype(float))
+    out[:, at["log_words"]] = np.log1p(words)
+    return out, totals
 
 
 def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
     """(len(start), levels + 1) ancestor indices; -1 above the root."""
-    out = np.empty((len(start), levels + 1), np.int64)
-    out[:, 0] = start
+    # -1 indexes the appended -1: above the root stays above the root, one gather a level.
+    parents = np.append(parents, -1)
+    out = np.empty((levels + 1, len(start)), np.int64)
+    out[0] = start
     for level in range(1, levels + 1):
-        previous = out[:, level - 1]
-        out[:, level] = np.where(previous >= 0, parents[np.maximum(previous, 0)], -1)
-    return out
+        np.take(parents, out[level - 1], out=out[level])
+    return out.T
 
 
 def block_feature_names(extended: bool) -> tuple[str, ...]:
@@ -227,26 +193,30 @@ def block_feature_names(extended: bool) -> tuple[str, ...]:
 class PagePieces:
     """What both feature matrices read of a page, computed once by :func:`page_features`: each block's CDOM
     ancestors (``ancestors`` levels, -1 above the root), the tag lists' group bits, the ancestor tag marks
-    (:func:`.tag_groups.ancestor_marks`) and the per-block text counts table (:func:`.counts.text_table`)."""
+    (:func:`.tag_groups.ancestor_marks`), the per-block text counts table (:func:`.counts.text_table`) and the
+    block texts' lengths (:func:`.counts.block_lengths`)."""
 
     chain: np.ndarray
     tag_bits: np.ndarray
     tag_marks: np.ndarray
     text_table: tuple[np.ndarray, bool] | None
+    lengths: np.ndarray
 
     @classmethod
     def of(cls, page: Page, ancestors: int, text_counts: bool = True) -> PagePieces:
         """``text_counts=False`` leaves the table to :func:`.counts.edge_text_properties`, which fills fewer
         columns when it is not shared."""
         chain = _ancestors(page.node_table[:, 0], page.block_nodes, ancestors)
-        return cls(chain, tag_list_bits(page), ancestor_marks(page), text_table(page.texts) if text_counts else None)
+        lengths = block_lengths(page.texts)
+        table = text_table(page.texts) if text_counts else None
+        return cls(chain, tag_list_bits(page), ancestor_marks(page, lengths), table, lengths)
 
 
 def page_features(page: Page, extended: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(block_features(page, extended), edge_features(page))``, with what both read computed once."""
     if len(page) < 2:
         return block_features(page, extended), edge_features(page)
-    pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else _EDGE_LEVELS)
+    pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else EDGE_LEVELS)
     return block_features(page, extended, pieces), edge_features(page, pieces)
 
 
@@ -258,143 +228,99 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
         return np.zeros((0, len(block_feature_names(extended))), np.float32)
     if pieces is None:
         pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else 2)
-    counts = block_counts(page.texts, page.in_link, pieces.text_table)
-    stats = _node_statistics(page, counts)
+    counts = block_counts(page.texts, page.in_link, pieces.text_table, pieces.lengths)
+    stats, totals = _node_statistics(page, counts)
     # The root stands in for a missing parent or grandparent (and, in the extended columns, a region's node).
     clipped_chain = np.where(pieces.chain >= 0, pieces.chain, 0)
     chain = clipped_chain[:, :3]
-    tags_id = page.node_table[:, 5]
-    bits = pieces.tag_bits
-    node_tags = tag_masks(bits, NODE_TAGS)[tags_id[page.block_nodes]]
-    parent_tags = tag_masks(bits, PARENT_TAGS)[tags_id[chain[:, 1]]]
-    ancestor_tags = (pieces.tag_marks[:, None] >> np.arange(10)) & 1
-    ancestor_keywords = (keyword_marks(page)[:, None] >> np.arange(len(ANCESTOR_KEYWORDS))) & 1
-    total_chars = counts["chars"].sum()
-    total_words = max(counts["words"].sum(), 1.0)
-    page_columns = _columns(
-        [
-            np.full(n, np.log1p(total_chars)),
-            np.full(n, np.log1p(n)),
-            np.full(n, counts["stopwords"].sum() / total_words),
-            np.full(n, counts["link_chars"].sum() / max(total_chars, 1.0)),
-            np.arange(n) / max(n - 1, 1),
-        ]
-    )
-    parts = [
-        stats[chain[:, 0]],
-        stats[chain[:, 1]],
-        stats[chain[:, 2]],
-        node_tags,
-        parent_tags,
-        ancestor_tags,
-        ancestor_keywords,
-        page_columns,
-    ]
-    if extended:
-        parts.append(_extended_columns(page, counts, clipped_chain))
     # Each part is written once into the float32 matrix (np.hstack would make a float64 copy first).
-    out = np.empty((n, sum(part.shape[1] for part in parts)), np.float32)
-    column = 0
-    for part in parts:
-        out[:, column : column + part.shape[1]] = part
-        column += part.shape[1]
+    out = np.empty((n, len(block_feature_names(extended))), np.float32)
+    statistics_end = 3 * len(NODE_STATISTICS)
+    out[:, :statistics_end] = stats[chain].reshape(n, statistics_end)  # the node's, the parent's, the grandparent's
+    flags = _block_flags(page, pieces, chain[:, 1])
+    out[:, statistics_end : statistics_end + flags.shape[1]] = flags
+    _page_columns(out[:, len(BLOCK_FEATURES) - len(PAGE_STATISTICS) : len(BLOCK_FEATURES)], counts)
+    if extended:
+        _extended_columns(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
     return out
 
 
-def _extended_columns(page: Page, counts: dict[str, np.ndarray], chain: np.ndarray) -> np.ndarray:
+#: The 0/1 block columns after the statistics, one bit each of an int64 per block: the node's tag groups, the
+#: parent's, the ancestor tags, the ancestor keywords (unpacked in one operation instead of one per group).
+_FLAG_WIDTHS = (len(NODE_TAGS), len(PARENT_TAGS), 10, len(ANCESTOR_KEYWORDS))
+_FLAG_BITS = np.arange(sum(_FLAG_WIDTHS))
+assert sum(_FLAG_WIDTHS) < 63
+
+
+def _block_flags(page: Page, pieces: PagePieces, parents: np.ndarray) -> np.ndarray:
+    """(n_blocks, sum(_FLAG_WIDTHS)) 0/1 of the groups in ``_FLAG_WIDTHS``; ``parents``: each block's parent node."""
+    tag_lists = page.node_table[:, 5]
+    parts = (
+        group_bits(pieces.tag_bits, NODE_TAGS)[tag_lists[page.block_nodes]],
+        group_bits(pieces.tag_bits, PARENT_TAGS)[tag_lists[parents]],
+        pieces.tag_marks,
+        keyword_marks(page),
+    )
+    packed, shift = 0, 0
+    for part, width in zip(parts, _FLAG_WIDTHS):
+        packed = packed | (part & ((1 << width) - 1)) << shift
+        shift += width
+    return (packed[:, None] >> _FLAG_BITS) & 1
+
+
+def _page_columns(out: np.ndarray, counts: dict[str, np.ndarray]) -> None:
+    """Write the PAGE_STATISTICS columns into ``out`` (n_blocks, 5)."""
+    n = len(out)
+    total_chars = counts["chars"].sum()
+    out[:, 0] = np.log1p(total_chars)
+    out[:, 1] = np.log1p(n)
+    out[:, 2] = counts["stopwords"].sum() / max(counts["words"].sum(), 1.0)
+    out[:, 3] = counts["link_chars"].sum() / max(total_chars, 1.0)
+    out[:, 4] = np.arange(n) / max(n - 1, 1)
+
+
+def _extended_columns(
+    out: np.ndarray,
+    page: Page,
+    pieces: PagePieces,
+    counts: dict[str, np.ndarray],
+    chain: np.ndarray,
+    totals: np.ndarray,
+) -> None:
+    """Write :data:`EXTENDED_BLOCK_FEATURES` into ``out`` (n_blocks, 16); ``totals``: the nodes' sums from
+    :func:`_node_statistics`."""
     n = len(page)
     first, end = page.node_table[:, 2], page.node_table[:, 3]
-
-    def total(name: str) -> np.ndarray:
-        prefix = np.concatenate(([0.0], np.cumsum(counts[name])))
-        return prefix[end] - prefix[first]
-
-    chars, link_chars = total("chars"), total("link_chars")
+    chars, link_chars = totals[:, _SUMMED.index("chars")], totals[:, _SUMMED.index("link_chars")]
     page_chars = max(counts["chars"].sum(), 1.0)
-    columns = [
-        (page.ancestor_tags & HIDDEN_BIT) > 0,
-        (page.ancestor_tags & MAIN_CONTENT_BIT) > 0,
-        matches_title(page),
-    ]
-    for level in REGION_LEVELS:
-        region = chain[:, level]
-        columns += [chars[region] / page_chars, _ratio(link_chars[region], chars[region])]
+    out[:, 0] = (page.ancestor_tags & HIDDEN_BIT) > 0
+    out[:, 1] = (page.ancestor_tags & MAIN_CONTENT_BIT) > 0
+    out[:, 2] = matches_title(page, pieces.lengths)
+    # Each region level's two columns, all levels at once: its share of the page's text, its share in links.
+    regions = chain[:, REGION_LEVELS]
+    region_chars = chars[regions]
+    out[:, 3 : 3 + 2 * len(REGION_LEVELS) : 2] = region_chars / page_chars
+    out[:, 4 : 4 + 2 * len(REGION_LEVELS) : 2] = _ratio(link_chars[regions], region_chars)
     # The main region: the deepest node with half the page's text outside links.
     outside_links = chars - link_chars
     candidates = np.flatnonzero(outside_links >= 0.5 * max(outside_links[0], 1.0))
-    block = np.arange(n)
+    main_columns = out[:, 3 + 2 * len(REGION_LEVELS) :]
     if len(candidates):
         main = candidates[np.argmax(page.node_table[candidates, 1])]
-        columns += [
-            (block >= first[main]) & (block < end[main]),
-            block < first[main],
-            block >= end[main],
-            np.full(n, chars[main] / page_chars),
-        ]
+        block = np.arange(n)
+        main_columns[:, 0] = (block >= first[main]) & (block < end[main])
+        main_columns[:, 1] = block < first[main]
+        main_columns[:, 2] = block >= end[main]
+        main_columns[:, 3] = chars[main] / page_chars
     else:
-        columns += [np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)]
-    return _columns(columns)
+        main_columns[:] = 0.0
 
 
 def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
-    """The (n_blocks - 1, 25) raw features of each pair of neighbouring blocks.  ``pieces``: see
+    """The (n_blocks - 1, 25) raw features of each pair of neighbouring blocks (:mod:`.edges`).  ``pieces``: see
     :func:`page_features`."""
-    n = len(page)
-    if n < 2:
+    if len(page) < 2:
         return np.zeros((0, len(EDGE_FEATURES)), np.float32)
     if pieces is None:
-        pieces = PagePieces.of(page, _EDGE_LEVELS, text_counts=False)
-    depth = page.node_table[:, 1]
-    levels = _EDGE_LEVELS
-    chain = pieces.chain[:, : levels + 1]
-    left, right = chain[:-1], chain[1:]
-    # Tree distance: the fewest levels climbed from both blocks to a common
-    # ancestor, searched up to 5 levels each (farther counts as "over 4").
-    # Above the root both chains hold -1, which must not meet: the right one's becomes -2 (one test, not two).
-    meet = left[:, :, None] == np.where(right >= 0, right, -2)[:, None, :]
-    cost = np.where(meet, _CLIMBS, 99).reshape(n - 1, -1).min(axis=1)
-    distance = np.where(cost == 99, 2 * levels + 2, cost)
-
-    # Lengths, words (spaces + 1) and the first and last characters' properties, from the page's code points.
-    lengths = np.fromiter(map(len, page.texts), np.int64, n).astype(float)
-    spaces, first, last = edge_text_properties(page.texts, pieces.text_table)
-    words = spaces + 1.0
-    ends_punct = (last & ENDS_SENTENCE) != 0
-    starts_capital = (first & UPPER) != 0
-    # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
-    leaf_tags = page.node_table[page.block_nodes, 5]
-    leaf_attributes = page.node_table[page.block_nodes, 6]
-    heading = tag_masks(pieces.tag_bits, HEADING_TAGS)[leaf_tags, 0]
-    same_tag = leaf_tags[:-1] == leaf_tags[1:]
-    same_class = leaf_attributes[:-1] == leaf_attributes[1:]
-    bucket = np.floor(np.log2(lengths + 1))
-    leaf_depth = depth[page.block_nodes]
-    gap = np.maximum(page.starts[1:] - page.ends[:-1], 0)
-    columns = [
-        distance == 2,
-        distance == 3,
-        distance == 4,
-        distance > 4,
-        page.break_before[1:],
-        left[:, 1] == right[:, 1],
-        (left[:, 2] == right[:, 2]) & (left[:, 2] >= 0),
-        (left[:, 3] == right[:, 3]) & (left[:, 3] >= 0),
-        same_tag,
-        same_class,
-        page.path_ids[:-1] == page.path_ids[1:],
-        page.in_link[:-1] & page.in_link[1:],
-        page.in_link[:-1] ^ page.in_link[1:],
-        ends_punct[:-1],
-        starts_capital[1:],
-        np.log1p(gap),
-        np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:])),
-        page.ancestor_keywords[:-1] == page.ancestor_keywords[1:],
-        pieces.tag_marks[:-1] == pieces.tag_marks[1:],
-        np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1))),
-        (words[:-1] > 10) & (words[1:] > 10),
-        heading[:-1],
-        heading[1:],
-        np.log1p(distance),
-        bucket[:-1] == bucket[1:],
-    ]
-    return _columns(columns, np.float32)
+        pieces = PagePieces.of(page, EDGE_LEVELS, text_counts=False)
+    return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)

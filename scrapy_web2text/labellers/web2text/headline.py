@@ -16,8 +16,9 @@ def _normalised(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def matches_title(page: Page) -> np.ndarray:
-    """Blocks whose text is the page's ``<title>``/``og:title`` or its start or end."""
+def matches_title(page: Page, lengths: np.ndarray | None = None) -> np.ndarray:
+    """Blocks whose text is the page's ``<title>``/``og:title`` or its start or end.  ``lengths``: the block
+    texts' lengths, if already computed."""
     titles = {_normalised(t) for t in (page.title, page.og_title) if t}
     if not titles:
         return np.zeros(len(page), bool)
@@ -33,7 +34,8 @@ def matches_title(page: Page) -> np.ndarray:
     # a text's normalised form is its folded form.  Folding never shortens a text, and nothing matches past the
     # longest title: only the texts up to that length (and 300) are folded, one C-level map over them.
     texts = page.texts
-    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    if lengths is None:
+        lengths = np.fromiter(map(len, texts), np.int64, len(texts))
     candidates = np.flatnonzero(lengths <= min(max(map(len, titles)), _MAX_HEADLINE_CHARS)).tolist()
     folded = zip(candidates, map(str.casefold, map(texts.__getitem__, candidates)))
     # A text longer than 300 characters is in ``matching`` only as a whole title; it may still start or end one.

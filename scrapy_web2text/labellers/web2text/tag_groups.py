@@ -74,6 +74,11 @@ def tag_masks(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
     return (bits[:, None] >> np.arange(offset, offset + len(groups))) & 1 != 0
 
 
+def group_bits(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
+    """:func:`tag_list_bits` of ``groups`` alone, the first group's bit at bit 0 (``tag_masks`` packed)."""
+    return (bits >> _GROUP_OFFSETS[groups]) & ((1 << len(groups)) - 1)
+
+
 def group_mask(bits: np.ndarray, groups: tuple[str, ...], group: str) -> np.ndarray:
     """``tag_masks(bits, groups)[:, groups.index(group)]``, without the other groups' columns."""
     return (bits >> (_GROUP_OFFSETS[groups] + groups.index(group))) & 1 != 0
@@ -87,14 +92,16 @@ SHORT_LANDMARKS = ("nav", "header")
 DOMINANT_SHARE = 0.5
 
 
-def ancestor_marks(page: Page) -> np.ndarray:
+def ancestor_marks(page: Page, lengths: np.ndarray | None = None) -> np.ndarray:
     """``page.ancestor_tags`` without the ``nav``/``header`` mark of an element holding most of the page's text.
 
     A block keeps the mark when a smaller element of the same tag (inside the dominant one) holds it too.  Most
-    pages return ``page.ancestor_tags`` itself after one sum per landmark.
+    pages return ``page.ancestor_tags`` itself after one sum per landmark.  ``lengths``: the block texts' lengths,
+    if already computed.
     """
     marks = page.ancestor_tags
-    lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+    if lengths is None:
+        lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
     total = lengths.sum()
     if not total or not len(page.node_table):
         return marks
