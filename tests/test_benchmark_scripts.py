@@ -1,10 +1,18 @@
 """The benchmark scripts run against the current chain (they import internals that move with the code)."""
 
+import dataclasses
+import importlib.util
 import subprocess
 import sys
 
+import numpy as np
+import pytest
+
+from scrapy_web2text import extract, load_model
+
 from .helpers import corpus_file
 from .scrapy_support import REPO
+from .site import build_site
 
 
 def test_speed_script_times_every_stage_of_the_shipped_model():
@@ -41,3 +49,27 @@ def test_speed_script_times_every_stage_of_the_shipped_model():
     # CI builds the compiled twins, so the script also times the Python originals in the same run.
     for row in (*rows, "extract(), Python only", "extract() / extract(), Python only"):
         assert row in done.stdout, row
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_ensemble_of_one_model_twice_labels_as_that_model():
+    ensemble = _script("ensemble")
+    model = load_model()
+    twice = ensemble.EnsembleModel.of([model, model], threshold=model.config["threshold"])
+    site = build_site(articles=2, extras=False)
+    for path in site.expected:
+        html = site.resources[path].body
+        alone, both = extract(html, model=model), extract(html, model=twice)
+        assert [b.label for b in both.blocks] == [b.label for b in alone.blocks]
+        assert both.main_text == alone.main_text
+        assert np.allclose([b.probability for b in both.blocks], [b.probability for b in alone.blocks], atol=1e-6)
+    other_lambda = dataclasses.replace(model, config={**model.config, "lambda": model.lam + 0.1})
+    with pytest.raises(ValueError, match="λ"):
+        ensemble.EnsembleModel.of([model, other_lambda])
