@@ -203,7 +203,7 @@ class Extraction:
 
         def compute() -> list[Any]:
             labelled = self._labelled_page()
-            if labelled is not None and len(labelled.elements()[0]) == len(labelled.keep):
+            if labelled is not None:  # xpaths() has one path a block whether or not the walk kept the elements
                 return labelled.records(form, self.xpaths())
             pairs = zip(self.blocks, self.xpaths())
             if form == "compact":
