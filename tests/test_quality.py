@@ -108,6 +108,19 @@ def test_title_match_equals_its_definition(title, og_title, slices):
     assert got == _title_match_by_definition(texts, titles)
 
 
+def test_title_match_equals_its_definition_past_300_characters():
+    # Titles longer than 300 characters take the other path; "ﬃ" folds to "ffi", so a text of 300 characters or
+    # fewer can fold to more than 300 and still start or end such a title.
+    title = "ffi " * 120
+    og_title = "Word " * 70 + "end"
+    texts = [title.strip(), "ﬃ " * 100 + "ﬃ", "FFI " * 70 + "FFI", og_title, og_title[-20:], og_title[:9], "x"]
+    texts = [" ".join(text.split()) for text in texts]
+    titles = {" ".join(t.casefold().split()) for t in (title, og_title)}
+    expected = _title_match_by_definition(texts, titles)
+    assert expected == [False, True, True, False, True, False, False]
+    assert matches_title(_TitledTexts(texts, title, og_title)).tolist() == expected
+
+
 def test_case_folding_adds_no_blank_and_never_shortens():
     # The headline feature folds block texts (blank-collapsed by the walk) without collapsing them again.
     for code in range(0x110000):

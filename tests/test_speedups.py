@@ -1,5 +1,5 @@
 """The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``,
-``_edges.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
+``_edges.pyx``, ``_statistics.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
 
 The Python walk (:meth:`~scrapy_web2text.page.cdom._Walker.walk`) and the crowded-tag regex
 (:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
@@ -24,8 +24,10 @@ from lxml import etree
 
 from scrapy_web2text.labellers.web2text import counts as counts_module
 from scrapy_web2text.labellers.web2text import edges as edges_module
+from scrapy_web2text.labellers.web2text import features as features_module
 from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
 from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled_edge_comparisons
+from scrapy_web2text.labellers.web2text._statistics import node_statistics as compiled_node_statistics
 from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.labellers.web2text.features import edge_features
 from scrapy_web2text.page import cdom, decode_html, parse_page
@@ -72,11 +74,13 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
     if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
+        assert features_module.compiled_node_statistics is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
         assert viterbi_module.compiled_best_path is best_path
         assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
+        assert features_module.compiled_node_statistics is compiled_node_statistics
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -378,6 +382,68 @@ def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
         counts_module.ENDS_SENTENCE,
         counts_module.UPPER,
     )
+    for expected, got in zip(python, compiled):
+        assert expected.dtype == got.dtype and np.array_equal(expected, got)
+
+
+def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
+    """The page's extended block features with the compiled node statistics and with the numpy ones."""
+    saved = features_module.compiled_node_statistics
+    try:
+        features_module.compiled_node_statistics = compiled_node_statistics
+        compiled = features_module.block_features(page, extended=True)
+        features_module.compiled_node_statistics = None
+        return compiled, features_module.block_features(page, extended=True)
+    finally:
+        features_module.compiled_node_statistics = saved
+
+
+def test_same_block_features_on_the_test_site_and_the_hostile_pages() -> None:
+    site = build_site(articles=6, seed=3)
+    resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.05).values())
+    blocks = 0
+    for resource in resources:
+        compiled, python = block_matrices(parse_page(decode_html(resource.body)))
+        assert compiled.dtype == python.dtype == np.float32 and np.array_equal(compiled, python)
+        blocks += len(python)
+    assert blocks > 100
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(MARKUP), min_size=1, max_size=12), st.sampled_from(["", "<nav>", "<main>"]))
+def test_same_block_features_on_generated_markup(parts, wrapper) -> None:
+    closing = wrapper.replace("<", "</") if wrapper else ""
+    compiled, python = block_matrices(parse_page(f"<html><body>{wrapper}{''.join(parts)}{closing}</body></html>"))
+    assert np.array_equal(compiled, python)
+
+
+@SETTINGS
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_same_node_statistics_on_random_counts(n: int, seed: int) -> None:
+    # Nodes over random block ranges (empty ones too) and counts with zeros, so that every ratio meets both a
+    # denominator below one and above, and every pattern column both hits and misses.
+    rng = np.random.default_rng(seed)
+    nodes = int(rng.integers(1, 2 * n + 2))
+    first = rng.integers(0, n, nodes)
+    end = np.minimum(first + rng.integers(0, 4, nodes), n)
+    table = np.column_stack([rng.integers(-1, nodes, nodes), rng.integers(0, 30, nodes), first, end])
+    table = np.column_stack([table, rng.integers(0, 9, nodes), rng.integers(0, 5, nodes), np.zeros(nodes, np.int64)])
+    summed = rng.integers(0, 3, (n, len(features_module._SUMMED))).astype(float)
+    flags = [rng.integers(0, 2, n).astype(float) for _ in range(2)]
+    starts = np.sort(rng.integers(0, 1000, n))
+    ends = starts + rng.integers(0, 50, n)
+
+    class Nodes:  # what the reference reads of a page
+        node_table = table
+
+    Nodes.starts, Nodes.ends = starts, ends
+    Nodes.__len__ = lambda self: n
+    page_words, source_length = float(max(summed[:, 1].sum(), 1.0)), float(ends[-1] + 1)
+    python = features_module.node_statistics_reference(Nodes(), summed, *flags, page_words, source_length)
+    compiled = compiled_node_statistics(
+        np.ascontiguousarray(table), summed, *flags, starts, ends, page_words, source_length,
+        *features_module._LAYOUT, len(features_module.NODE_STATISTICS),
+    )  # fmt: skip
     for expected, got in zip(python, compiled):
         assert expected.dtype == got.dtype and np.array_equal(expected, got)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...page import Page
+from ...page.compiled import load_twin, speedups_enabled
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
 from .counts import block_counts, block_lengths, text_table
@@ -141,36 +142,61 @@ _PER_CHAR_AT = [NODE_STATISTICS.index(f"r_{name}") for name in ("punctuation", "
 _PER_CHAR_AT += [NODE_STATISTICS.index(f"r_{name}") for name in ("chars_in_link", "digits", "separators")]
 _PER_WORD_AT = [NODE_STATISTICS.index(name) for name in ("r_words_with_capital", "r_stopwords", "avg_word_length")]
 _CONTAINS_AT = [NODE_STATISTICS.index(f"contains_{name}") for name in ("email", "url", "year", "copyright")]
+#: The other columns, in the order both paths of :func:`_node_statistics` fill them (the compiled one by position).
+_PLAIN = ("log_chars", "r_words_of_page", "log_sentences", "ends_with_punctuation", "ends_with_question_mark")
+_PLAIN += ("start_rel", "end_rel", "log_children", "log_blocks", "log_depth", "log_words")
+_PLAIN_AT = [_STATISTIC_AT[name] for name in _PLAIN]
+#: The columns that are a logarithm of a count: both paths write the count, then numpy's ``log1p`` of all of them
+#: at once (one call, and the same logarithm whichever path counted).
+_LOG_AT = [_STATISTIC_AT[name] for name in _PLAIN if name.startswith("log_")]
+_LAYOUT = tuple(np.array(columns, np.int64) for columns in (_PER_CHAR_AT, _PER_WORD_AT, _CONTAINS_AT, _PLAIN_AT))
 
 
 def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(n_nodes, len(NODE_STATISTICS)) for every CDOM node, and the nodes' sums of the ``_SUMMED`` counts."""
+    summed = _columns([counts[name] for name in _SUMMED])
+    inputs = (counts["ends_punct"], counts["ends_question"], float(max(counts["words"].sum(), 1.0)))
+    inputs += (float(max(len(page.source), 1)),)
+    if compiled_node_statistics is not None:
+        table = np.ascontiguousarray(page.node_table, np.int64)
+        starts, ends = np.ascontiguousarray(page.starts, np.int64), np.ascontiguousarray(page.ends, np.int64)
+        out, totals = compiled_node_statistics(
+            table, summed, *inputs[:2], starts, ends, *inputs[2:], *_LAYOUT, len(NODE_STATISTICS)
+        )
+    else:
+        out, totals = node_statistics_reference(page, summed, *inputs)
+    out[:, _LOG_AT] = np.log1p(out[:, _LOG_AT])
+    return out, totals
+
+
+def node_statistics_reference(
+    page: Page,
+    summed: np.ndarray,
+    ends_punct: np.ndarray,
+    ends_question: np.ndarray,
+    page_words: float,
+    source_length: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_node_statistics` before its logarithms, in numpy: the reference of the compiled twin
+    (``_statistics.pyx``).  ``summed``: the ``_SUMMED`` counts, a column each; ``page_words``, ``source_length``:
+    the page's words and source characters, at least 1."""
     first, end = page.node_table[:, 2], page.node_table[:, 3]
     last = np.maximum(end - 1, 0)
-
     # One prefix sum over every summed count: a node's total is prefix[end] - prefix[first].
     prefix = np.zeros((len(page) + 1, len(_SUMMED)))
-    np.cumsum(_columns([counts[name] for name in _SUMMED]), axis=0, out=prefix[1:])
+    np.cumsum(summed, axis=0, out=prefix[1:])
     totals = prefix[end] - prefix[first]
-    chars, words, sentences = totals[:, 0], totals[:, 1], totals[:, 2]
+    chars, words = totals[:, 0], totals[:, 1]
     # Each group of columns in one operation; the same float64 values as one operation per column.
     out = np.empty((len(first), len(NODE_STATISTICS)))
     out[:, _PER_CHAR_AT] = totals[:, 3:9] / np.maximum(chars, 1.0)[:, None]
     out[:, _PER_WORD_AT] = totals[:, 9:12] / np.maximum(words, 1.0)[:, None]
     out[:, _CONTAINS_AT] = totals[:, 12:16] > 0
-    source_length = max(len(page.source), 1)
-    at = _STATISTIC_AT
-    out[:, at["log_chars"]] = np.log1p(chars)
-    out[:, at["r_words_of_page"]] = words / max(counts["words"].sum(), 1.0)
-    out[:, at["log_sentences"]] = np.log1p(sentences)
-    out[:, at["ends_with_punctuation"]] = counts["ends_punct"][last]
-    out[:, at["ends_with_question_mark"]] = counts["ends_question"][last]
-    out[:, at["start_rel"]] = page.starts[first] / source_length
-    out[:, at["end_rel"]] = page.ends[last] / source_length
-    out[:, at["log_children"]] = np.log1p(page.node_table[:, 4].astype(float))
-    out[:, at["log_blocks"]] = np.log1p(end - first)
-    out[:, at["log_depth"]] = np.log1p(page.node_table[:, 1].astype(float))
-    out[:, at["log_words"]] = np.log1p(words)
+    plain = (chars, words / page_words, totals[:, 2], ends_punct[last], ends_question[last])
+    plain += (page.starts[first] / source_length, page.ends[last] / source_length, page.node_table[:, 4])
+    plain += (end - first, page.node_table[:, 1], words)
+    for column, values in zip(_PLAIN_AT, plain):
+        out[:, column] = values
     return out, totals
 
 
@@ -324,3 +350,8 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     if pieces is None:
         pieces = PagePieces.of(page, EDGE_LEVELS, text_counts=False)
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
+
+
+(_compiled_statistics,) = load_twin(f"{__package__}._statistics", "node_statistics") or (None,)
+#: The compiled :func:`node_statistics_reference`, or ``None`` where it is not built or turned off.
+compiled_node_statistics = _compiled_statistics if speedups_enabled() else None

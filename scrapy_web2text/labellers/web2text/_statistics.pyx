@@ -1,0 +1,63 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The CDOM nodes' text statistics of :func:`.features.node_statistics`, compiled: one pass over the nodes.
+
+:func:`.features.node_statistics_reference` is the reference and says what each column means; it takes about
+twenty whole-page numpy operations on a few hundred nodes, each cheap, their fixed costs not.  This pass writes the
+same float64 values (the sums are of whole counts, so exact in any order; the ratios are the same divisions), and
+``tests/test_speedups.py`` holds both equal.  The logarithms stay numpy's, applied to both paths' output alike.
+"""
+
+from libc.stdint cimport int64_t
+
+import numpy as np
+
+
+def node_statistics(const int64_t[:, :] node_table, const double[:, ::1] summed, const double[::1] ends_punct,
+                    const double[::1] ends_question, const int64_t[::1] starts, const int64_t[::1] ends,
+                    double page_words, double source_length, const int64_t[::1] per_char_at,
+                    const int64_t[::1] per_word_at, const int64_t[::1] contains_at, const int64_t[::1] plain_at,
+                    int columns):
+    """``(out, totals)``: ``out`` (n_nodes, ``columns``) as the reference writes it before its logarithms,
+    ``totals`` (n_nodes, summed columns) each node's sums of ``summed`` over its blocks ``[first, end)``.
+
+    ``summed``'s columns: characters, words, sentences, then six numerators per character, three per word and four
+    pattern hits (:data:`.features.SUMMED`).  ``plain_at`` gives the columns of, in order: characters, words of
+    the page, sentences, ends with punctuation, ends with a question mark, start and end relative to the source,
+    children, blocks, depth and words (those six the caller takes the logarithm of).
+    """
+    cdef Py_ssize_t nodes = node_table.shape[0], blocks = summed.shape[0], width = summed.shape[1]
+    cdef Py_ssize_t node, column, block, first, end, last
+    prefix_array = np.zeros((blocks + 1, width))
+    cdef double[:, ::1] prefix = prefix_array
+    for block in range(blocks):
+        for column in range(width):
+            prefix[block + 1, column] = prefix[block, column] + summed[block, column]
+    out_array = np.empty((nodes, columns))
+    totals_array = np.empty((nodes, width))
+    cdef double[:, ::1] out = out_array
+    cdef double[:, ::1] totals = totals_array
+    cdef double chars, words
+    for node in range(nodes):
+        first, end = node_table[node, 2], node_table[node, 3]
+        last = end - 1 if end > 1 else 0
+        for column in range(width):
+            totals[node, column] = prefix[end, column] - prefix[first, column]
+        chars, words = totals[node, 0], totals[node, 1]
+        for column in range(6):
+            out[node, per_char_at[column]] = totals[node, 3 + column] / (chars if chars > 1.0 else 1.0)
+        for column in range(3):
+            out[node, per_word_at[column]] = totals[node, 9 + column] / (words if words > 1.0 else 1.0)
+        for column in range(4):
+            out[node, contains_at[column]] = totals[node, 12 + column] > 0
+        out[node, plain_at[0]] = chars
+        out[node, plain_at[1]] = words / page_words
+        out[node, plain_at[2]] = totals[node, 2]
+        out[node, plain_at[3]] = ends_punct[last]
+        out[node, plain_at[4]] = ends_question[last]
+        out[node, plain_at[5]] = starts[first] / source_length
+        out[node, plain_at[6]] = ends[last] / source_length
+        out[node, plain_at[7]] = node_table[node, 4]
+        out[node, plain_at[8]] = end - first
+        out[node, plain_at[9]] = node_table[node, 1]
+        out[node, plain_at[10]] = words
+    return out_array, totals_array
