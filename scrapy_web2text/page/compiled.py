@@ -1,6 +1,6 @@
 """The compiled twins of this package's hot loops (``_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx`` here;
-the labellers' ``_counts.pyx``, ``_viterbi.pyx`` and ``_layers.pyx`` through :func:`load_twin`, the block paths'
-``_paths.pyx`` through :func:`load_lxml_twin`).
+the labellers' ``_counts.pyx``, ``_statistics.pyx``, ``_edges.pyx``, ``_viterbi.pyx`` and ``_layers.pyx`` through
+:func:`load_twin`, the block paths' ``_paths.pyx`` through :func:`load_lxml_twin`).
 
 ``setup.py`` compiles them where a C compiler is at hand; without one the package installs all the same and runs
 the Python originals, which stay the reference (docs/speed.rst).  The walk reads lxml's C structures, so the module
