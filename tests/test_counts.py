@@ -112,3 +112,13 @@ def test_generated_url_texts(texts):
 )
 def test_generated_texts(texts):
     assert_counts_match(texts)
+
+
+def test_a_non_english_page_counts_its_languages_stopwords():
+    # German prose: under a fifth of its words are English stop-words, so the identifier picks German's list.
+    texts = ["Der Hund läuft über die Straße und wir sehen ihn nicht mehr, weil es dunkel ist."] * 3
+    texts += ["Über uns", "Kontakt"]
+    stopwords = page_stopwords(texts)
+    assert stopwords is not None and "über" in stopwords
+    assert_counts_match(texts)
+    assert block_counts(texts, np.zeros(len(texts), bool))["stopwords"][0] >= 8
