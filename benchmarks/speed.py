@@ -119,6 +119,7 @@ def python_only(function, *args):
         (counts, "compiled_text_counts"),
         (edges, "compiled_edge_comparisons"),
         (features, "compiled_node_statistics"),
+        (features, "compiled_block_rows"),
         (decoder, "compiled_best_path"),
         (layers, "compiled_shifted_sum"),
         (layers, "compiled_add_bias"),

@@ -27,6 +27,7 @@ from scrapy_web2text.labellers.web2text import edges as edges_module
 from scrapy_web2text.labellers.web2text import features as features_module
 from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
 from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled_edge_comparisons
+from scrapy_web2text.labellers.web2text._statistics import block_rows as compiled_block_rows
 from scrapy_web2text.labellers.web2text._statistics import node_statistics as compiled_node_statistics
 from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.labellers.web2text.features import edge_features
@@ -74,13 +75,14 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
     if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
-        assert features_module.compiled_node_statistics is None
+        assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
         assert viterbi_module.compiled_best_path is best_path
         assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
         assert features_module.compiled_node_statistics is compiled_node_statistics
+        assert features_module.compiled_block_rows is compiled_block_rows
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -387,15 +389,19 @@ def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
 
 
 def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
-    """The page's extended block features with the compiled node statistics and with the numpy ones."""
-    saved = features_module.compiled_node_statistics
+    """The page's extended block features with the compiled node statistics and rows and with the numpy ones."""
+    names = ("compiled_node_statistics", "compiled_block_rows")
+    saved = [getattr(features_module, name) for name in names]
     try:
         features_module.compiled_node_statistics = compiled_node_statistics
+        features_module.compiled_block_rows = compiled_block_rows
         compiled = features_module.block_features(page, extended=True)
-        features_module.compiled_node_statistics = None
+        for name in names:
+            setattr(features_module, name, None)
         return compiled, features_module.block_features(page, extended=True)
     finally:
-        features_module.compiled_node_statistics = saved
+        for name, value in zip(names, saved):
+            setattr(features_module, name, value)
 
 
 def test_same_block_features_on_the_test_site_and_the_hostile_pages() -> None:
@@ -446,6 +452,23 @@ def test_same_node_statistics_on_random_counts(n: int, seed: int) -> None:
     )  # fmt: skip
     for expected, got in zip(python, compiled):
         assert expected.dtype == got.dtype and np.array_equal(expected, got)
+
+
+@SETTINGS
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_same_block_rows_on_random_inputs(n: int, seed: int) -> None:
+    # Statistics of every magnitude (float32 rounding of each), chains into few nodes, every flag bit both set and
+    # clear somewhere, and page values; the columns past 128 (the extended ones) are left alone by both.
+    rng = np.random.default_rng(seed)
+    nodes = int(rng.integers(1, 8))
+    stats = rng.normal(0, 1, (nodes, len(features_module.NODE_STATISTICS))) * 10.0 ** rng.integers(-8, 8)
+    chain = rng.integers(0, nodes, (n, 9))[:, :3]  # a strided view, as block_features passes it
+    packed = rng.integers(0, 1 << len(features_module._FLAG_BITS), n, np.int64)
+    page_values = rng.uniform(-5, 5, 4)
+    python, compiled = (np.full((n, 140), np.nan, np.float32) for _ in range(2))
+    features_module.block_rows_reference(python[:, :128], stats, chain, packed, page_values)
+    compiled_block_rows(compiled, stats, chain, packed, len(features_module._FLAG_BITS), page_values)
+    assert np.array_equal(python, compiled, equal_nan=True) and not np.isnan(python[:, :128]).any()
 
 
 def test_same_counts_on_a_code_point_never_seen_before() -> None:

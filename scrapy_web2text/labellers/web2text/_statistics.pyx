@@ -1,10 +1,13 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The CDOM nodes' text statistics of :func:`.features.node_statistics`, compiled: one pass over the nodes.
+"""The CDOM nodes' text statistics and the block rows of :func:`.features.block_features`, compiled.
 
-:func:`.features.node_statistics_reference` is the reference and says what each column means; it takes about
-twenty whole-page numpy operations on a few hundred nodes, each cheap, their fixed costs not.  This pass writes the
-same float64 values (the sums are of whole counts, so exact in any order; the ratios are the same divisions), and
-``tests/test_speedups.py`` holds both equal.  The logarithms stay numpy's, applied to both paths' output alike.
+:func:`.features.node_statistics_reference` is the reference of :func:`node_statistics` and says what each column
+means; it takes about twenty whole-page numpy operations on a few hundred nodes, each cheap, their fixed costs not.
+This pass over the nodes writes the same float64 values (the sums are of whole counts, so exact in any order; the
+ratios are the same divisions).  The logarithms stay numpy's, applied to both paths' output alike.
+:func:`block_rows` is :func:`.features.block_rows_reference` in one pass over the blocks: the three levels'
+statistics, the unpacked 0/1 columns and the page columns written into the float32 matrix, each value rounded to
+float32 once, as numpy's assignment rounds it.  ``tests/test_speedups.py`` holds each twin to its reference.
 """
 
 from libc.stdint cimport int64_t
@@ -61,3 +64,28 @@ def node_statistics(const int64_t[:, :] node_table, const double[:, ::1] summed,
         out[node, plain_at[9]] = node_table[node, 1]
         out[node, plain_at[10]] = words
     return out_array, totals_array
+
+
+def block_rows(float[:, ::1] out, const double[:, ::1] stats, const int64_t[:, :] chain, const int64_t[::1] packed,
+               int flag_count, const double[::1] page_values):
+    """Write the paper's 128 block columns into ``out`` (n_blocks, at least 128), as :func:`.features.block_features`
+    writes them: the node's, the parent's and the grandparent's ``stats`` rows (``chain``'s first three columns),
+    the ``flag_count`` 0/1 columns of ``packed`` (bit ``b`` of a block's int64 is column ``b``), the four page
+    values and the block's position in the page."""
+    cdef Py_ssize_t blocks = out.shape[0], width = stats.shape[1], i, level, k, column
+    cdef double denominator = blocks - 1 if blocks > 1 else 1
+    cdef int64_t bits
+    for i in range(blocks):
+        column = 0
+        for level in range(3):
+            for k in range(width):
+                out[i, column] = <float>stats[chain[i, level], k]
+                column += 1
+        bits = packed[i]
+        for k in range(flag_count):
+            out[i, column] = <float>((bits >> k) & 1)
+            column += 1
+        for k in range(4):
+            out[i, column] = <float>page_values[k]
+            column += 1
+        out[i, column] = <float>(i / denominator)

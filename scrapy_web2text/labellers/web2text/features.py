@@ -261,11 +261,11 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
     chain = clipped_chain[:, :3]
     # Each part is written once into the float32 matrix (np.hstack would make a float64 copy first).
     out = np.empty((n, len(block_feature_names(extended))), np.float32)
-    statistics_end = 3 * len(NODE_STATISTICS)
-    out[:, :statistics_end] = stats[chain].reshape(n, statistics_end)  # the node's, the parent's, the grandparent's
-    flags = _block_flags(page, pieces, chain[:, 1])
-    out[:, statistics_end : statistics_end + flags.shape[1]] = flags
-    _page_columns(out[:, len(BLOCK_FEATURES) - len(PAGE_STATISTICS) : len(BLOCK_FEATURES)], counts)
+    packed = _packed_flags(page, pieces, chain[:, 1])
+    if compiled_block_rows is not None:
+        compiled_block_rows(out, stats, chain, packed, len(_FLAG_BITS), _page_values(counts, n))
+    else:
+        block_rows_reference(out, stats, chain, packed, _page_values(counts, n))
     if extended:
         _extended_columns(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
     return out
@@ -276,10 +276,12 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
 _FLAG_WIDTHS = (len(NODE_TAGS), len(PARENT_TAGS), 10, len(ANCESTOR_KEYWORDS))
 _FLAG_BITS = np.arange(sum(_FLAG_WIDTHS))
 assert sum(_FLAG_WIDTHS) < 63
+assert 3 * len(NODE_STATISTICS) + sum(_FLAG_WIDTHS) + len(PAGE_STATISTICS) == len(BLOCK_FEATURES)
 
 
-def _block_flags(page: Page, pieces: PagePieces, parents: np.ndarray) -> np.ndarray:
-    """(n_blocks, sum(_FLAG_WIDTHS)) 0/1 of the groups in ``_FLAG_WIDTHS``; ``parents``: each block's parent node."""
+def _packed_flags(page: Page, pieces: PagePieces, parents: np.ndarray) -> np.ndarray:
+    """Each block's 0/1 columns of the groups in ``_FLAG_WIDTHS`` as the bits of an int64 (column ``b`` is bit
+    ``b``); ``parents``: each block's parent node."""
     tag_lists = page.node_table[:, 5]
     parts = (
         group_bits(pieces.tag_bits, NODE_TAGS)[tag_lists[page.block_nodes]],
@@ -291,18 +293,36 @@ def _block_flags(page: Page, pieces: PagePieces, parents: np.ndarray) -> np.ndar
     for part, width in zip(parts, _FLAG_WIDTHS):
         packed = packed | (part & ((1 << width) - 1)) << shift
         shift += width
-    return (packed[:, None] >> _FLAG_BITS) & 1
+    return np.ascontiguousarray(packed, np.int64)
 
 
-def _page_columns(out: np.ndarray, counts: dict[str, np.ndarray]) -> None:
-    """Write the PAGE_STATISTICS columns into ``out`` (n_blocks, 5)."""
-    n = len(out)
+def _page_values(counts: dict[str, np.ndarray], n: int) -> np.ndarray:
+    """The PAGE_STATISTICS but the last (the block's position), the same for every block."""
     total_chars = counts["chars"].sum()
-    out[:, 0] = np.log1p(total_chars)
-    out[:, 1] = np.log1p(n)
-    out[:, 2] = counts["stopwords"].sum() / max(counts["words"].sum(), 1.0)
-    out[:, 3] = counts["link_chars"].sum() / max(total_chars, 1.0)
-    out[:, 4] = np.arange(n) / max(n - 1, 1)
+    return np.array(
+        [
+            np.log1p(total_chars),
+            np.log1p(n),
+            counts["stopwords"].sum() / max(counts["words"].sum(), 1.0),
+            counts["link_chars"].sum() / max(total_chars, 1.0),
+        ]
+    )
+
+
+def block_rows_reference(
+    out: np.ndarray, stats: np.ndarray, chain: np.ndarray, packed: np.ndarray, page_values: np.ndarray
+) -> None:
+    """Write the paper's 128 block columns into ``out``: the node's, the parent's and the grandparent's ``stats``
+    (``chain``: those three nodes a block), the 0/1 columns unpacked from ``packed``, the page values and the
+    block's position in the page.  The reference of the compiled twin (``_statistics.pyx``)."""
+    n = len(out)
+    statistics_end = 3 * stats.shape[1]
+    flags_end = statistics_end + len(_FLAG_BITS)
+    # Each part is written once into the float32 matrix (np.hstack would make a float64 copy first).
+    out[:, :statistics_end] = stats[chain].reshape(n, statistics_end)
+    out[:, statistics_end:flags_end] = (packed[:, None] >> _FLAG_BITS) & 1
+    out[:, flags_end : flags_end + len(page_values)] = page_values
+    out[:, flags_end + len(page_values)] = np.arange(n) / max(n - 1, 1)
 
 
 def _extended_columns(
@@ -352,6 +372,7 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
 
 
-(_compiled_statistics,) = load_twin(f"{__package__}._statistics", "node_statistics") or (None,)
-#: The compiled :func:`node_statistics_reference`, or ``None`` where it is not built or turned off.
-compiled_node_statistics = _compiled_statistics if speedups_enabled() else None
+_statistics_twins = load_twin(f"{__package__}._statistics", "node_statistics", "block_rows") or (None, None)
+#: The compiled :func:`node_statistics_reference` and :func:`block_rows_reference`, or ``None`` where they are not
+#: built or turned off.
+compiled_node_statistics, compiled_block_rows = _statistics_twins if speedups_enabled() else (None, None)
