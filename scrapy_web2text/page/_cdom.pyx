@@ -341,7 +341,10 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
     cdef list top_children = []
     cdef tuple state = (0, "#root", "", 0, 0, 0, False, "", False)
     cdef list siblings = top_children
-    cdef list stack = [(state, siblings)]
+    # The open elements' states and their children's node numbers, two stacks rather than a tuple a level; an
+    # element's list is made when its first child is added (None until then: most elements have none).
+    cdef list stack = [state]
+    cdef list children_stack = [siblings]
     cdef list children
     cdef tuple closed, opened, key, described
     cdef bint pending_break = False
@@ -405,8 +408,9 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                     )
                     state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
                 state = opened
-                siblings = []
-                stack.append((state, siblings))
+                siblings = None
+                stack.append(state)
+                children_stack.append(None)
                 raw = _text(node.children)
             is_tail = False
         else:
@@ -416,8 +420,10 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                 if skipped_block_level:
                     pending_break = True
             else:
-                closed, children = stack.pop()
-                state, siblings = stack[-1]
+                closed = stack.pop()
+                children = children_stack.pop()
+                state = stack[-1]
+                siblings = children_stack[-1]
                 if children:
                     if len(children) == 1:
                         node_number = children[0]
@@ -430,7 +436,10 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                         node_sizes.append(len(children))
                         node_run_starts.append(node_run_starts[children[0]])
                         all_children += children
-                    siblings.append(node_number)
+                    if siblings is None:
+                        siblings = children_stack[-1] = [node_number]
+                    else:
+                        siblings.append(node_number)
                 if closed[_BLOCK_LEVEL]:
                     pending_break = True
             raw = _text(node.next)
@@ -463,7 +472,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                     path_id = state[_PATH_ID]
                     tag_path = path_strings.get(path_id)
                     if tag_path is None:
-                        segments = [entry[0][_SEGMENT] for entry in stack[-segments_kept:] if entry is not stack[0]]
+                        segments = [entry[_SEGMENT] for entry in stack[max(len(stack) - segments_kept, 1) :]]
                         prefix = "…>" if len(stack) > segments_kept + 1 else ""
                         tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
                     texts.append(text)
@@ -473,7 +482,10 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Wa
                     rows += (start, end if end < source_length else source_length, pending_break, state[_NUMBER])
                     pending_break = False
                     node_number = len(node_chains)
-                    siblings.append(node_number)
+                    if siblings is None:
+                        siblings = children_stack[-1] = [node_number]
+                    else:
+                        siblings.append(node_number)
                     node_chains.append(text_chain)
                     node_sizes.append(0)
                     node_run_starts.append(node_number)
