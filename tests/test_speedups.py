@@ -344,25 +344,6 @@ def edge_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
         edges_module.compiled_edge_comparisons = saved
 
 
-def test_same_edge_features_on_the_test_site_and_the_hostile_pages() -> None:
-    site = build_site(articles=6, seed=3)
-    resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.05).values())
-    pairs = 0
-    for resource in resources:
-        compiled, python = edge_matrices(parse_page(decode_html(resource.body)))
-        assert compiled.dtype == python.dtype == np.float32 and np.array_equal(compiled, python)
-        pairs += len(python)
-    assert pairs > 100
-
-
-@SETTINGS
-@given(st.lists(st.sampled_from(MARKUP), min_size=2, max_size=12), st.sampled_from(["", "<nav>", "<main>"]))
-def test_same_edge_features_on_generated_markup(parts, wrapper) -> None:
-    closing = wrapper.replace("<", "</") if wrapper else ""
-    compiled, python = edge_matrices(parse_page(f"<html><body>{wrapper}{''.join(parts)}{closing}</body></html>"))
-    assert np.array_equal(compiled, python)
-
-
 @SETTINGS
 @given(st.integers(2, 30), st.integers(0, 2**32 - 1))
 def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
@@ -404,22 +385,28 @@ def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
             setattr(features_module, name, value)
 
 
-def test_same_block_features_on_the_test_site_and_the_hostile_pages() -> None:
+#: Each feature matrix with its compiled parts and without them.
+FEATURE_TWINS = pytest.mark.parametrize("matrices", [edge_matrices, block_matrices], ids=["edges", "blocks"])
+
+
+@FEATURE_TWINS
+def test_same_features_on_the_test_site_and_the_hostile_pages(matrices) -> None:
     site = build_site(articles=6, seed=3)
     resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.05).values())
-    blocks = 0
+    rows = 0
     for resource in resources:
-        compiled, python = block_matrices(parse_page(decode_html(resource.body)))
+        compiled, python = matrices(parse_page(decode_html(resource.body)))
         assert compiled.dtype == python.dtype == np.float32 and np.array_equal(compiled, python)
-        blocks += len(python)
-    assert blocks > 100
+        rows += len(python)
+    assert rows > 100
 
 
+@FEATURE_TWINS
 @SETTINGS
 @given(st.lists(st.sampled_from(MARKUP), min_size=1, max_size=12), st.sampled_from(["", "<nav>", "<main>"]))
-def test_same_block_features_on_generated_markup(parts, wrapper) -> None:
+def test_same_features_on_generated_markup(matrices, parts, wrapper) -> None:
     closing = wrapper.replace("<", "</") if wrapper else ""
-    compiled, python = block_matrices(parse_page(f"<html><body>{wrapper}{''.join(parts)}{closing}</body></html>"))
+    compiled, python = matrices(parse_page(f"<html><body>{wrapper}{''.join(parts)}{closing}</body></html>"))
     assert np.array_equal(compiled, python)
 
 
