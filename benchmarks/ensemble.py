@@ -41,7 +41,13 @@ import numpy as np
 
 from scrapy_web2text.labellers.base import get_labeller
 from scrapy_web2text.labellers.web2text.network import Web2TextModel, limit_blas_threads, resolve_model_path
-from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records, load_split
+from scrapy_web2text.research.corpus import (
+    corpus_name,
+    default_data_dir,
+    iter_records,
+    load_split,
+    load_training_splits,
+)
 from scrapy_web2text.research.peers import load_peers
 from scrapy_web2text.research.scoring import score_corpus
 from scrapy_web2text.research.train.selection import WordScorer, choose_threshold
@@ -210,10 +216,7 @@ def train_member(args) -> int:
     config = dict(CONFIGS["default"])
     if args.wide:
         config.update(name="default-wide", unary_filters=WIDE_UNARY_FILTERS)
-    train_pages, valid_pages = [], []
-    for path in files:
-        train_pages += load_split(path, "train", cache_dir=args.cache_dir, workers=1)
-        valid_pages += load_split(path, "validation", cache_dir=args.cache_dir, workers=1)
+    train_pages, valid_pages = load_training_splits(files, cache_dir=args.cache_dir, workers=1)
     model = train(
         train_pages,
         valid_pages,

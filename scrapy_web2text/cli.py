@@ -112,7 +112,7 @@ def _train(args) -> int:
     files = _data_files(args)
     if args.config == "lm":
         return _train_lm(args, files)
-    from .research.corpus import corpus_name, load_split
+    from .research.corpus import corpus_name, load_training_splits
 
     try:
         from .research.train.trainer import train
@@ -121,12 +121,9 @@ def _train(args) -> int:
             f"training needs torch ({error}): pip install 'scrapy-web2text[train]' "
             "(the CPU build: --extra-index-url https://download.pytorch.org/whl/cpu)"
         ) from error
-    train_pages, validation_pages = [], []
-    for path in files:
-        train_pages += load_split(path, "train", cache_dir=args.cache_dir, workers=args.workers, limit=args.limit)
-        validation_pages += load_split(
-            path, "validation", cache_dir=args.cache_dir, workers=args.workers, limit=args.limit
-        )
+    train_pages, validation_pages = load_training_splits(
+        files, cache_dir=args.cache_dir, workers=args.workers, limit=args.limit
+    )
     model = train(
         train_pages,
         validation_pages,

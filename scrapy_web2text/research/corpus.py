@@ -243,3 +243,11 @@ def load_split(
     if limit is None:
         _save(pages, stem)
     return pages
+
+
+def load_training_splits(paths, **options) -> tuple[list[PageData], list[PageData]]:
+    """The ``train`` and the ``validation`` pages of every corpus in ``paths``, each split's pages in the order of
+    ``paths``; ``options`` are :func:`load_split`'s."""
+    train = [page for path in paths for page in load_split(path, "train", **options)]
+    validation = [page for path in paths for page in load_split(path, "validation", **options)]
+    return train, validation

@@ -155,16 +155,17 @@ _LAYOUT = tuple(np.array(columns, np.int64) for columns in (_PER_CHAR_AT, _PER_W
 def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """(n_nodes, len(NODE_STATISTICS)) for every CDOM node, and the nodes' sums of the ``_SUMMED`` counts."""
     summed = _columns([counts[name] for name in _SUMMED])
-    inputs = (counts["ends_punct"], counts["ends_question"], float(max(counts["words"].sum(), 1.0)))
-    inputs += (float(max(len(page.source), 1)),)
+    ends_punct, ends_question = counts["ends_punct"], counts["ends_question"]
+    page_words, source_length = float(max(counts["words"].sum(), 1.0)), float(max(len(page.source), 1))
     if compiled_node_statistics is not None:
         table = np.ascontiguousarray(page.node_table, np.int64)
         starts, ends = np.ascontiguousarray(page.starts, np.int64), np.ascontiguousarray(page.ends, np.int64)
         out, totals = compiled_node_statistics(
-            table, summed, *inputs[:2], starts, ends, *inputs[2:], *_LAYOUT, len(NODE_STATISTICS)
-        )
+            table, summed, ends_punct, ends_question, starts, ends, page_words, source_length, *_LAYOUT,
+            len(NODE_STATISTICS),
+        )  # fmt: skip
     else:
-        out, totals = node_statistics_reference(page, summed, *inputs)
+        out, totals = node_statistics_reference(page, summed, ends_punct, ends_question, page_words, source_length)
     out[:, _LOG_AT] = np.log1p(out[:, _LOG_AT])
     return out, totals
 
@@ -259,13 +260,12 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
     # The root stands in for a missing parent or grandparent (and, in the extended columns, a region's node).
     clipped_chain = np.where(pieces.chain >= 0, pieces.chain, 0)
     chain = clipped_chain[:, :3]
-    # Each part is written once into the float32 matrix (np.hstack would make a float64 copy first).
     out = np.empty((n, len(block_feature_names(extended))), np.float32)
-    packed = _packed_flags(page, pieces, chain[:, 1])
+    packed, page_values = _packed_flags(page, pieces, chain[:, 1]), _page_values(counts, n)
     if compiled_block_rows is not None:
-        compiled_block_rows(out, stats, chain, packed, len(_FLAG_BITS), _page_values(counts, n))
+        compiled_block_rows(out, stats, chain, packed, len(_FLAG_BITS), page_values)
     else:
-        block_rows_reference(out, stats, chain, packed, _page_values(counts, n))
+        block_rows_reference(out, stats, chain, packed, page_values)
     if extended:
         _extended_columns(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
     return out

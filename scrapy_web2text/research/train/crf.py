@@ -16,7 +16,7 @@ import numpy as np
 
 from ...labellers.crf import MODELS, CRFModel
 from ...labellers.web2text.features import BLOCK_FEATURES
-from ..corpus import corpus_name, load_split
+from ..corpus import corpus_name, load_training_splits
 from ..metrics import BlockCounts
 from . import require_torch
 from .trainer import feature_statistics
@@ -156,8 +156,7 @@ def main(argv=None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    train_pages = [p for path in args.corpora for p in load_split(path, "train")]
-    validation_pages = [p for path in args.corpora for p in load_split(path, "validation")]
+    train_pages, validation_pages = load_training_splits(args.corpora)
     model = train_crf(
         train_pages,
         validation_pages,
