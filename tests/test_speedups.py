@@ -31,11 +31,12 @@ from scrapy_web2text.labellers.web2text._statistics import block_rows as compile
 from scrapy_web2text.labellers.web2text._statistics import node_statistics as compiled_node_statistics
 from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.labellers.web2text.features import edge_features
+from scrapy_web2text.page import attributes as attributes_module
 from scrapy_web2text.page import cdom, decode_html, parse_page
-from scrapy_web2text.page._attributes import crowded_tag
+from scrapy_web2text.page._attributes import crowded_tag, excess_attribute_cuts
 from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, anchor_word, collapsed, find, walk
 from scrapy_web2text.page._numbering import finish
-from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags
+from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags, strip_excess_attributes
 from scrapy_web2text.page.cdom import Page, collect_blocks
 from scrapy_web2text.page.compiled import SPEEDUPS, Speedups, load_speedups
 from tests.hostile import hostile_pages
@@ -76,6 +77,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
         assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
+        assert attributes_module.compiled_cuts is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
@@ -83,6 +85,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
         assert features_module.compiled_node_statistics is compiled_node_statistics
         assert features_module.compiled_block_rows is compiled_block_rows
+        assert attributes_module.compiled_cuts is excess_attribute_cuts
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -250,6 +253,65 @@ def test_crowded_tag_scan_at_the_cap(attribute, count, text) -> None:
     expected = _CROWDED_TAG.search(html) is not None
     assert crowded_tag(html, MAX_ATTRIBUTES) == expected
     assert may_have_crowded_tags(html) == expected
+
+
+#: Tag soup with what the attribute tokenizer treats apart: raw-text elements (their end tags in other cases and with
+#: a dotted capital I, which the end tag's case-insensitive pattern accepts), comments of every shape, declarations.
+TOKENIZER_SOUP = st.lists(
+    st.sampled_from(
+        list("<<>aBsS=\"' \t\n\f\r/x!?-é\u4e00\U0001f600")
+        + ["<script>", "</script>", "</SCRIPT ", "<Style a=1>", "</style>", "<title>", "</t\u0130tle>", "<textarea"]
+        + ["<!--", "-->", "--!>", "<!-->", "<!--->", "<!doctype x>", "<?pi?>", "<div a b c d>", "<p ==x '>'>"]
+        + ["<p", ' a="1"', " b='>'", " c=3", ' d = "4"', " e"]
+    ),
+    max_size=30,
+).map("".join)
+
+
+def python_and_compiled_cuts(html: str, cap: int) -> tuple[list, list]:
+    return attributes_module.excess_attribute_cuts(html, cap), excess_attribute_cuts(
+        html, cap, attributes_module.RAW_TEXT_TAGS, attributes_module._RAW_TEXT_END
+    )
+
+
+@settings(max_examples=3000, deadline=None)
+@given(TOKENIZER_SOUP, st.integers(0, 3))
+def test_attribute_cuts_equal_the_tokenizer(html, cap) -> None:
+    python, compiled = python_and_compiled_cuts(html, cap)
+    assert compiled == python
+
+
+@pytest.mark.parametrize("text", ["", "é", "\u4e00", "\U0001f600"])  # one, two and four bytes per code point
+def test_attribute_cuts_skip_scripts_and_cut_crowded_tags(text) -> None:
+    # A script loop ("i<n;") followed by hundreds of words is a crowded tag to the quick search, not to the
+    # tokenizer: nothing is cut.  A real crowded tag after it is cut in the same place by both.
+    script = "<script>for (i=0;i<n;i++) " + " ".join(["x"] * 400) + "</script>"
+    crowded = "<div " + " ".join(f"a{i}" for i in range(MAX_ATTRIBUTES + 5)) + ">Inside.</div>"
+    assert may_have_crowded_tags(f"<p>{text}</p>{script}")
+    for html, expected_cuts in ((f"<p>{text}</p>{script}", 0), (f"<p>{text}</p>{script}{crowded}", 1)):
+        python, compiled = python_and_compiled_cuts(html, MAX_ATTRIBUTES)
+        assert compiled == python and len(compiled) == expected_cuts
+        stripped, changed = strip_excess_attributes(html)
+        assert changed == expected_cuts and stripped.endswith("Inside.</div>" if expected_cuts else "</script>")
+
+
+def test_hostile_pages_get_the_same_attribute_cuts() -> None:
+    cut = 0
+    for name, resource in hostile_pages(scale=0.2).items():
+        html = decode_html(resource.body)
+        for cap in (MAX_ATTRIBUTES, 2):
+            python, compiled = python_and_compiled_cuts(html, cap)
+            assert compiled == python, name
+            cut += len(compiled)
+    assert cut > 0  # the hostile page with a crowded tag
+
+
+def test_only_the_kelvin_sign_lowercases_to_ascii() -> None:
+    # The compiled tokenizer looks a tag name up among the raw-text tags only when it is ASCII letters: a name
+    # with another code point could lower-case into one only if that code point lower-cased to ASCII.
+    to_ascii = [c for c in range(128, 0x110000) if not 0xD800 <= c <= 0xDFFF and chr(c).lower().isascii()]
+    assert to_ascii == [0x212A]  # KELVIN SIGN -> "k"
+    assert not any("k" in name for name in attributes_module.RAW_TEXT_TAGS)
 
 
 def counted(texts: list[str], compiled: bool) -> tuple[dict, tuple]:

@@ -129,3 +129,177 @@ cdef bint _crowded_tag(_code_unit* text, Py_ssize_t n, Py_ssize_t tokens) noexce
         if count >= tokens:
             return True
     return False
+
+
+cdef enum:
+    _LONGEST_RAW_TEXT_TAG = 8  # "noframes", "textarea"
+
+
+def excess_attribute_cuts(str html, Py_ssize_t cap, frozenset raw_text_tags, dict raw_text_ends):
+    """:func:`.attributes.excess_attribute_cuts`, the same tokenizer over the code points: for each start tag with
+    more than ``cap`` attributes, where its first ``cap`` attributes end and where the tag ends, one list.
+
+    The end of a raw-text element (``raw_text_ends``: its name to the pattern of its end tag, case-insensitive as
+    the reference's) is searched with the reference's own pattern; everything else is read here.  A tag name is
+    looked up in ``raw_text_tags`` only when it is made of 3 to 8 ASCII letters: the only code point whose
+    lower case is ASCII is the Kelvin sign ("k"), in no raw-text tag name (``tests/test_speedups.py``).
+    """
+    cdef int kind = PyUnicode_KIND(html)
+    cdef void* data = PyUnicode_DATA(html)
+    cdef list cuts = []
+    if kind == 1:
+        _cuts(<uint8_t*>data, html, cap, raw_text_tags, raw_text_ends, cuts)
+    elif kind == 2:
+        _cuts(<uint16_t*>data, html, cap, raw_text_tags, raw_text_ends, cuts)
+    else:
+        _cuts(<uint32_t*>data, html, cap, raw_text_tags, raw_text_ends, cuts)
+    return cuts
+
+
+cdef inline bint _step_blank(Py_UCS4 c) noexcept nogil:
+    """``[\\t\\n\\f\\r /]``: what a step skips before an attribute or the tag's end."""
+    return c < 128 and ((_CLASSES[c] & _BLANK) or c == 47)
+
+
+cdef inline bint _attribute_name_character(Py_UCS4 c) noexcept nogil:
+    """``[^\\t\\n\\f\\r />=]``"""
+    return not (c < 128 and ((_CLASSES[c] & _BLANK) or c == 47 or c == 62 or c == 61))
+
+
+cdef inline bint _step_value_character(Py_UCS4 c) noexcept nogil:
+    """``[^\\t\\n\\f\\r >]``"""
+    return not (c < 128 and ((_CLASSES[c] & _BLANK) or c == 62))
+
+
+cdef inline bint _tag_name_end_character(Py_UCS4 c) noexcept nogil:
+    """``[^\\t\\n\\f\\r />]``: a character of a tag's name after its first letter."""
+    return not (c < 128 and ((_CLASSES[c] & _BLANK) or c == 47 or c == 62))
+
+
+cdef inline bint _ascii_letter(Py_UCS4 c) noexcept nogil:
+    return 65 <= c <= 90 or 97 <= c <= 122
+
+
+cdef Py_ssize_t _find_unit(_code_unit* text, Py_ssize_t start, Py_ssize_t n, Py_UCS4 wanted) noexcept nogil:
+    """``html.find(wanted, start)``."""
+    cdef const void* found
+    cdef Py_ssize_t i = start
+    if start >= n:
+        return -1
+    if _code_unit is uint8_t:
+        found = memchr(<const void*>(text + start), <int>wanted, n - start)
+        i = -1 if found is NULL else <const uint8_t*>found - <const uint8_t*>text
+    else:
+        while i < n and text[i] != wanted:
+            i += 1
+        if i >= n:
+            i = -1
+    return i
+
+
+cdef Py_ssize_t _declaration_end(_code_unit* text, Py_ssize_t start, Py_ssize_t n) noexcept nogil:
+    """``flatten._markup_declaration_end``: after a comment (``-->`` or ``--!>``; ``<!-->`` and ``<!--->`` are
+    empty), else after the next ">" (a doctype, CDATA section or processing instruction); the end of the text when
+    it never ends."""
+    cdef Py_ssize_t i
+    if start + 3 < n and text[start + 1] == 33 and text[start + 2] == 45 and text[start + 3] == 45:  # "<!--"
+        if start + 4 < n and text[start + 4] == 62:
+            return start + 5
+        if start + 5 < n and text[start + 4] == 45 and text[start + 5] == 62:
+            return start + 6
+        i = start + 4
+        while True:
+            i = _find_unit(text, i, n, 45)
+            if i < 0 or i + 2 >= n:
+                return n
+            if text[i + 1] == 45:
+                if text[i + 2] == 62:
+                    return i + 3
+                if text[i + 2] == 33 and i + 3 < n and text[i + 3] == 62:
+                    return i + 4
+            i += 1
+    i = _find_unit(text, start + 2, n, 62)
+    return i + 1 if i >= 0 else n
+
+
+cdef int _cuts(
+    _code_unit* text, str html, Py_ssize_t cap, frozenset raw_text_tags, dict raw_text_ends, list cuts
+) except -1:
+    cdef Py_ssize_t n = len(html), position = 0, start, name_start, name_end, cursor, attributes, cut, i, close
+    cdef Py_UCS4 c, quote
+    cdef bint end_tag, value_end, raw_candidate
+    cdef char lowered[_LONGEST_RAW_TEXT_TAG + 1]
+    while True:
+        start = _find_unit(text, position, n, 60)
+        if start < 0 or start + 1 >= n:
+            break
+        c = text[start + 1]
+        if c == 33 or c == 63:  # "<!", "<?"
+            position = _declaration_end(text, start, n)
+            continue
+        end_tag = c == 47
+        name_start = start + 2 if end_tag else start + 1
+        if name_start >= n or not _ascii_letter(text[name_start]):
+            position = start + 1
+            continue
+        # The name: [A-Za-z][^\t\n\f\r />]*
+        name_end = name_start + 1
+        while name_end < n and _tag_name_end_character(text[name_end]):
+            name_end += 1
+        cursor, attributes, cut = name_end, 0, -1
+        while cursor < n:
+            # One step: [\t\n\f\r /]*, then ">" or an attribute.
+            i = cursor
+            while i < n and _step_blank(text[i]):
+                i += 1
+            if i < n and text[i] == 62:
+                cursor = i + 1
+                break
+            attributes += 1
+            if attributes == cap + 1:
+                cut = cursor
+            quote, value_end = 0, False
+            if i < n and text[i] == 61:
+                i += 1
+            while i < n and _attribute_name_character(text[i]):
+                i += 1
+            while i < n and _blank_character(text[i]):
+                i += 1
+            if i < n and text[i] == 61:
+                i += 1
+                while i < n and _blank_character(text[i]):
+                    i += 1
+                if i < n and (text[i] == 34 or text[i] == 39):
+                    quote = text[i]
+                    i += 1
+                elif i < n and text[i] == 62:
+                    value_end = True
+                    i += 1
+                else:
+                    while i < n and _step_value_character(text[i]):
+                        i += 1
+            cursor = i
+            if value_end:
+                break
+            if quote:
+                close = _find_unit(text, cursor, n, quote)
+                cursor = close + 1 if close >= 0 else n
+        if cut >= 0:
+            cuts.append((cut, cursor))
+        position = cursor
+        if end_tag or not 3 <= name_end - name_start <= _LONGEST_RAW_TEXT_TAG:
+            continue
+        raw_candidate = True
+        for i in range(name_end - name_start):
+            c = text[name_start + i]
+            if not _ascii_letter(c):
+                raw_candidate = False
+                break
+            lowered[i] = <char>(<int>c + 32 if c <= 90 else <int>c)
+        if not raw_candidate:
+            continue
+        name = (<bytes>lowered[: name_end - name_start]).decode("ascii")
+        if name in raw_text_tags:
+            found = raw_text_ends[name].search(html, position)
+            position = found.start() if found is not None else n
+    return 0
