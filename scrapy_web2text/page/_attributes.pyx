@@ -50,6 +50,13 @@ ctypedef fused _code_unit:
     uint32_t
 
 
+cdef inline Py_ssize_t _after_blanks(_code_unit* text, Py_ssize_t i, Py_ssize_t n) noexcept nogil:
+    """The first position from ``i`` on that is not ``[\\t\\n\\f\\r ]``."""
+    while i < n and _blank_character(text[i]):
+        i += 1
+    return i
+
+
 def crowded_tag(str html, Py_ssize_t tokens):
     """Whether ``attributes._CROWDED_TAG`` (with ``tokens`` repetitions) matches somewhere in ``html``.
 
@@ -102,12 +109,10 @@ cdef bint _crowded_tag(_code_unit* text, Py_ssize_t n, Py_ssize_t tokens) noexce
                 while j < n and _tag_name_character(text[j]):
                     j += 1
                 k = j
-                while k < n and _blank_character(text[k]):
-                    k += 1
+                k = _after_blanks(text, k, n)
                 if k < n and text[k] == 61:
                     k += 1
-                    while k < n and _blank_character(text[k]):
-                        k += 1
+                    k = _after_blanks(text, k, n)
                     j = k
                     quote = text[k] if k < n else 0
                     if quote == 34 or quote == 39:
@@ -263,12 +268,10 @@ cdef int _cuts(
                 i += 1
             while i < n and _attribute_name_character(text[i]):
                 i += 1
-            while i < n and _blank_character(text[i]):
-                i += 1
+            i = _after_blanks(text, i, n)
             if i < n and text[i] == 61:
                 i += 1
-                while i < n and _blank_character(text[i]):
-                    i += 1
+                i = _after_blanks(text, i, n)
                 if i < n and (text[i] == 34 or text[i] == 39):
                     quote = text[i]
                     i += 1
