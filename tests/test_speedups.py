@@ -67,7 +67,7 @@ PAGE_FIELDS = (
 
 #: The twins, imported directly (an ImportError fails this file: CI builds them), so that the comparisons run even
 #: where WEB2TEXT_PURE_PYTHON turns them off for the package.
-TWINS = Speedups(walk, finish, find, crowded_tag, COMPILED_LXML_VERSION)
+TWINS = Speedups(walk, finish, find, crowded_tag, excess_attribute_cuts, COMPILED_LXML_VERSION)
 
 
 def test_the_twins_are_in_use_unless_turned_off() -> None:
@@ -77,7 +77,6 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
         assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
-        assert attributes_module.compiled_cuts is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
@@ -85,7 +84,6 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
         assert features_module.compiled_node_statistics is compiled_node_statistics
         assert features_module.compiled_block_rows is compiled_block_rows
-        assert attributes_module.compiled_cuts is excess_attribute_cuts
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .compiled import SPEEDUPS, load_twin, speedups_enabled
+from .compiled import SPEEDUPS
 from .flatten import _ATTRIBUTE_STEP, _RAW_TEXT_END, _TAG_NAME, _markup_declaration_end
 from .tags import RAW_TEXT_TAGS
 
@@ -36,8 +36,8 @@ def may_have_crowded_tags(html: str) -> bool:
 
 def strip_excess_attributes(html: str, cap: int = MAX_ATTRIBUTES) -> tuple[str, int]:
     """``html`` with the attributes of each start tag past the first ``cap`` removed, and how many tags changed."""
-    if compiled_cuts is not None:
-        cuts = compiled_cuts(html, cap, RAW_TEXT_TAGS, _RAW_TEXT_END)
+    if SPEEDUPS is not None:
+        cuts = SPEEDUPS.excess_attribute_cuts(html, cap, RAW_TEXT_TAGS, _RAW_TEXT_END)
     else:
         cuts = excess_attribute_cuts(html, cap)
     out: list[str] = []
@@ -96,9 +96,3 @@ def excess_attribute_cuts(html: str, cap: int = MAX_ATTRIBUTES) -> list[tuple[in
             close = _RAW_TEXT_END[name].search(html, position)
             position = close.start() if close else length
     return cuts
-
-
-#: The compiled :func:`excess_attribute_cuts`, or ``None`` where it is not built or turned off.
-compiled_cuts = (
-    (load_twin(f"{__package__}._attributes", "excess_attribute_cuts") or (None,))[0] if speedups_enabled() else None
-)

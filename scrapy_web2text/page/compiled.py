@@ -30,6 +30,7 @@ class Speedups(NamedTuple):
     finish: Callable  # cdom._Walker._finish
     find: Callable  # the walk's str.find
     crowded_tag: Callable  # attributes._CROWDED_TAG.search
+    excess_attribute_cuts: Callable  # attributes.excess_attribute_cuts
     lxml_version: str  # the lxml the walk was compiled against
 
 
@@ -38,14 +39,14 @@ def load_speedups() -> Speedups | None:
     if not speedups_enabled():
         return None
     try:
-        from ._attributes import crowded_tag
+        from ._attributes import crowded_tag, excess_attribute_cuts
         from ._cdom import COMPILED_LXML_VERSION, find, walk
         from ._numbering import finish
     except ImportError:
         return None
     if COMPILED_LXML_VERSION.split(".")[0] != etree.__version__.split(".")[0]:
         return None
-    return Speedups(walk, finish, find, crowded_tag, COMPILED_LXML_VERSION)
+    return Speedups(walk, finish, find, crowded_tag, excess_attribute_cuts, COMPILED_LXML_VERSION)
 
 
 def load_twin(module: str, *names: str) -> tuple | None:
