@@ -10,8 +10,10 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 
 from scrapy_web2text.labellers.base import get_labeller
+from scrapy_web2text.labellers.web2text import languages
 
 #: A page whose text contains this kills the worker process labelling it (once per flag file).
 KILL_MARKER = "KILL-THE-LABELLING-WORKER"
@@ -34,5 +36,14 @@ def dying_web2text(page, *, model=None, threshold=None):
 
 
 def worker_state() -> dict:
-    """Where a job ran: its process id and whether Scrapy or Twisted are loaded there."""
-    return {"pid": os.getpid(), "scrapy": "scrapy" in sys.modules, "twisted": "twisted" in sys.modules}
+    """Where a job ran: its process id, whether Scrapy or Twisted are loaded there, and whether the worker loaded
+    the language identifier without labelling a page (its warm-up thread, waited for here)."""
+    for thread in threading.enumerate():
+        if thread.name.startswith("web2text-warm-up"):
+            thread.join(timeout=120)
+    return {
+        "pid": os.getpid(),
+        "scrapy": "scrapy" in sys.modules,
+        "twisted": "twisted" in sys.modules,
+        "language_identifier": languages.identifier_loaded(),
+    }

@@ -55,6 +55,8 @@ def test_spawned_workers_give_what_extract_gives_here(untrained_model, pages):
         state = pool.submit(worker_state).result(timeout=120)
         assert state["pid"] != os.getpid() and "scrapy" in sys.modules
         assert not state["scrapy"] and not state["twisted"]
+        # Its initializer started loading the language identifier before any page needed it.
+        assert state["language_identifier"]
         results = [pool.label(page, "http://example.com/", None, config).result(timeout=120) for page in pages]
     finally:
         pool.shutdown()

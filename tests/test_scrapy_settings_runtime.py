@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import subprocess
+import sys
+import textwrap
 
 import pytest
 from scrapy import Spider
@@ -11,8 +15,11 @@ from scrapy import Spider
 from scrapy_web2text import Web2TextPipeline, Web2TextSpiderMiddleware
 from scrapy_web2text.integration.runtime import get_runtime
 from scrapy_web2text.integration.settings import DEFAULTS, Web2TextConfig
+from scrapy_web2text.labellers.base import warm_up_labeller
+from scrapy_web2text.labellers.web2text import languages
+from scrapy_web2text.labellers.web2text.languages import identify
 
-from .scrapy_support import make_crawler
+from .scrapy_support import REPO, make_crawler
 
 
 def test_defaults(untrained_model):
@@ -155,3 +162,35 @@ def test_worker_threads_are_recycled_after_many_pages(monkeypatch):
     assert asyncio.run(label_seven()) == [1, 2, 3, 4, 5, 6, 7]
     # One worker per pool, a new pool every third job: three pools served them.
     assert len({id(thread) for thread in threads}) == 3
+
+
+def test_a_thread_pool_loads_the_language_identifier_when_the_crawl_starts(untrained_model):
+    """Not at the first page that needs it (0.8 s): on a background thread started with the middleware.  In a fresh
+    process, since this one may have loaded the identifier already."""
+    script = textwrap.dedent(
+        f"""
+        import threading
+        from scrapy_web2text import Web2TextSpiderMiddleware
+        from scrapy_web2text.labellers.web2text import languages
+        from tests.scrapy_support import make_crawler
+
+        before = languages.identifier_loaded()
+        Web2TextSpiderMiddleware.from_crawler(make_crawler({{"WEB2TEXT_MODEL": {str(untrained_model)!r}}}))
+        warming = [thread for thread in threading.enumerate() if thread.name.startswith("web2text-warm-up")]
+        for thread in warming:
+            thread.join(timeout=120)
+        print(before, len(warming), languages.identifier_loaded())
+        """
+    )
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, env=environment)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-3:] == ["False", "1", "True"]
+
+
+def test_a_page_that_needs_the_identifier_while_it_loads_waits_for_it():
+    thread = warm_up_labeller("web2text")
+    assert identify("Der schnelle braune Fuchs springt über den faulen Hund, und die Katze schläft im Garten.") == "de"
+    thread.join(timeout=120)
+    assert languages.identifier_loaded()
+    assert warm_up_labeller("bte") is None  # a labeller that loads nothing lazily

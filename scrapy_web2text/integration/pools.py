@@ -25,7 +25,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
-from ..labellers.base import load_labeller_weights
+from ..labellers.base import load_labeller_weights, warm_up_labeller
 from ..labellers.web2text.network import limit_blas_threads
 from . import chain
 
@@ -95,6 +95,10 @@ class LabellingPool:
     def check(self, config: Web2TextConfig) -> None:
         """Make sure a worker can label with ``config`` (raises at start-up, not page by page); no-op for threads."""
 
+    def warm_up(self, method: str) -> None:
+        """Have the workers load what ``method``'s labeller loads lazily (:func:`warm_up_labeller`), in the
+        background; processes do it in their initializer."""
+
     def label(
         self,
         html: str | bytes,
@@ -123,6 +127,9 @@ class ThreadPool(LabellingPool):
 
     def _new_executor(self) -> ThreadPoolExecutor:
         return ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="web2text")
+
+    def warm_up(self, method: str) -> None:
+        warm_up_labeller(method)  # threads share this process's identifier: loaded once, here
 
     def label(self, html, url, model, config, content_type=None, tree=None):
         # chain.run_chain is looked up per call (tests count the calls by replacing it).
@@ -210,14 +217,16 @@ class ProcessPool(LabellingPool):
 
 
 def start_worker(method: str, model: str, blas_threads: str | None) -> None:
-    """A worker process's initializer: its BLAS threads, then the model, loaded once for all its pages."""
+    """A worker process's initializer: its BLAS threads, then the model, loaded once for all its pages, and what
+    the labeller loads lazily (the language identifier), on a background thread while the worker takes pages."""
     limit_blas_threads(blas_threads)
     try:
         load_labeller_weights(method, model)
     except Exception:
         # Not raised here: a failing initializer breaks the pool with no message.  The first job loads again and
         # raises the error itself, where the crawl reports it (ProcessPool.check, at start-up).
-        pass
+        return
+    warm_up_labeller(method)
 
 
 def label_in_worker(

@@ -107,6 +107,8 @@ class Web2TextRuntime:
         pool = self.ensure_workers(config.concurrency, config)
         if self.notice_once(("pool check", pool.kind, config.method, config.model)):
             pool.check(config)
+        if self.notice_once(("warm up", pool.kind, config.method)):
+            pool.warm_up(config.method)
         with self._lock:
             self._components.setdefault(crawler, set()).add(component)
             first = crawler not in self._announced

@@ -12,6 +12,7 @@ Labellers that need weights load them through :func:`load_weights`, the one cach
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -68,6 +69,12 @@ _WEIGHT_LOADERS: dict[str, str] = {
     "web2text-unary": "scrapy_web2text.labellers.web2text.network:load_model",
     "crf": "scrapy_web2text.labellers.crf:load_crf",
     "boilernet": "scrapy_web2text.labellers.boilernet:load_boilernet",
+}
+#: name -> "module:attribute" of a function that loads what the labeller would otherwise load at its first page
+#: that needs it (web2text: the language identifier, 0.8 s); see :func:`warm_up_labeller`.
+_WARM_UPS: dict[str, str] = {
+    "web2text": "scrapy_web2text.labellers.web2text.languages:load_identifier",
+    "web2text-unary": "scrapy_web2text.labellers.web2text.languages:load_identifier",
 }
 #: The name that means "the labeller's shipped weights" (``WEB2TEXT_MODEL``'s default).
 SHIPPED_WEIGHTS = "default"
@@ -163,6 +170,30 @@ def load_labeller_weights(method: str, model: Any = None) -> Any:
     module, _, attribute = loader.partition(":")
     load = getattr(importlib.import_module(module), attribute)
     return load(None if wants_shipped else model)
+
+
+def warm_up_labeller(method: str) -> threading.Thread | None:
+    """Start loading, on a daemon thread, what ``method``'s labeller loads lazily; ``None`` if it loads nothing.
+
+    For processes that label many pages (a crawl's worker processes, its thread pool's process): the load then
+    overlaps the crawl's start instead of stalling the first page that needs it.  A page that needs it before the
+    load ends waits for it; a failed load is raised again by that page.
+    """
+    target = _WARM_UPS.get(method)
+    if target is None:
+        return None
+    module, _, attribute = target.partition(":")
+    load = getattr(importlib.import_module(module), attribute)
+
+    def run() -> None:
+        try:
+            load()
+        except Exception:  # the first page that needs it loads again and reports the error with its URL
+            logging.getLogger(__name__).debug("warming up %s failed", method, exc_info=True)
+
+    thread = threading.Thread(target=run, name=f"web2text-warm-up-{method}", daemon=True)
+    thread.start()
+    return thread
 
 
 def load_weights_file(
