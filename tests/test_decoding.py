@@ -3,7 +3,7 @@ import itertools
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text import caption_blocks, drop_captions
+from scrapy_web2text.labellers.web2text import caption_blocks, drop_captions, drop_excerpt_teasers, excerpt_teasers
 from scrapy_web2text.labellers.web2text.viterbi import sequence_score, threshold_bias, viterbi
 from scrapy_web2text.page import parse_page
 
@@ -96,3 +96,56 @@ def test_extract_leaves_figure_captions_out_of_the_main_text():
     result = extract(_CAPTIONED)
     assert "Jane Doe" not in result.main_text
     assert all(not block.is_content for block in result.blocks if block.text in ("Photo:", "Jane Doe", "/ AP"))
+
+
+# --- the excerpt-teaser step after decoding ------------------------------------------------------------------------
+
+_POST = "The post itself, a paragraph long enough to be the text a reader came for on this page. " * 4
+_EXCERPT = "The opening lines of another post on the same blog, cut short by the blog's theme [&hellip;]"
+
+
+def _blog(excerpts: int, post: str = _POST) -> str:
+    teasers = "".join(f"<li><a href='/post-{n}'>Another post {n}</a><p>{_EXCERPT}</p></li>" for n in range(excerpts))
+    return f"<html><body><article><p>{post}</p></article><ul class='recent'>{teasers}</ul></body></html>"
+
+
+def _kept(page, labels):
+    return [text for text, keep in zip(page.texts, labels) if keep]
+
+
+def test_excerpts_of_other_posts_after_the_post_are_dropped_with_their_headlines():
+    page = parse_page(_blog(3))
+    everything = np.ones(len(page), np.int64)
+    assert len(page) == 7
+    assert _kept(page, drop_excerpt_teasers(page, everything)) == [_POST.strip()]
+    assert everything.all()  # the input is not changed
+    assert list(excerpt_teasers(page, everything)) == [False] + [True] * 6
+
+
+def test_excerpts_stay_when_one_alone_or_no_post_before_them():
+    # One excerpt: as often a quotation cut short.
+    page = parse_page(_blog(1))
+    assert not excerpt_teasers(page, np.ones(len(page), np.int64)).any()
+    # A blog's front page: the excerpts are its text (no post of MIN_POST_CHARS before them).
+    page = parse_page(_blog(3, post="Welcome to my blog."))
+    assert not excerpt_teasers(page, np.ones(len(page), np.int64)).any()
+    # Excerpts the model dropped are not counted; the headline of a dropped excerpt is left as labelled.
+    page = parse_page(_blog(3))
+    labels = np.array([1, 1, 1, 0, 0, 0, 0], np.int64)
+    assert not excerpt_teasers(page, labels).any()
+    # Only excerpts after the post (the page's longest kept block) are teasers of other posts.
+    html = _blog(3)
+    before = html.replace("<article><p>" + _POST + "</p></article>", "").replace("</ul>", f"</ul><p>{_POST}</p>")
+    page = parse_page(before)
+    assert page.texts[-1] == _POST.strip()
+    assert not excerpt_teasers(page, np.ones(len(page), np.int64)).any()
+    # An excerpt mark inside a paragraph, not at its end, is not one.
+    page = parse_page(_blog(3).replace("[&hellip;]", "[&hellip;] and the paragraph goes on"))
+    assert not excerpt_teasers(page, np.ones(len(page), np.int64)).any()
+
+
+def test_extract_leaves_excerpt_teasers_out_of_the_main_text():
+    from scrapy_web2text import extract
+
+    result = extract(_blog(3))
+    assert "cut short" not in result.main_text and "Another post" not in result.main_text
