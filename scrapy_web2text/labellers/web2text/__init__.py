@@ -67,15 +67,14 @@ def excerpt_teasers(page: Page, labels: np.ndarray) -> np.ndarray:
     (:data:`EXCERPT_ENDINGS`) after the longest kept block, and the short link block just before each (its
     headline), when there are :data:`MIN_EXCERPTS` or more and that longest block is a post's text."""
     teasers = np.zeros(len(page), bool)
-    kept = np.flatnonzero(labels != 0)
+    kept = np.flatnonzero(labels != 0).tolist()
     if len(kept) <= MIN_EXCERPTS:
         return teasers
-    texts = page.texts
-    excerpts = [int(i) for i in kept if len(texts[i]) > 40 and texts[i].rstrip().endswith(EXCERPT_ENDINGS)]
+    texts = page.texts  # trimmed: an ending is the text's end
+    excerpts = [i for i in kept if texts[i].endswith(EXCERPT_ENDINGS) and len(texts[i]) > 40]
     if len(excerpts) < MIN_EXCERPTS:
         return teasers
-    lengths = np.fromiter((len(texts[i]) for i in kept), np.int64, len(kept))
-    post = int(kept[np.argmax(lengths)])
+    post = max(kept, key=lambda i: len(texts[i]))  # the first of the longest
     excerpts = [i for i in excerpts if i > post]
     if len(excerpts) < MIN_EXCERPTS or len(texts[post]) < MIN_POST_CHARS:
         return teasers
