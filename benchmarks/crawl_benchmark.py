@@ -251,7 +251,9 @@ def main() -> None:
     results = {}
     with LoopbackServer(site, delay=args.delay) as server:
         for mode in ("off", "on"):
+            server_cpu = _cpu_seconds()  # this process serves the pages: its CPU competes with the crawl's
             results[mode] = result = run_mode(mode, server.url, args)
+            result["server_cpu_s"] = _cpu_seconds() - server_cpu
             print(
                 f"  {mode:>3}: {result['items']} items in {result['seconds']:.1f} s = "
                 f"{result['pages_per_second']:.1f} pages/s "
@@ -270,6 +272,7 @@ def main() -> None:
                 )
                 + f", CPU {result['cpu_s']:.1f} s"
                 + (f" + workers {result['worker_cpu_s']:.1f} s" if mode == "on" and args.pool == "process" else "")
+                + f" (server {result['server_cpu_s']:.1f} s)"
             )
     ratio = results["on"]["pages_per_second"] / results["off"]["pages_per_second"]
     steady = results["on"]["steady_pages_per_second"] / max(results["off"]["steady_pages_per_second"], 1e-9)
