@@ -12,7 +12,9 @@ A page where the original would read a name this module does not (an element in 
 ``{uri}name``) or whose block sits in something other than an element gets ``None``: the caller runs the original.
 """
 
+from cpython.ref cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.stdlib cimport calloc, free
 from libc.string cimport strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
@@ -24,6 +26,10 @@ cetree.import_lxml__etree()
 
 #: lxml's version this module was compiled against (:mod:`.page.compiled` checks the major version).
 COMPILED_LXML_VERSION = cetree.LXML_VERSION_STRING.decode("ascii")
+
+
+cdef enum:
+    _NAME_SLOTS = 32  # distinct child names _AnchoredPaths._number_children counts in C
 
 
 class NotReadable(Exception):
@@ -55,8 +61,10 @@ cdef object _identifier(xmlNode* node):
         return None
     cdef xmlAttr* attribute = node.properties
     cdef xmlNode* child
+    cdef const_xmlChar* name
     while attribute is not NULL:
-        if attribute.ns is NULL and strcmp(<const char*>attribute.name, b"id") == 0:
+        name = attribute.name  # "id", compared byte by byte: every attribute of the page is tested
+        if attribute.ns is NULL and name[0] == 105 and name[1] == 100 and name[2] == 0:
             child = attribute.children
             if child is NULL:
                 return ""
@@ -67,37 +75,109 @@ cdef object _identifier(xmlNode* node):
     return None
 
 
+cdef struct _Slot:
+    size_t key
+    size_t value
+
+
+cdef class _NodeMap:
+    """An open-addressing table from node addresses to a word, in C: the walk asks it once or more per block and
+    per ancestor, and a dict would box every address into a Python int first."""
+
+    cdef _Slot* slots
+    cdef size_t mask
+    cdef size_t used
+
+    def __cinit__(self):
+        self.mask = 1023
+        self.used = 0
+        self.slots = <_Slot*>calloc(self.mask + 1, sizeof(_Slot))
+        if self.slots is NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.slots)
+
+    cdef inline size_t _index(self, size_t key) noexcept nogil:
+        return ((key >> 4) * <size_t>11400714819323198485ULL >> 20) & self.mask
+
+    cdef size_t get(self, size_t key) noexcept nogil:
+        """The value stored for ``key``, 0 if none (no value stored is 0)."""
+        cdef size_t index = self._index(key)
+        while self.slots[index].key != 0:
+            if self.slots[index].key == key:
+                return self.slots[index].value
+            index = (index + 1) & self.mask
+        return 0
+
+    cdef int put(self, size_t key, size_t value) except -1:
+        cdef size_t index
+        if 2 * (self.used + 1) > self.mask + 1:
+            self._grow()
+        index = self._index(key)
+        while self.slots[index].key != 0 and self.slots[index].key != key:
+            index = (index + 1) & self.mask
+        if self.slots[index].key == 0:
+            self.used += 1
+        self.slots[index].key = key
+        self.slots[index].value = value
+        return 0
+
+    cdef int _grow(self) except -1:
+        cdef _Slot* old = self.slots
+        cdef size_t size = self.mask + 1, position
+        self.slots = <_Slot*>calloc(2 * size, sizeof(_Slot))
+        if self.slots is NULL:
+            self.slots = old
+            raise MemoryError()
+        self.mask = 2 * size - 1
+        self.used = 0
+        for position in range(size):
+            if old[position].key != 0:
+                self.put(old[position].key, old[position].value)
+        free(old)
+        return 0
+
+
 cdef class _AnchoredPaths:
     """Each node's anchored path, built from its parent's: ``//*[@id="X"]`` for a node whose ``id`` is unique in the
     page, else the parent's path and the node's step (``/name[k]`` among same-named element siblings, ``/name``
     without any), as :class:`.output._AbsolutePaths` numbers them, each parent's children once.  The same path as
     the original's absolute path of the owner with the part above its nearest uniquely identified ancestor
-    replaced by that anchor."""
+    replaced by that anchor.
 
-    cdef dict paths
-    cdef dict steps
+    ``paths`` holds each node's path (a borrowed pointer to a string that ``keep`` holds), ``steps`` each numbered
+    child's position among its same-named siblings and their count (``position << 32 | count``)."""
+
+    cdef _NodeMap paths
+    cdef _NodeMap steps
+    cdef list keep
     cdef set unique
     cdef object tree
     cdef object document
 
     def __cinit__(self, object tree, object document, set unique):
-        self.paths = {}
-        self.steps = {}
+        self.paths = _NodeMap()
+        self.steps = _NodeMap()
+        self.keep = []
         self.unique = unique
         self.tree = tree
         self.document = document
 
     cdef str path(self, xmlNode* node):
-        cdef size_t key = <size_t>node
-        cdef object known = self.paths.get(key)
-        if known is not None:
-            return known
+        cdef size_t known = self.paths.get(<size_t>node)
+        if known:
+            return <str><PyObject*>known
         cdef list chain = []
-        while node is not NULL and <size_t>node not in self.paths:
+        while node is not NULL:
+            known = self.paths.get(<size_t>node)
+            if known:
+                break
             chain.append(<size_t>node)
             node = _parent(node)
-        cdef str path = "" if node is NULL else self.paths[<size_t>node]
+        cdef str path = "" if node is NULL else <str><PyObject*>known
         cdef xmlNode* parent
+        cdef size_t key, step
         for key in reversed(chain):
             node = <xmlNode*>key
             if node.type != tree.XML_ELEMENT_NODE or node.ns is not NULL:
@@ -109,28 +189,85 @@ cdef class _AnchoredPaths:
             elif parent is NULL:
                 path = self.tree.getpath(cetree.elementFactory(self.document, node))  # the root: libxml2's own
             else:
-                if key not in self.steps:
+                step = self.steps.get(key)
+                if not step:
                     self._number_children(parent)
-                path = path + self.steps[key]
-            self.paths[key] = path
+                    step = self.steps.get(key)
+                if step & 0xFFFFFFFF > 1:
+                    path = f"{path}/{_utf8(node.name)}[{step >> 32}]"
+                else:
+                    path = f"{path}/{_utf8(node.name)}"
+            self.keep.append(path)
+            self.paths.put(key, <size_t><PyObject*>path)
         return path
 
-    cdef void _number_children(self, xmlNode* parent) except *:
-        cdef dict totals = {}
-        cdef dict seen = {}
-        cdef list children = []
+    cdef int _number_children(self, xmlNode* parent) except -1:
+        """Each element child's position among the children of its name, and their count, into ``steps``.
+
+        The names are kept in a small table (a parent's children have few distinct names), compared by address:
+        libxml2 keeps one copy of each name in the document's dictionary, and lxml moves the names of elements it
+        moves between documents into the target's; by text where the addresses differ, in case a tree was built
+        otherwise.  A parent with more distinct names than the table holds is numbered with a dict."""
+        cdef const_xmlChar* names[_NAME_SLOTS]
+        cdef size_t totals[_NAME_SLOTS]
+        cdef size_t seen[_NAME_SLOTS]
+        cdef int distinct = 0, slot
         cdef xmlNode* child = parent.children
         while child is not NULL:
             if child.type == tree.XML_ELEMENT_NODE:
                 if child.ns is not NULL:
                     raise NotReadable()
-                tag = _utf8(child.name)
-                totals[tag] = totals.get(tag, 0) + 1
-                children.append((<size_t>child, tag))
+                slot = _name_slot(names, distinct, child.name)
+                if slot == distinct:
+                    if distinct == _NAME_SLOTS:
+                        return self._number_children_by_dict(parent)
+                    names[slot] = child.name
+                    totals[slot] = 0
+                    seen[slot] = 0
+                    distinct += 1
+                totals[slot] += 1
             child = child.next
-        for key, tag in children:
-            count = seen[tag] = seen.get(tag, 0) + 1
-            self.steps[key] = f"/{tag}[{count}]" if totals[tag] > 1 else f"/{tag}"
+        child = parent.children
+        while child is not NULL:
+            if child.type == tree.XML_ELEMENT_NODE:
+                slot = _name_slot(names, distinct, child.name)
+                seen[slot] += 1
+                self.steps.put(<size_t>child, (seen[slot] << 32) | totals[slot])
+            child = child.next
+        return 0
+
+    cdef int _number_children_by_dict(self, xmlNode* parent) except -1:
+        cdef dict totals = {}
+        cdef dict seen = {}
+        cdef xmlNode* child = parent.children
+        cdef size_t count
+        while child is not NULL:
+            if child.type == tree.XML_ELEMENT_NODE:
+                name = _utf8(child.name)
+                totals[name] = totals.get(name, 0) + 1
+            child = child.next
+        child = parent.children
+        while child is not NULL:
+            if child.type == tree.XML_ELEMENT_NODE:
+                name = _utf8(child.name)
+                count = seen.get(name, 0) + 1
+                seen[name] = count
+                self.steps.put(<size_t>child, (count << 32) | <size_t>totals[name])
+            child = child.next
+        return 0
+
+
+cdef inline int _name_slot(const_xmlChar** names, int distinct, const_xmlChar* name) noexcept nogil:
+    """The slot of ``name`` among the first ``distinct`` names (the same address, else the same text), or
+    ``distinct`` if it is not there."""
+    cdef int slot
+    for slot in range(distinct):
+        if names[slot] == name:
+            return slot
+    for slot in range(distinct):
+        if strcmp(<const char*>names[slot], <const char*>name) == 0:
+            return slot
+    return distinct
 
 
 cdef set _unique_identifiers(xmlNode* top):

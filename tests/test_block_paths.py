@@ -102,6 +102,29 @@ def test_same_paths_among_thousands_of_siblings() -> None:
     assert paths[0] == "/html/body/p/b[1]" and paths[-2] == "/html/body/p/b[3000]" and paths[-1] == '//*[@id="x"]'
 
 
+def test_same_paths_under_a_parent_with_more_distinct_child_names_than_the_compiled_table() -> None:
+    # _paths.pyx counts up to 32 distinct names per parent in C and numbers a parent with more by a dict.
+    for distinct in (31, 32, 33, 60):
+        # Every name twice, then every name once more but the last: /x-N[k] for all but one /x-N.
+        repeated = "".join(f"<x-{n % distinct}>text {n}</x-{n % distinct}>" for n in range(2 * distinct))
+        once = f"<y-{distinct}>once</y-{distinct}>"
+        paths = assert_same_paths(f"<html><body><div>{repeated}{once}</div></body></html>")
+        assert paths[0] == "/html/body/div/x-0[1]" and paths[distinct] == "/html/body/div/x-0[2]"
+        assert paths[-1] == f"/html/body/div/y-{distinct}"
+
+
+def test_same_paths_for_elements_added_after_parsing() -> None:
+    # Elements added through lxml's API share the parsed elements' names and numbering.
+    root = parse_page("<html><body><div><p>one</p><span>two</span></div></body></html>").root
+    div = root.find(".//div")
+    for n in range(3):
+        etree.SubElement(div, "p").text = f"added {n}"
+    elements = [(element, False) for element in root.iter() if isinstance(element.tag, str) and element.text]
+    compiled = compiled_block_xpaths(root, elements)
+    assert compiled == python_paths(root, elements)
+    assert compiled[-1] == "/html/body/div/p[4]"
+
+
 def test_same_headings_in_an_xml_tree_with_capitals_namespaces_and_comments() -> None:
     root = etree.fromstring(
         b'<r xmlns:x="urn:x"><H1>Upper</H1><x:h2><x:SPAN>ns span</x:SPAN></x:h2>'
