@@ -12,7 +12,6 @@ A page where the original would read a name this module does not (an element in 
 ``{uri}name``) or whose block sits in something other than an element gets ``None``: the caller runs the original.
 """
 
-from cpython.ref cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport calloc, free
 from libc.string cimport strcmp, strlen
@@ -146,12 +145,12 @@ cdef class _AnchoredPaths:
     the original's absolute path of the owner with the part above its nearest uniquely identified ancestor
     replaced by that anchor.
 
-    ``paths`` holds each node's path (a borrowed pointer to a string that ``keep`` holds), ``steps`` each numbered
-    child's position among its same-named siblings and their count (``position << 32 | count``)."""
+    ``paths`` maps each node to its path's place in ``known`` (plus one: 0 is "none"), ``steps`` each numbered
+    child to its position among its same-named siblings and their count (``position << 32 | count``)."""
 
     cdef _NodeMap paths
     cdef _NodeMap steps
-    cdef list keep
+    cdef list known
     cdef set unique
     cdef object tree
     cdef object document
@@ -159,23 +158,23 @@ cdef class _AnchoredPaths:
     def __cinit__(self, object tree, object document, set unique):
         self.paths = _NodeMap()
         self.steps = _NodeMap()
-        self.keep = []
+        self.known = []
         self.unique = unique
         self.tree = tree
         self.document = document
 
     cdef str path(self, xmlNode* node):
-        cdef size_t known = self.paths.get(<size_t>node)
-        if known:
-            return <str><PyObject*>known
+        cdef size_t place = self.paths.get(<size_t>node)
+        if place:
+            return self.known[place - 1]
         cdef list chain = []
         while node is not NULL:
-            known = self.paths.get(<size_t>node)
-            if known:
+            place = self.paths.get(<size_t>node)
+            if place:
                 break
             chain.append(<size_t>node)
             node = _parent(node)
-        cdef str path = "" if node is NULL else <str><PyObject*>known
+        cdef str path = "" if node is NULL else self.known[place - 1]
         cdef xmlNode* parent
         cdef size_t key, step
         for key in reversed(chain):
@@ -197,8 +196,8 @@ cdef class _AnchoredPaths:
                     path = f"{path}/{_utf8(node.name)}[{step >> 32}]"
                 else:
                     path = f"{path}/{_utf8(node.name)}"
-            self.keep.append(path)
-            self.paths.put(key, <size_t><PyObject*>path)
+            self.known.append(path)
+            self.paths.put(key, len(self.known))
         return path
 
     cdef int _number_children(self, xmlNode* parent) except -1:
@@ -243,6 +242,8 @@ cdef class _AnchoredPaths:
         cdef size_t count
         while child is not NULL:
             if child.type == tree.XML_ELEMENT_NODE:
+                if child.ns is not NULL:
+                    raise NotReadable()
                 name = _utf8(child.name)
                 totals[name] = totals.get(name, 0) + 1
             child = child.next

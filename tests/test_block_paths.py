@@ -139,6 +139,16 @@ def test_same_headings_in_an_xml_tree_with_capitals_namespaces_and_comments() ->
     assert elements[found[-1][0]][1]  # the h3 is found from the comment's tail
 
 
+def test_a_namespaced_child_among_many_distinct_names_falls_back_to_the_python_paths() -> None:
+    # Past 32 distinct names the compiled numbering uses a dict; a namespaced sibling still sends the page back.
+    # An empty <x:c0>: libxml2 names it "c0" as the first child, while lxml's tag, {urn:x}c0, is another name.
+    children = "".join(f"<c{n}>text {n}</c{n}>" for n in range(40)) + "<x:c0/>"
+    root = etree.fromstring(f'<r xmlns:x="urn:x"><d>{children}</d></r>'.encode())
+    elements = [(element, False) for element in root.iter() if element.text and element.text.strip()]
+    assert compiled_block_xpaths(root, elements) is None
+    assert output.block_xpaths(root, elements) == python_paths(root, elements)
+
+
 def test_a_namespaced_tree_falls_back_to_the_python_paths() -> None:
     root = etree.fromstring(b'<r xmlns:x="urn:x"><x:div id="i">namespaced</x:div><p>plain</p></r>')
     elements = [(element, False) for element in root.iter() if element.text and element.text.strip()]
