@@ -188,7 +188,8 @@ def test_a_thread_pool_loads_the_language_identifier_when_the_crawl_starts(untra
     assert done.stdout.split()[-3:] == ["False", "1", "True"]
 
 
-def test_a_page_that_needs_the_identifier_while_it_loads_waits_for_it():
+def test_warm_up_starts_a_loading_thread_and_identify_answers_meanwhile():
+    # In this process the identifier may already be loaded; the fresh-process test above checks the loading itself.
     thread = warm_up_labeller("web2text")
     assert identify("Der schnelle braune Fuchs springt über den faulen Hund, und die Katze schläft im Garten.") == "de"
     thread.join(timeout=120)
