@@ -57,6 +57,23 @@ cdef inline Py_ssize_t _after_blanks(_code_unit* text, Py_ssize_t i, Py_ssize_t 
     return i
 
 
+cdef Py_ssize_t _find_unit(_code_unit* text, Py_ssize_t start, Py_ssize_t n, Py_UCS4 wanted) noexcept nogil:
+    """``html.find(wanted, start, n)``: memchr's word-at-a-time search where a code point is a byte."""
+    cdef const void* found
+    cdef Py_ssize_t i = start
+    if start >= n:
+        return -1
+    if _code_unit is uint8_t:
+        found = memchr(<const void*>(text + start), <int>wanted, n - start)
+        i = -1 if found is NULL else <const uint8_t*>found - <const uint8_t*>text
+    else:
+        while i < n and text[i] != wanted:
+            i += 1
+        if i >= n:
+            i = -1
+    return i
+
+
 def crowded_tag(str html, Py_ssize_t tokens):
     """Whether ``attributes._CROWDED_TAG`` (with ``tokens`` repetitions) matches somewhere in ``html``.
 
@@ -76,21 +93,12 @@ def crowded_tag(str html, Py_ssize_t tokens):
 cdef bint _crowded_tag(_code_unit* text, Py_ssize_t n, Py_ssize_t tokens) noexcept nogil:
     cdef Py_ssize_t start, j, k, count
     cdef Py_UCS4 c, quote
-    cdef const void* found
     start = -1
     while True:
-        # The next "<": memchr's word-at-a-time search where a code point is a byte.
-        if _code_unit is uint8_t:
-            found = memchr(<const void*>(text + start + 1), 60, n - 1 - (start + 1)) if start + 1 < n - 1 else NULL
-            if found is NULL:
-                break
-            start = <const uint8_t*>found - <const uint8_t*>text
-        else:
-            start += 1
-            while start < n - 1 and text[start] != 60:
-                start += 1
-            if start >= n - 1:
-                break
+        # The next "<" that a character follows.
+        start = _find_unit(text, start + 1, n - 1, 60)
+        if start < 0:
+            break
         c = text[start + 1]
         if not (65 <= c <= 90 or 97 <= c <= 122):
             continue
@@ -183,23 +191,6 @@ cdef inline bint _tag_name_end_character(Py_UCS4 c) noexcept nogil:
 
 cdef inline bint _ascii_letter(Py_UCS4 c) noexcept nogil:
     return 65 <= c <= 90 or 97 <= c <= 122
-
-
-cdef Py_ssize_t _find_unit(_code_unit* text, Py_ssize_t start, Py_ssize_t n, Py_UCS4 wanted) noexcept nogil:
-    """``html.find(wanted, start)``."""
-    cdef const void* found
-    cdef Py_ssize_t i = start
-    if start >= n:
-        return -1
-    if _code_unit is uint8_t:
-        found = memchr(<const void*>(text + start), <int>wanted, n - start)
-        i = -1 if found is NULL else <const uint8_t*>found - <const uint8_t*>text
-    else:
-        while i < n and text[i] != wanted:
-            i += 1
-        if i >= n:
-            i = -1
-    return i
 
 
 cdef Py_ssize_t _declaration_end(_code_unit* text, Py_ssize_t start, Py_ssize_t n) noexcept nogil:
