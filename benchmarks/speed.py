@@ -120,6 +120,7 @@ def python_only(function, *args):
         (edges, "compiled_edge_comparisons"),
         (features, "compiled_node_statistics"),
         (features, "compiled_block_rows"),
+        (features, "compiled_ancestors"),
         (decoder, "compiled_best_path"),
         (layers, "compiled_shifted_sum"),
         (layers, "compiled_add_bias"),

@@ -27,6 +27,7 @@ from scrapy_web2text.labellers.web2text import edges as edges_module
 from scrapy_web2text.labellers.web2text import features as features_module
 from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
 from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled_edge_comparisons
+from scrapy_web2text.labellers.web2text._statistics import ancestors as compiled_ancestors
 from scrapy_web2text.labellers.web2text._statistics import block_rows as compiled_block_rows
 from scrapy_web2text.labellers.web2text._statistics import node_statistics as compiled_node_statistics
 from scrapy_web2text.labellers.web2text._viterbi import best_path
@@ -77,6 +78,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
         assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
+        assert features_module.compiled_ancestors is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
@@ -84,6 +86,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
         assert features_module.compiled_node_statistics is compiled_node_statistics
         assert features_module.compiled_block_rows is compiled_block_rows
+        assert features_module.compiled_ancestors is compiled_ancestors
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -238,6 +241,19 @@ TAG_SOUP = st.text(alphabet=st.sampled_from(list("<<>aB=\"' \t\n\f\r/x=é\u4e00\
 @given(TAG_SOUP, st.sampled_from(sorted(PATTERNS)))
 def test_crowded_tag_scan_equals_the_regex(text, tokens) -> None:
     assert crowded_tag(text, tokens) == (PATTERNS[tokens].search(text) is not None)
+
+
+@pytest.mark.parametrize("filler", ["x", "é", "\u4e00", "\U0001f600"])  # one, two and four bytes per code point
+def test_crowded_tag_scan_finds_each_character_at_every_offset(filler) -> None:
+    # The searches for "<" and for a closing quote read 16 bytes at a time: each at every offset from a lane's
+    # start, after and before long runs without it, and a quote never closed.
+    for before in range(40):
+        for after in range(0, 40, 7):
+            for tag, crowded in (("<a b c d>", True), ('<a b="' + filler * after + '" c d>', True), ("<a b c>", False)):
+                html = filler * before + tag + filler * after
+                assert crowded_tag(html, 3) == crowded == (PATTERNS[3].search(html) is not None)
+            unclosed = filler * before + '<a b="' + filler * after
+            assert crowded_tag(unclosed, 2) == (PATTERNS[2].search(unclosed) is not None)
 
 
 @pytest.mark.parametrize(
@@ -430,12 +446,14 @@ def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
 
 
 def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
-    """The page's extended block features with the compiled node statistics and rows and with the numpy ones."""
-    names = ("compiled_node_statistics", "compiled_block_rows")
+    """The page's extended block features with the compiled node statistics, rows and ancestors and with the numpy
+    ones."""
+    names = ("compiled_node_statistics", "compiled_block_rows", "compiled_ancestors")
     saved = [getattr(features_module, name) for name in names]
     try:
         features_module.compiled_node_statistics = compiled_node_statistics
         features_module.compiled_block_rows = compiled_block_rows
+        features_module.compiled_ancestors = compiled_ancestors
         compiled = features_module.block_features(page, extended=True)
         for name in names:
             setattr(features_module, name, None)
@@ -499,6 +517,22 @@ def test_same_node_statistics_on_random_counts(n: int, seed: int) -> None:
     )  # fmt: skip
     for expected, got in zip(python, compiled):
         assert expected.dtype == got.dtype and np.array_equal(expected, got)
+
+
+@SETTINGS
+@given(st.integers(0, 40), st.integers(0, 12), st.integers(0, 2**32 - 1))
+def test_same_ancestors_on_random_trees(n: int, levels: int, seed: int) -> None:
+    # A random tree in pre-order (each node's parent comes before it, the root's is -1), read through a strided
+    # column as block_features passes it; blocks anywhere in it, so that chains run past the root at every level.
+    rng = np.random.default_rng(seed)
+    nodes = int(rng.integers(1, 2 * n + 2))
+    parents = np.array([-1] + [int(rng.integers(0, node)) for node in range(1, nodes)], np.int64)
+    table = np.column_stack([parents, rng.integers(0, 9, (nodes, 6))])
+    blocks = rng.integers(0, nodes, n)
+    python = features_module.ancestors_reference(table[:, 0], blocks, levels)
+    compiled = compiled_ancestors(table[:, 0], blocks, levels)
+    assert python.shape == compiled.shape == (n, levels + 1)
+    assert compiled.dtype == python.dtype and np.array_equal(python, compiled)
 
 
 @SETTINGS

@@ -11,6 +11,11 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memchr
 
 
+cdef extern from "_search.h":
+    Py_ssize_t web2text_find_unit_2(const uint16_t* text, Py_ssize_t start, Py_ssize_t n, uint16_t wanted) noexcept nogil
+    Py_ssize_t web2text_find_unit_4(const uint32_t* text, Py_ssize_t start, Py_ssize_t n, uint32_t wanted) noexcept nogil
+
+
 # Character classes of the ASCII characters the tokenizer tells apart (every other code point is a name and value
 # character): one table look-up instead of up to eleven comparisons a character.
 cdef enum:
@@ -58,7 +63,8 @@ cdef inline Py_ssize_t _after_blanks(_code_unit* text, Py_ssize_t i, Py_ssize_t 
 
 
 cdef Py_ssize_t _find_unit(_code_unit* text, Py_ssize_t start, Py_ssize_t n, Py_UCS4 wanted) noexcept nogil:
-    """``html.find(wanted, start, n)``: memchr's word-at-a-time search where a code point is a byte."""
+    """``html.find(wanted, start, n)``: memchr's word-at-a-time search where a code point is a byte, 16 bytes at a
+    time (``_search.h``) where it is two or four."""
     cdef const void* found
     cdef Py_ssize_t i = start
     if start >= n:
@@ -66,11 +72,10 @@ cdef Py_ssize_t _find_unit(_code_unit* text, Py_ssize_t start, Py_ssize_t n, Py_
     if _code_unit is uint8_t:
         found = memchr(<const void*>(text + start), <int>wanted, n - start)
         i = -1 if found is NULL else <const uint8_t*>found - <const uint8_t*>text
+    elif _code_unit is uint16_t:
+        i = web2text_find_unit_2(text, start, n, <uint16_t>wanted)
     else:
-        while i < n and text[i] != wanted:
-            i += 1
-        if i >= n:
-            i = -1
+        i = web2text_find_unit_4(text, start, n, <uint32_t>wanted)
     return i
 
 
@@ -124,10 +129,8 @@ cdef bint _crowded_tag(_code_unit* text, Py_ssize_t n, Py_ssize_t tokens) noexce
                     j = k
                     quote = text[k] if k < n else 0
                     if quote == 34 or quote == 39:
-                        k += 1
-                        while k < n and text[k] != quote:
-                            k += 1
-                        if k < n:
+                        k = _find_unit(text, k + 1, n, quote)
+                        if k >= 0:
                             j = k + 1  # a quoted value; unclosed, it is an empty unquoted one
                     else:
                         while j < n and _unquoted_value_character(text[j]):

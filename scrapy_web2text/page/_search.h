@@ -22,7 +22,7 @@
 #define WEB2TEXT_SEARCH_MAX_WORD 64
 
 #define WEB2TEXT_DEFINE_SEARCH(NAME, TYPE, SET1, CMPEQ)                                                              \
-    static Py_ssize_t NAME(const TYPE *text, Py_ssize_t start, Py_ssize_t end, const TYPE *word, Py_ssize_t m) {     \
+    static inline Py_ssize_t NAME(const TYPE *text, Py_ssize_t start, Py_ssize_t end, const TYPE *word, Py_ssize_t m) { \
         Py_ssize_t last_start = end - m, i = start;                                                                  \
         const TYPE first = word[0], final = word[m - 1];                                                             \
         WEB2TEXT_SIMD_LOOP(TYPE, SET1, CMPEQ)                                                                        \
@@ -66,7 +66,7 @@ WEB2TEXT_DEFINE_SEARCH(web2text_search_2, uint16_t, WEB2TEXT_SET1_16, _mm_cmpeq_
 WEB2TEXT_DEFINE_SEARCH(web2text_search_4, uint32_t, WEB2TEXT_SET1_32, _mm_cmpeq_epi32)
 
 /* source.find(word, start, end) for start >= 0 (anything else goes to PyUnicode_Find); -2 with an exception set. */
-static Py_ssize_t web2text_find(PyObject *source, PyObject *word, Py_ssize_t start, Py_ssize_t end) {
+static inline Py_ssize_t web2text_find(PyObject *source, PyObject *word, Py_ssize_t start, Py_ssize_t end) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(source), m = PyUnicode_GET_LENGTH(word), k;
     int kind = PyUnicode_KIND(source), word_kind = PyUnicode_KIND(word);
     if (m == 0 || m > WEB2TEXT_SEARCH_MAX_WORD || start < 0 || end < 0)
@@ -95,5 +95,38 @@ static Py_ssize_t web2text_find(PyObject *source, PyObject *word, Py_ssize_t sta
     }
     }
 }
+
+/* The first i in [start, n) with text[i] == wanted, else -1: memchr's job for strings of two- and four-byte code
+   points, 16 bytes at a time (the crowded-tag scan looks for each "<" of the page this way, and for the end of each
+   quoted attribute value). */
+#define WEB2TEXT_DEFINE_FIND_UNIT(NAME, TYPE, SET1, CMPEQ)                                                           \
+    static inline Py_ssize_t NAME(const TYPE *text, Py_ssize_t start, Py_ssize_t n, TYPE wanted) {                   \
+        Py_ssize_t i = start;                                                                                        \
+        WEB2TEXT_FIND_UNIT_SIMD_LOOP(TYPE, SET1, CMPEQ)                                                              \
+        for (; i < n; i++) {                                                                                         \
+            if (text[i] == wanted)                                                                                   \
+                return i;                                                                                            \
+        }                                                                                                            \
+        return -1;                                                                                                   \
+    }
+
+#if defined(WEB2TEXT_SSE2)
+#define WEB2TEXT_FIND_UNIT_SIMD_LOOP(TYPE, SET1, CMPEQ)                                                              \
+    {                                                                                                                \
+        const Py_ssize_t lanes = 16 / (Py_ssize_t)sizeof(TYPE);                                                      \
+        const __m128i wanted_lanes = SET1(wanted);                                                                   \
+        for (; i + lanes <= n; i += lanes) {                                                                         \
+            unsigned int mask = (unsigned int)_mm_movemask_epi8(                                                     \
+                CMPEQ(_mm_loadu_si128((const __m128i *)(text + i)), wanted_lanes));                                  \
+            if (mask)                                                                                                \
+                return i + __builtin_ctz(mask) / (Py_ssize_t)sizeof(TYPE);                                           \
+        }                                                                                                            \
+    }
+#else
+#define WEB2TEXT_FIND_UNIT_SIMD_LOOP(TYPE, SET1, CMPEQ)
+#endif
+
+WEB2TEXT_DEFINE_FIND_UNIT(web2text_find_unit_2, uint16_t, WEB2TEXT_SET1_16, _mm_cmpeq_epi16)
+WEB2TEXT_DEFINE_FIND_UNIT(web2text_find_unit_4, uint32_t, WEB2TEXT_SET1_32, _mm_cmpeq_epi32)
 
 #endif

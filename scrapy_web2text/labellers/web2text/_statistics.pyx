@@ -89,3 +89,20 @@ def block_rows(float[:, ::1] out, const double[:, ::1] stats, const int64_t[:, :
             out[i, column] = <float>page_values[k]
             column += 1
         out[i, column] = <float>(i / denominator)
+
+
+def ancestors(const int64_t[:] parents, const int64_t[::1] start, int levels):
+    """:func:`.features.ancestors_reference` in one pass: ``(len(start), levels + 1)`` node numbers, each row the
+    node in ``start`` and its ancestors up to ``levels`` above it, -1 above the root."""
+    cdef Py_ssize_t n = start.shape[0], i, level
+    out_array = np.empty((n, levels + 1), np.int64)
+    cdef int64_t[:, ::1] out = out_array
+    cdef int64_t node
+    for i in range(n):
+        node = start[i]
+        out[i, 0] = node
+        for level in range(1, levels + 1):
+            if node >= 0:
+                node = parents[node]
+            out[i, level] = node
+    return out_array

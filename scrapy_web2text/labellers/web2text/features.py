@@ -201,8 +201,9 @@ def node_statistics_reference(
     return out, totals
 
 
-def _ancestors(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
-    """(len(start), levels + 1) ancestor indices; -1 above the root."""
+def ancestors_reference(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
+    """(len(start), levels + 1) ancestor indices; -1 above the root.  The reference of the compiled twin
+    (``_statistics.pyx``), which makes the same array in one pass (a gather a level cost 20 us a page here)."""
     # -1 indexes the appended -1: above the root stays above the root, one gather a level.
     parents = np.append(parents, -1)
     out = np.empty((levels + 1, len(start)), np.int64)
@@ -233,7 +234,11 @@ class PagePieces:
     def of(cls, page: Page, ancestors: int, text_counts: bool = True) -> PagePieces:
         """``text_counts=False`` leaves the table to :func:`.counts.edge_text_properties`, which fills fewer
         columns when it is not shared."""
-        chain = _ancestors(page.node_table[:, 0], page.block_nodes, ancestors)
+        parents, blocks = page.node_table[:, 0], page.block_nodes
+        if compiled_ancestors is not None:
+            chain = compiled_ancestors(parents, np.ascontiguousarray(blocks, np.int64), ancestors)
+        else:
+            chain = ancestors_reference(parents, blocks, ancestors)
         lengths = block_lengths(page.texts)
         table = text_table(page.texts) if text_counts else None
         return cls(chain, tag_list_bits(page), ancestor_marks(page, lengths), table, lengths)
@@ -372,7 +377,9 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
 
 
-_statistics_twins = load_twin(f"{__package__}._statistics", "node_statistics", "block_rows") or (None, None)
-#: The compiled :func:`node_statistics_reference` and :func:`block_rows_reference`, or ``None`` where they are not
-#: built or turned off.
-compiled_node_statistics, compiled_block_rows = _statistics_twins if speedups_enabled() else (None, None)
+_statistics_twins = load_twin(f"{__package__}._statistics", "node_statistics", "block_rows", "ancestors")
+#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference` and :func:`ancestors_reference`, or
+#: ``None`` where they are not built or turned off.
+compiled_node_statistics, compiled_block_rows, compiled_ancestors = (
+    _statistics_twins if _statistics_twins and speedups_enabled() else (None, None, None)
+)
