@@ -121,6 +121,7 @@ def python_only(function, *args):
         (features, "compiled_node_statistics"),
         (features, "compiled_block_rows"),
         (features, "compiled_ancestors"),
+        (features, "compiled_extended_columns"),
         (decoder, "compiled_best_path"),
         (layers, "compiled_shifted_sum"),
         (layers, "compiled_add_bias"),

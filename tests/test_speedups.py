@@ -29,6 +29,7 @@ from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_t
 from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled_edge_comparisons
 from scrapy_web2text.labellers.web2text._statistics import ancestors as compiled_ancestors
 from scrapy_web2text.labellers.web2text._statistics import block_rows as compiled_block_rows
+from scrapy_web2text.labellers.web2text._statistics import extended_columns as compiled_extended_columns
 from scrapy_web2text.labellers.web2text._statistics import node_statistics as compiled_node_statistics
 from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.labellers.web2text.features import edge_features
@@ -78,7 +79,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
         assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
-        assert features_module.compiled_ancestors is None
+        assert features_module.compiled_ancestors is None and features_module.compiled_extended_columns is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
@@ -87,6 +88,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert features_module.compiled_node_statistics is compiled_node_statistics
         assert features_module.compiled_block_rows is compiled_block_rows
         assert features_module.compiled_ancestors is compiled_ancestors
+        assert features_module.compiled_extended_columns is compiled_extended_columns
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -446,14 +448,14 @@ def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
 
 
 def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
-    """The page's extended block features with the compiled node statistics, rows and ancestors and with the numpy
-    ones."""
-    names = ("compiled_node_statistics", "compiled_block_rows", "compiled_ancestors")
+    """The page's extended block features with the compiled node statistics, rows, ancestors and extended columns
+    and with the numpy ones."""
+    twins = (compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns)
+    names = ("compiled_node_statistics", "compiled_block_rows", "compiled_ancestors", "compiled_extended_columns")
     saved = [getattr(features_module, name) for name in names]
     try:
-        features_module.compiled_node_statistics = compiled_node_statistics
-        features_module.compiled_block_rows = compiled_block_rows
-        features_module.compiled_ancestors = compiled_ancestors
+        for name, twin in zip(names, twins):
+            setattr(features_module, name, twin)
         compiled = features_module.block_features(page, extended=True)
         for name in names:
             setattr(features_module, name, None)
@@ -477,6 +479,17 @@ def test_same_features_on_the_test_site_and_the_hostile_pages(matrices) -> None:
         assert compiled.dtype == python.dtype == np.float32 and np.array_equal(compiled, python)
         rows += len(python)
     assert rows > 100
+
+
+def test_same_extended_columns_on_a_page_of_links_alone() -> None:
+    # No node holds text outside links: no main region, its four columns zero in both; one block hidden.
+    page = parse_page(
+        '<html><body><a href="/">Home</a><div hidden><a href="/x">About us</a></div>'
+        '<ul><li><a href="/y">Other things</a></li></ul></body></html>'
+    )
+    compiled, python = block_matrices(page)
+    assert np.array_equal(compiled, python) and len(python) == 3
+    assert not python[:, -4:].any() and python[:, 128].tolist() == [0, 1, 0]
 
 
 @FEATURE_TWINS

@@ -106,3 +106,44 @@ def ancestors(const int64_t[:] parents, const int64_t[::1] start, int levels):
                 node = parents[node]
             out[i, level] = node
     return out_array
+
+
+def extended_columns(float[:, :] out, const int64_t[::1] ancestor_tags, int64_t hidden_bit, int64_t main_bit,
+                     const unsigned char[::1] title, const int64_t[:, :] chain, const int64_t[::1] levels,
+                     const double[:, ::1] totals, Py_ssize_t chars_at, Py_ssize_t link_chars_at,
+                     const int64_t[:, :] node_table, double page_chars):
+    """Write :data:`.features.EXTENDED_BLOCK_FEATURES` into ``out`` (n_blocks, 16) as
+    :func:`.features.extended_columns_reference` does: the same float64 divisions and comparisons, each value rounded
+    to float32 once.  ``title``: the headline mask (0/1 a block); ``chain``: each block's ancestors, the root for
+    those above it; ``levels``: the region levels; ``totals``: the nodes' summed counts, characters and link
+    characters at ``chars_at`` and ``link_chars_at``; ``page_chars``: the page's characters, at least 1."""
+    cdef Py_ssize_t blocks = out.shape[0], nodes = node_table.shape[0], i, k, node, main = -1
+    cdef Py_ssize_t region_count = levels.shape[0]
+    cdef double chars, threshold, outside
+    cdef int64_t deepest = -1, main_first = 0, main_end = 0
+    # The main region: the deepest node (the first of the deepest) with half the page's text outside links.
+    if nodes:
+        threshold = 0.5 * max(totals[0, chars_at] - totals[0, link_chars_at], 1.0)
+        for node in range(nodes):
+            outside = totals[node, chars_at] - totals[node, link_chars_at]
+            if outside >= threshold and node_table[node, 1] > deepest:
+                main, deepest = node, node_table[node, 1]
+    if main >= 0:
+        main_first, main_end = node_table[main, 2], node_table[main, 3]
+    for i in range(blocks):
+        out[i, 0] = 1.0 if ancestor_tags[i] & hidden_bit else 0.0
+        out[i, 1] = 1.0 if ancestor_tags[i] & main_bit else 0.0
+        out[i, 2] = 1.0 if title[i] else 0.0
+        for k in range(region_count):
+            node = chain[i, levels[k]]
+            chars = totals[node, chars_at]
+            out[i, 3 + 2 * k] = <float>(chars / page_chars)
+            out[i, 4 + 2 * k] = <float>(totals[node, link_chars_at] / (chars if chars > 1.0 else 1.0))
+        k = 3 + 2 * region_count
+        if main >= 0:
+            out[i, k] = 1.0 if main_first <= i < main_end else 0.0
+            out[i, k + 1] = 1.0 if i < main_first else 0.0
+            out[i, k + 2] = 1.0 if i >= main_end else 0.0
+            out[i, k + 3] = <float>(totals[main, chars_at] / page_chars)
+        else:
+            out[i, k] = out[i, k + 1] = out[i, k + 2] = out[i, k + 3] = 0.0

@@ -271,9 +271,19 @@ def block_features(page: Page, extended: bool = False, pieces: PagePieces | None
         compiled_block_rows(out, stats, chain, packed, len(_FLAG_BITS), page_values)
     else:
         block_rows_reference(out, stats, chain, packed, page_values)
-    if extended:
-        _extended_columns(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
+    if extended and compiled_extended_columns is None:
+        extended_columns_reference(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
+    elif extended:
+        compiled_extended_columns(
+            out[:, len(BLOCK_FEATURES) :], np.ascontiguousarray(page.ancestor_tags, np.int64), HIDDEN_BIT,
+            MAIN_CONTENT_BIT, matches_title(page, pieces.lengths).view(np.uint8), clipped_chain, _REGION_AT,
+            np.ascontiguousarray(totals), _SUMMED.index("chars"), _SUMMED.index("link_chars"), page.node_table,
+            max(counts["chars"].sum(), 1.0),
+        )  # fmt: skip
     return out
+
+
+_REGION_AT = np.array(REGION_LEVELS, np.int64)
 
 
 #: The 0/1 block columns after the statistics, one bit each of an int64 per block: the node's tag groups, the
@@ -330,7 +340,7 @@ def block_rows_reference(
     out[:, flags_end + len(page_values)] = np.arange(n) / max(n - 1, 1)
 
 
-def _extended_columns(
+def extended_columns_reference(
     out: np.ndarray,
     page: Page,
     pieces: PagePieces,
@@ -338,8 +348,10 @@ def _extended_columns(
     chain: np.ndarray,
     totals: np.ndarray,
 ) -> None:
-    """Write :data:`EXTENDED_BLOCK_FEATURES` into ``out`` (n_blocks, 16); ``totals``: the nodes' sums from
-    :func:`_node_statistics`."""
+    """Write :data:`EXTENDED_BLOCK_FEATURES` into ``out`` (n_blocks, 16); ``chain``: each block's ancestors, the
+    root for those above it; ``totals``: the nodes' sums from :func:`_node_statistics`.  The reference of the
+    compiled twin (``_statistics.pyx``), which writes the same values in one pass over the nodes and one over the
+    blocks (some twenty numpy operations here)."""
     n = len(page)
     first, end = page.node_table[:, 2], page.node_table[:, 3]
     chars, link_chars = totals[:, _SUMMED.index("chars")], totals[:, _SUMMED.index("link_chars")]
@@ -377,9 +389,11 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
 
 
-_statistics_twins = load_twin(f"{__package__}._statistics", "node_statistics", "block_rows", "ancestors")
-#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference` and :func:`ancestors_reference`, or
-#: ``None`` where they are not built or turned off.
-compiled_node_statistics, compiled_block_rows, compiled_ancestors = (
-    _statistics_twins if _statistics_twins and speedups_enabled() else (None, None, None)
+_statistics_twins = load_twin(
+    f"{__package__}._statistics", "node_statistics", "block_rows", "ancestors", "extended_columns"
+)
+#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference`, :func:`ancestors_reference` and
+#: :func:`extended_columns_reference`, or ``None`` where they are not built or turned off.
+compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns = (
+    _statistics_twins if _statistics_twins and speedups_enabled() else (None,) * 4
 )
