@@ -30,6 +30,7 @@ from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compil
 from scrapy_web2text.labellers.web2text._statistics import ancestors as compiled_ancestors
 from scrapy_web2text.labellers.web2text._statistics import block_rows as compiled_block_rows
 from scrapy_web2text.labellers.web2text._statistics import extended_columns as compiled_extended_columns
+from scrapy_web2text.labellers.web2text._statistics import log1p_counts as compiled_log1p_counts
 from scrapy_web2text.labellers.web2text._statistics import node_statistics as compiled_node_statistics
 from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.labellers.web2text.features import edge_features
@@ -80,6 +81,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
         assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
         assert features_module.compiled_ancestors is None and features_module.compiled_extended_columns is None
+        assert features_module.compiled_log1p_counts is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
@@ -89,6 +91,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert features_module.compiled_block_rows is compiled_block_rows
         assert features_module.compiled_ancestors is compiled_ancestors
         assert features_module.compiled_extended_columns is compiled_extended_columns
+        assert features_module.compiled_log1p_counts is compiled_log1p_counts
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -448,10 +451,11 @@ def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
 
 
 def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
-    """The page's extended block features with the compiled node statistics, rows, ancestors and extended columns
-    and with the numpy ones."""
+    """The page's extended block features with the compiled node statistics, rows, ancestors, extended columns and
+    logarithms and with the numpy ones."""
     twins = (compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns)
-    names = ("compiled_node_statistics", "compiled_block_rows", "compiled_ancestors", "compiled_extended_columns")
+    twins += (compiled_log1p_counts,)
+    names = tuple(f"compiled_{twin.__name__}" for twin in twins)
     saved = [getattr(features_module, name) for name in names]
     try:
         for name, twin in zip(names, twins):
@@ -546,6 +550,29 @@ def test_same_ancestors_on_random_trees(n: int, levels: int, seed: int) -> None:
     compiled = compiled_ancestors(table[:, 0], blocks, levels)
     assert python.shape == compiled.shape == (n, levels + 1)
     assert compiled.dtype == python.dtype and np.array_equal(python, compiled)
+
+
+@SETTINGS
+@given(st.integers(0, 30), st.integers(0, 2**32 - 1))
+def test_same_logarithms_of_counts_from_the_table(n: int, seed: int) -> None:
+    # Whole numbers below, at and past the table's end, and values that are not whole (negative too): each is numpy's
+    # log1p, from the table or given back to numpy; the columns not named stay as they were.
+    rng = np.random.default_rng(seed)
+    choices = [rng.integers(0, 60, (n, 8)), rng.integers(4090, 4100, (n, 8)), rng.integers(0, 10**7, (n, 8))]
+    values = np.choose(rng.integers(0, 3, (n, 8)), choices).astype(float)
+    values[rng.random((n, 8)) < 0.1] += 0.5
+    negative = rng.random((n, 8)) < 0.05
+    values[negative] = -0.9 * rng.random(int(negative.sum()))  # above -1, where log1p is defined
+    columns = np.array(sorted(rng.choice(8, 5, replace=False)), np.int64)
+    expected, got = values.copy(), values.copy()
+    expected[:, columns] = np.log1p(expected[:, columns])
+    pending = compiled_log1p_counts(got, columns, features_module._LOG1P_TABLE)
+    flat = got.reshape(-1)
+    flat[pending] = np.log1p(flat[pending])
+    assert np.array_equal(expected, got, equal_nan=True)
+    assert len(pending) == int(
+        ((values[:, columns] >= 4096) | (values[:, columns] % 1 != 0) | (values[:, columns] < 0)).sum()
+    )
 
 
 @SETTINGS

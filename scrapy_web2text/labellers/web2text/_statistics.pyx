@@ -147,3 +147,21 @@ def extended_columns(float[:, :] out, const int64_t[::1] ancestor_tags, int64_t 
             out[i, k + 3] = <float>(totals[main, chars_at] / page_chars)
         else:
             out[i, k] = out[i, k + 1] = out[i, k + 2] = out[i, k + 3] = 0.0
+
+
+def log1p_counts(double[:, ::1] out, const int64_t[::1] columns, const double[::1] table):
+    """``out[:, columns] = np.log1p(out[:, columns])`` for the whole numbers below ``len(table)``, read from
+    ``table`` (numpy's ``log1p`` of each, made once): returns the flat indices of the other values, for the caller
+    to give to numpy's ``log1p`` (so that every value is numpy's logarithm, as in the reference)."""
+    cdef Py_ssize_t rows = out.shape[0], width = out.shape[1], known = table.shape[0], row, k, column
+    cdef double value
+    cdef list pending = []
+    for row in range(rows):
+        for k in range(columns.shape[0]):
+            column = columns[k]
+            value = out[row, column]
+            if 0.0 <= value < known and value == <double>(<int64_t>value):
+                out[row, column] = table[<int64_t>value]
+            else:
+                pending.append(row * width + column)
+    return np.array(pending, np.int64)

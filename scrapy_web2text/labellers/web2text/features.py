@@ -2,9 +2,8 @@
 
 The paper collects 128 features per block — statistics of the block's CDOM
 node, its parent, its grandparent and the whole page — and 25 per pair of
-neighbouring blocks, but names only some of them.  The full lists below are
-a reconstruction around the named ones; ``docs/features.rst`` describes
-every column.
+neighbouring blocks, but names only some of them; :mod:`.feature_names`
+lists the columns (re-exported here), ``docs/features.rst`` describes them.
 
 Text statistics are counted once per block, for the whole page at once
 (:mod:`.counts`), then summed up the CDOM with prefix sums over leaf ranges
@@ -23,100 +22,16 @@ import numpy as np
 from ...page import Page
 from ...page.compiled import load_twin, speedups_enabled
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
-from ...page.tags import ANCESTOR_KEYWORDS, ANCESTOR_TAGS
+from ...page.tags import ANCESTOR_KEYWORDS
 from .counts import block_counts, block_lengths, text_table
 from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
 from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
+from .feature_names import ALL_BLOCK_FEATURES as ALL_BLOCK_FEATURES
+from .feature_names import BLOCK_FEATURE_BINARY as BLOCK_FEATURE_BINARY
+from .feature_names import BLOCK_FEATURES, NODE_STATISTICS, PAGE_STATISTICS, REGION_LEVELS, block_feature_names
+from .feature_names import EXTENDED_BLOCK_FEATURES as EXTENDED_BLOCK_FEATURES
 from .headline import matches_title
 from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
-
-# --- the 128 block features -------------------------------------------------
-
-#: Statistics computed for the block's node, its parent and its grandparent.
-NODE_STATISTICS = (
-    "log_chars",
-    "r_words_of_page",
-    "log_sentences",
-    "r_punctuation",
-    "r_dashes",
-    "r_periods",
-    "r_chars_in_link",
-    "ends_with_punctuation",
-    "ends_with_question_mark",
-    "r_words_with_capital",
-    "r_stopwords",
-    "avg_word_length",
-    "start_rel",
-    "end_rel",
-    "contains_email",
-    "contains_url",
-    "contains_year",
-    "contains_copyright",
-    "log_children",
-    "log_blocks",
-    "r_digits",
-    "r_separators",
-    "log_depth",
-    "log_words",
-)
-PAGE_STATISTICS = (
-    "page_log_chars",
-    "page_log_blocks",
-    "page_r_stopwords",
-    "page_r_chars_in_link",
-    "block_position_rel",
-)
-
-BINARY_STATISTICS = frozenset(
-    {
-        "ends_with_punctuation",
-        "ends_with_question_mark",
-        "contains_email",
-        "contains_url",
-        "contains_year",
-        "contains_copyright",
-    }
-)
-
-
-def _block_feature_names() -> list[str]:
-    names = [f"{level}_{stat}" for level in ("node", "parent", "grandparent") for stat in NODE_STATISTICS]
-    names += [f"node_is_{group.replace('|', '_')}" for group in NODE_TAGS]
-    names += [f"parent_is_{group.replace('|', '_')}" for group in PARENT_TAGS]
-    names += [f"inside_{group.split('|')[0]}" for group in ANCESTOR_TAGS[:10]]
-    names += [f"ancestor_class_{name}" for name, _ in ANCESTOR_KEYWORDS]
-    names += list(PAGE_STATISTICS)
-    return names
-
-
-BLOCK_FEATURES: tuple[str, ...] = tuple(_block_feature_names())
-
-#: Page-level context beyond the paper's features, used by models whose
-#: configuration says ``"features": "extended"`` (docs/features.rst).
-#: ``region{k}`` is the block's k-th CDOM ancestor; the main region is the
-#: deepest node holding at least half of the page's text outside links.
-REGION_LEVELS = (3, 5, 8)
-EXTENDED_BLOCK_FEATURES: tuple[str, ...] = (
-    "inside_hidden",
-    "inside_main_content",
-    "matches_page_title",
-    *(f"region{level}_{stat}" for level in REGION_LEVELS for stat in ("r_chars_of_page", "r_chars_in_link")),
-    "inside_main_region",
-    "before_main_region",
-    "after_main_region",
-    "main_region_r_chars_of_page",
-)
-ALL_BLOCK_FEATURES: tuple[str, ...] = BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES
-BLOCK_FEATURE_BINARY = np.array(
-    [
-        name.split("_", 1)[1] in BINARY_STATISTICS
-        or name.startswith(("node_is_", "parent_is_", "inside_", "ancestor_class_", "before_", "after_"))
-        or name == "matches_page_title"
-        for name in ALL_BLOCK_FEATURES
-    ]
-)
-
-assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
 
 
 def _columns(columns: list, dtype=float) -> np.ndarray:
@@ -149,6 +64,8 @@ _PLAIN_AT = [_STATISTIC_AT[name] for name in _PLAIN]
 #: The columns that are a logarithm of a count: both paths write the count, then numpy's ``log1p`` of all of them
 #: at once (one call, and the same logarithm whichever path counted).
 _LOG_AT = [_STATISTIC_AT[name] for name in _PLAIN if name.startswith("log_")]
+_LOG_COLUMNS = np.array(_LOG_AT, np.int64)
+_LOG1P_TABLE = np.log1p(np.arange(4096.0))
 _LAYOUT = tuple(np.array(columns, np.int64) for columns in (_PER_CHAR_AT, _PER_WORD_AT, _CONTAINS_AT, _PLAIN_AT))
 
 
@@ -166,7 +83,14 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> tuple[np.ndar
         )  # fmt: skip
     else:
         out, totals = node_statistics_reference(page, summed, ends_punct, ends_question, page_words, source_length)
-    out[:, _LOG_AT] = np.log1p(out[:, _LOG_AT])
+    if compiled_log1p_counts is None:
+        out[:, _LOG_AT] = np.log1p(out[:, _LOG_AT])
+        return out, totals
+    # The counts are mostly small whole numbers: their logarithms read from a table of numpy's, the rest numpy's.
+    pending = compiled_log1p_counts(out, _LOG_COLUMNS, _LOG1P_TABLE)
+    if len(pending):
+        flat = out.reshape(-1)
+        flat[pending] = np.log1p(flat[pending])
     return out, totals
 
 
@@ -211,10 +135,6 @@ def ancestors_reference(parents: np.ndarray, start: np.ndarray, levels: int) -> 
     for level in range(1, levels + 1):
         np.take(parents, out[level - 1], out=out[level])
     return out.T
-
-
-def block_feature_names(extended: bool) -> tuple[str, ...]:
-    return ALL_BLOCK_FEATURES if extended else BLOCK_FEATURES
 
 
 @dataclass(frozen=True)
@@ -389,11 +309,11 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
 
 
-_statistics_twins = load_twin(
-    f"{__package__}._statistics", "node_statistics", "block_rows", "ancestors", "extended_columns"
-)
-#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference`, :func:`ancestors_reference` and
-#: :func:`extended_columns_reference`, or ``None`` where they are not built or turned off.
-compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns = (
-    _statistics_twins if _statistics_twins and speedups_enabled() else (None,) * 4
+_TWINS = ("node_statistics", "block_rows", "ancestors", "extended_columns", "log1p_counts")
+_statistics_twins = load_twin(f"{__package__}._statistics", *_TWINS)
+#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference`, :func:`ancestors_reference`,
+#: :func:`extended_columns_reference` and the logarithms of :func:`_node_statistics`, or ``None`` where they are not
+#: built or turned off.
+compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns, compiled_log1p_counts = (
+    _statistics_twins if _statistics_twins and speedups_enabled() else (None,) * len(_TWINS)
 )
