@@ -25,8 +25,10 @@ from lxml import etree
 from scrapy_web2text.labellers.web2text import counts as counts_module
 from scrapy_web2text.labellers.web2text import edges as edges_module
 from scrapy_web2text.labellers.web2text import features as features_module
+from scrapy_web2text.labellers.web2text import logarithms as logarithms_module
 from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
 from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled_edge_comparisons
+from scrapy_web2text.labellers.web2text._edges import edge_rows as compiled_edge_rows
 from scrapy_web2text.labellers.web2text._statistics import ancestors as compiled_ancestors
 from scrapy_web2text.labellers.web2text._statistics import block_rows as compiled_block_rows
 from scrapy_web2text.labellers.web2text._statistics import extended_columns as compiled_extended_columns
@@ -79,19 +81,21 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
     if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
         assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
+        assert edges_module.compiled_edge_rows is None
         assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
         assert features_module.compiled_ancestors is None and features_module.compiled_extended_columns is None
-        assert features_module.compiled_log1p_counts is None
+        assert logarithms_module.compiled_log1p_counts is None
     else:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
         assert viterbi_module.compiled_best_path is best_path
         assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
+        assert edges_module.compiled_edge_rows is compiled_edge_rows
         assert features_module.compiled_node_statistics is compiled_node_statistics
         assert features_module.compiled_block_rows is compiled_block_rows
         assert features_module.compiled_ancestors is compiled_ancestors
         assert features_module.compiled_extended_columns is compiled_extended_columns
-        assert features_module.compiled_log1p_counts is compiled_log1p_counts
+        assert logarithms_module.compiled_log1p_counts is compiled_log1p_counts
 
 
 def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
@@ -413,16 +417,43 @@ def test_compiled_pattern_columns_equal_the_regexes(text) -> None:
         assert row["copyright"] == bool(counts_module._COPYRIGHT.search(text))
 
 
-def edge_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
-    """The page's edge features with the compiled comparisons and with the Python ones."""
-    saved = edges_module.compiled_edge_comparisons
+def compiled_and_python(twins: list[tuple], compute) -> tuple:
+    """``compute()`` with the compiled ``twins`` (module, attribute, function) in place, then with each turned off."""
+    saved = [getattr(module, name) for module, name, _ in twins]
     try:
-        edges_module.compiled_edge_comparisons = compiled_edge_comparisons
-        compiled = edge_features(page)
-        edges_module.compiled_edge_comparisons = None
-        return compiled, edge_features(page)
+        for module, name, twin in twins:
+            setattr(module, name, twin)
+        compiled = compute()
+        for module, name, _ in twins:
+            setattr(module, name, None)
+        return compiled, compute()
     finally:
-        edges_module.compiled_edge_comparisons = saved
+        for (module, name, _), value in zip(twins, saved):
+            setattr(module, name, value)
+
+
+LOGARITHM_TWIN = (logarithms_module, "compiled_log1p_counts", compiled_log1p_counts)
+EDGE_TWINS = [
+    (edges_module, "compiled_edge_comparisons", compiled_edge_comparisons),
+    (edges_module, "compiled_edge_rows", compiled_edge_rows),
+    LOGARITHM_TWIN,
+]
+BLOCK_TWINS = [
+    (features_module, f"compiled_{twin.__name__}", twin)
+    for twin in (compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns)
+] + [LOGARITHM_TWIN]
+
+
+def edge_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
+    """The page's edge features, alone (the compiled comparisons), with the compiled ones and the Python ones."""
+    return compiled_and_python(EDGE_TWINS, lambda: edge_features(page))
+
+
+def shared_edge_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
+    """The page's edge features as :func:`~scrapy_web2text.labellers.web2text.features.page_features` makes them,
+    from the pieces the block features share (the compiled gathering, comparisons and logarithms in one pass)."""
+    pieces = features_module.PagePieces.of(page, features_module.EDGE_LEVELS)
+    return compiled_and_python(EDGE_TWINS, lambda: edge_features(page, pieces))
 
 
 @SETTINGS
@@ -453,24 +484,13 @@ def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
 def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
     """The page's extended block features with the compiled node statistics, rows, ancestors, extended columns and
     logarithms and with the numpy ones."""
-    twins = (compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns)
-    twins += (compiled_log1p_counts,)
-    names = tuple(f"compiled_{twin.__name__}" for twin in twins)
-    saved = [getattr(features_module, name) for name in names]
-    try:
-        for name, twin in zip(names, twins):
-            setattr(features_module, name, twin)
-        compiled = features_module.block_features(page, extended=True)
-        for name in names:
-            setattr(features_module, name, None)
-        return compiled, features_module.block_features(page, extended=True)
-    finally:
-        for name, value in zip(names, saved):
-            setattr(features_module, name, value)
+    return compiled_and_python(BLOCK_TWINS, lambda: features_module.block_features(page, extended=True))
 
 
 #: Each feature matrix with its compiled parts and without them.
-FEATURE_TWINS = pytest.mark.parametrize("matrices", [edge_matrices, block_matrices], ids=["edges", "blocks"])
+FEATURE_TWINS = pytest.mark.parametrize(
+    "matrices", [edge_matrices, shared_edge_matrices, block_matrices], ids=["edges", "shared edges", "blocks"]
+)
 
 
 @FEATURE_TWINS
@@ -566,7 +586,7 @@ def test_same_logarithms_of_counts_from_the_table(n: int, seed: int) -> None:
     columns = np.array(sorted(rng.choice(8, 5, replace=False)), np.int64)
     expected, got = values.copy(), values.copy()
     expected[:, columns] = np.log1p(expected[:, columns])
-    pending = compiled_log1p_counts(got, columns, features_module._LOG1P_TABLE)
+    pending = compiled_log1p_counts(got, columns, logarithms_module.LOG1P_TABLE)
     flat = got.reshape(-1)
     flat[pending] = np.log1p(flat[pending])
     assert np.array_equal(expected, got, equal_nan=True)

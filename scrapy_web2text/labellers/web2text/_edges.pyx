@@ -65,3 +65,59 @@ cdef int64_t _tree_distance(const int64_t[:, :] chain, Py_ssize_t i, int levels)
             if up + across < best and chain[i, up] == chain[i + 1, across] and chain[i + 1, across] >= 0:
                 best = up + across
     return 2 * levels + 2 if best == _NONE else best
+
+
+def edge_rows(const int64_t[:, :] chain, const uint8_t[:] break_before, const uint8_t[:] in_link,
+              const int64_t[:] path_ids, const int64_t[:] keywords, const int64_t[:] tag_marks,
+              const int64_t[:, :] node_table, const int64_t[:] block_nodes, const uint8_t[:] heading_lists,
+              const int64_t[:, :] table, Py_ssize_t spaces_at, Py_ssize_t first_at, Py_ssize_t last_at,
+              const int64_t[:] lengths, const double[:] bucket, const int64_t[:] starts, const int64_t[:] ends,
+              int levels, uint16_t ends_sentence, uint16_t upper):
+    """``(matrix, counts, ratios)``: the matrix of :func:`edge_comparisons` from the page's own arrays, as
+    :func:`.edges.edge_matrix` gathers them (each block's node's tag list, attributes and depth from ``node_table``
+    through ``block_nodes``, its heading bit from ``heading_lists`` by tag list, its spaces and first and last
+    character's property bits from the compiled counts ``table``); what the logarithm columns take the logarithm
+    of, in float64: ``counts`` (3, n_blocks - 1) the source gaps (at least 0), depth differences and tree distances,
+    ``ratios`` the length ratios."""
+    cdef Py_ssize_t pairs = block_nodes.shape[0] - 1, i
+    out = np.zeros((pairs, _COLUMNS), np.float32)
+    counts_array, ratios_array = np.empty((3, pairs)), np.empty(pairs)
+    cdef float[:, ::1] rows = out
+    cdef double[:, ::1] counts = counts_array
+    cdef double[::1] ratios = ratios_array
+    cdef int64_t d, left_node, right_node, left_tags, right_tags, gap, depth_difference
+    cdef uint16_t first, last
+    for i in range(pairs):
+        left_node, right_node = block_nodes[i], block_nodes[i + 1]
+        left_tags, right_tags = node_table[left_node, 5], node_table[right_node, 5]
+        d = _tree_distance(chain, i, levels)
+        last = <uint16_t>table[i, last_at]
+        first = <uint16_t>table[i + 1, first_at]
+        rows[i, 0] = d == 2
+        rows[i, 1] = d == 3
+        rows[i, 2] = d == 4
+        rows[i, 3] = d > 4
+        rows[i, 4] = break_before[i + 1] != 0
+        rows[i, 5] = chain[i, 1] == chain[i + 1, 1]  # above the root both are -1: the same "parent", as in numpy
+        rows[i, 6] = chain[i, 2] == chain[i + 1, 2] and chain[i, 2] >= 0
+        rows[i, 7] = chain[i, 3] == chain[i + 1, 3] and chain[i, 3] >= 0
+        rows[i, 8] = left_tags == right_tags
+        rows[i, 9] = node_table[left_node, 6] == node_table[right_node, 6]
+        rows[i, 10] = path_ids[i] == path_ids[i + 1]
+        rows[i, 11] = in_link[i] != 0 and in_link[i + 1] != 0
+        rows[i, 12] = (in_link[i] != 0) != (in_link[i + 1] != 0)
+        rows[i, 13] = (last & ends_sentence) != 0
+        rows[i, 14] = (first & upper) != 0
+        rows[i, 17] = keywords[i] == keywords[i + 1]
+        rows[i, 18] = tag_marks[i] == tag_marks[i + 1]
+        rows[i, 20] = table[i, spaces_at] + 1 > 10 and table[i + 1, spaces_at] + 1 > 10  # over ten words each
+        rows[i, 21] = heading_lists[left_tags] != 0
+        rows[i, 22] = heading_lists[right_tags] != 0
+        rows[i, 24] = bucket[i] == bucket[i + 1]
+        gap = starts[i + 1] - ends[i]
+        depth_difference = node_table[left_node, 1] - node_table[right_node, 1]
+        counts[0, i] = <double>(gap if gap > 0 else 0)
+        counts[1, i] = <double>(depth_difference if depth_difference >= 0 else -depth_difference)
+        counts[2, i] = <double>d
+        ratios[i] = (<double>lengths[i] + 1.0) / (<double>lengths[i + 1] + 1.0)
+    return out, counts_array, ratios_array

@@ -13,7 +13,8 @@ import numpy as np
 from ...page import Page
 from ...page.compiled import load_twin, speedups_enabled
 from .counts import ENDS_SENTENCE, UPPER, edge_text_properties
-from .tag_groups import HEADING_TAGS, tag_masks
+from .logarithms import log1p_columns
+from .tag_groups import HEADING_TAGS, group_mask, tag_masks
 
 EDGE_FEATURES: tuple[str, ...] = (
     "tree_distance_2",
@@ -61,6 +62,8 @@ def edge_matrix(
     ancestors (at least ``EDGE_LEVELS`` levels, -1 above the root); ``tag_bits``: the tag lists' group bits
     (:func:`.tag_groups.tag_list_bits`); ``tag_marks``: :func:`.tag_groups.ancestor_marks`; ``table``: the
     compiled counts' table (:func:`.counts.text_table`) or ``None``; ``lengths``: :func:`.counts.block_lengths`."""
+    if compiled_edge_rows is not None and table is not None:
+        return _compiled_edge_matrix(page, chain, tag_bits, tag_marks, table[0], lengths)
     lengths = lengths.astype(float)
     spaces, first, last = edge_text_properties(page.texts, table)
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
@@ -81,6 +84,33 @@ def edge_matrix(
     out[:, 19] = np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1)))
     out[:, 23] = np.log1p(distance)
     return out
+
+
+def _compiled_edge_matrix(
+    page: Page, chain: np.ndarray, tag_bits: np.ndarray, tag_marks: np.ndarray, table: np.ndarray, lengths: np.ndarray
+) -> np.ndarray:
+    """:func:`edge_matrix` in one compiled pass over the pairs (``_edges.pyx``), which gathers what the Python path
+    gathers with numpy; the logarithms are numpy's (:mod:`.logarithms`), of the same float64 values."""
+    heading_lists = group_mask(tag_bits, HEADING_TAGS, HEADING_TAGS[0]).view(np.uint8)
+    out, counts, ratios = compiled_edge_rows(
+        chain, page.break_before.view(np.uint8), page.in_link.view(np.uint8), page.path_ids, page.ancestor_keywords,
+        tag_marks, page.node_table, page.block_nodes, heading_lists, table, *_TABLE_AT, lengths,
+        np.floor(np.log2(lengths + 1.0)), page.starts, page.ends, EDGE_LEVELS, ENDS_SENTENCE, UPPER,
+    )  # fmt: skip
+    log1p_columns(counts.reshape(-1, 1), _FIRST_COLUMN)
+    out[:, _COUNTED_AT] = counts.T
+    out[:, 19] = np.abs(np.log(ratios))
+    return out
+
+
+#: Where the compiled counts' table holds each block's spaces and its first and last character's property bits.
+(_COUNT_COLUMNS,) = load_twin(f"{__package__}._counts", "COLUMNS") or ((),)
+_TABLE_AT = tuple(
+    _COUNT_COLUMNS.index(name) for name in ("spaces", "first_properties", "last_properties") if _COUNT_COLUMNS
+)
+#: The columns of the source gap, the depth difference and the tree distance (log1p of counts).
+_COUNTED_AT = np.array([15, 16, 23])
+_FIRST_COLUMN = np.zeros(1, np.int64)
 
 
 def edge_comparisons(*inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,6 +182,7 @@ def _compiled_arguments(inputs: tuple) -> list:
     ]
 
 
-(_edge_comparisons,) = load_twin(f"{__package__}._edges", "edge_comparisons") or (None,)
-#: The compiled :func:`edge_comparisons`, or ``None`` where it is not built or turned off.
-compiled_edge_comparisons = _edge_comparisons if speedups_enabled() else None
+_edge_comparisons, _edge_rows = load_twin(f"{__package__}._edges", "edge_comparisons", "edge_rows") or (None, None)
+#: The compiled :func:`edge_comparisons` and the compiled :func:`edge_matrix` (its gathering and comparisons), or
+#: ``None`` where they are not built or turned off.
+compiled_edge_comparisons, compiled_edge_rows = (_edge_comparisons, _edge_rows) if speedups_enabled() else (None, None)

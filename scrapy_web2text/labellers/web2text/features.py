@@ -31,6 +31,7 @@ from .feature_names import BLOCK_FEATURE_BINARY as BLOCK_FEATURE_BINARY
 from .feature_names import BLOCK_FEATURES, NODE_STATISTICS, PAGE_STATISTICS, REGION_LEVELS, block_feature_names
 from .feature_names import EXTENDED_BLOCK_FEATURES as EXTENDED_BLOCK_FEATURES
 from .headline import matches_title
+from .logarithms import log1p_columns
 from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
 
 
@@ -65,7 +66,6 @@ _PLAIN_AT = [_STATISTIC_AT[name] for name in _PLAIN]
 #: at once (one call, and the same logarithm whichever path counted).
 _LOG_AT = [_STATISTIC_AT[name] for name in _PLAIN if name.startswith("log_")]
 _LOG_COLUMNS = np.array(_LOG_AT, np.int64)
-_LOG1P_TABLE = np.log1p(np.arange(4096.0))
 _LAYOUT = tuple(np.array(columns, np.int64) for columns in (_PER_CHAR_AT, _PER_WORD_AT, _CONTAINS_AT, _PLAIN_AT))
 
 
@@ -83,14 +83,7 @@ def _node_statistics(page: Page, counts: dict[str, np.ndarray]) -> tuple[np.ndar
         )  # fmt: skip
     else:
         out, totals = node_statistics_reference(page, summed, ends_punct, ends_question, page_words, source_length)
-    if compiled_log1p_counts is None:
-        out[:, _LOG_AT] = np.log1p(out[:, _LOG_AT])
-        return out, totals
-    # The counts are mostly small whole numbers: their logarithms read from a table of numpy's, the rest numpy's.
-    pending = compiled_log1p_counts(out, _LOG_COLUMNS, _LOG1P_TABLE)
-    if len(pending):
-        flat = out.reshape(-1)
-        flat[pending] = np.log1p(flat[pending])
+    log1p_columns(out, _LOG_COLUMNS)
     return out, totals
 
 
@@ -309,11 +302,10 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
 
 
-_TWINS = ("node_statistics", "block_rows", "ancestors", "extended_columns", "log1p_counts")
+_TWINS = ("node_statistics", "block_rows", "ancestors", "extended_columns")
 _statistics_twins = load_twin(f"{__package__}._statistics", *_TWINS)
-#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference`, :func:`ancestors_reference`,
-#: :func:`extended_columns_reference` and the logarithms of :func:`_node_statistics`, or ``None`` where they are not
-#: built or turned off.
-compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns, compiled_log1p_counts = (
+#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference`, :func:`ancestors_reference` and
+#: :func:`extended_columns_reference`, or ``None`` where they are not built or turned off.
+compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns = (
     _statistics_twins if _statistics_twins and speedups_enabled() else (None,) * len(_TWINS)
 )
