@@ -1,3 +1,4 @@
+import dataclasses
 import json
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from scrapy_web2text.labellers.web2text.network import (
     load_model,
     resolve_model_path,
 )
+from scrapy_web2text.labellers.web2text.layers import product_matrix, without_subnormals
 from scrapy_web2text.page import parse_page
 
 from .helpers import DATA, corpus_pages, fixture_text
@@ -273,3 +275,33 @@ def test_folded_first_layers_follow_replaced_weights_and_stay_off_where_they_do_
     page_x = block_features(page), edge_features(page)
     for a, b in zip(wide.potentials(*page_x), wide.reference_potentials(*page_x)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_subnormal_weights_are_multiplied_as_zeros_and_change_no_potential():
+    # Products with subnormal floats take a slow path on many x86 CPUs (five times the shipped model's time on an
+    # Intel Xeon); the matrices the networks multiply with hold none, and the potentials are those of the weights.
+    tiny = np.finfo(np.float32).tiny
+    weights = np.array([[tiny / 4, -tiny / 8, 0.0], [tiny, 0.5, -1e-30]], np.float32)
+    flushed = without_subnormals(weights)
+    np.testing.assert_array_equal(flushed, np.array([[0, 0, 0], [tiny, 0.5, -1e-30]], np.float32))
+    assert weights[0, 0] == tiny / 4  # the caller's array is left alone
+    normal = np.array([[1.0, 0.0]], np.float32)
+    assert without_subnormals(normal) is normal
+
+    model = load_model("default")
+    stored = [weight for weight, _ in model.unary + model.pairwise]
+    assert any(np.any((weight != 0) & (np.abs(weight) < tiny)) for weight in stored)  # what this test is about
+    first = model._first_layers()
+    matrices = [first.block_weight, first.edge_weight, *(product_matrix(weight) for weight in stored)]
+    for matrix in matrices:
+        assert not np.any((matrix != 0) & (np.abs(matrix) < tiny))
+    # The same networks in float64, where these weights are normal numbers and nothing is flushed.
+    wide = dataclasses.replace(
+        model,
+        unary=[(w.astype(np.float64), b.astype(np.float64)) for w, b in model.unary],
+        pairwise=[(w.astype(np.float64), b.astype(np.float64)) for w, b in model.pairwise],
+    )
+    page = parse_page(fixture_text("article.html"))
+    x, e = block_features(page, extended=True), edge_features(page)
+    for ours, exact in zip(model.potentials(x, e), wide.reference_potentials(x.astype(np.float64), e)):
+        assert np.abs(np.exp(ours) - np.exp(exact)).max() < 1e-5

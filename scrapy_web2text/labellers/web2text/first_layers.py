@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layers import Layers, conv_stack
+from .layers import Layers, conv_stack, without_subnormals
 
 
 @dataclass(frozen=True)
@@ -55,8 +55,8 @@ def fold(
         block_parts += [pair_weight[:, start : start + n_block, 0].T for start in (n_edge, n_edge + n_block)]
     block_weight = np.hstack(block_parts) * block_scale[:, None]
     return FirstLayers(
-        block_weight=np.ascontiguousarray(block_weight, np.float32),
-        edge_weight=np.ascontiguousarray(edge_part * edge_scale[:, None], np.float32),
+        block_weight=without_subnormals(np.ascontiguousarray(block_weight, np.float32)),
+        edge_weight=without_subnormals(np.ascontiguousarray(edge_part * edge_scale[:, None], np.float32)),
         unary_bias=unary_bias.astype(np.float32),
         pairwise_bias=pair_bias.astype(np.float32),
         block_mean=np.asarray(block_mean, np.float32),

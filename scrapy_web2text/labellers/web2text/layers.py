@@ -117,10 +117,28 @@ def product_matrix(weight: np.ndarray) -> np.ndarray:
         matrix = weight[:, :, 0].T
     else:
         matrix = weight.transpose(1, 2, 0).reshape(in_channels, kernel * out_channels)
+    matrix = without_subnormals(matrix)
     if len(_PRODUCT_MATRICES) >= _PRODUCT_MATRICES_KEPT:
         _PRODUCT_MATRICES.clear()
     _PRODUCT_MATRICES[id(weight)] = weight, matrix
     return matrix
+
+
+def without_subnormals(weights: np.ndarray) -> np.ndarray:
+    """``weights`` with its subnormal numbers (nonzero, smaller than the type's smallest normal number: 1.2e-38 in
+    float32) set to zero; ``weights`` itself when it holds none.
+
+    Training leaves some weights there (the shipped model has about 1,500 of its 78,000), and on many x86 CPUs a
+    multiplication that reads one takes a slow path in microcode: on an Intel Xeon the shipped model's products
+    took five times as long (3.0 against 0.6 ms on a page of 221 blocks).  A product of such a weight with a
+    feature is below 1e-33, far under the last bit of the sums it joins, so the potentials do not change."""
+    subnormal = np.abs(weights) < np.finfo(weights.dtype).tiny
+    subnormal &= weights != 0
+    if not subnormal.any():
+        return weights
+    flushed = weights.copy()
+    flushed[subnormal] = 0
+    return flushed
 
 
 def _shifted_taps(taps: np.ndarray, out_channels: int, kernel: int, dilation: int) -> np.ndarray:
