@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lxml import etree
 
 from scrapy_web2text.labellers.web2text.features import ALL_BLOCK_FEATURES, BLOCK_FEATURES, block_features
 from scrapy_web2text.labellers.web2text.headline import matches_title
 from scrapy_web2text.page import parse_page
+from scrapy_web2text.page.marks import head_titles
 from scrapy_web2text.research.alignment import align_labels, drop_comment_labels, drop_leading_headline
 from scrapy_web2text.research.benchmark import run_benchmark
 from scrapy_web2text.research.corpus import PageData
@@ -54,6 +56,23 @@ def test_title_and_og_title_are_read_from_the_head():
     )
     assert (page.title, page.og_title) == ("River defences | Daily Post", "River defences")
     assert _column(page, "matches_page_title").tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        "<html><head><title>Heads</title></head><body><p>x</p></body></html>",  # where the parser puts it
+        "<html><body><p>x</p></body><head><title>Heads</title></head></html>",  # built after parsing, below
+        "<html><body><div><head><title>Heads</title></head></div><head><title>Second</title></head></body></html>",
+        "<head><title>Heads</title></head>",
+        "<html><body><p>x</p></body></html>",
+    ],
+)
+def test_head_titles_come_from_the_first_head_in_document_order(layout):
+    root = etree.fromstring(layout)  # XML, so that the elements stay where written
+    heads = list(root.iter("head"))
+    expected = "".join(heads[0].find("title").itertext()) if heads else ""
+    assert head_titles(root) == (expected, "")
 
 
 def test_title_match_folds_case_and_takes_starts_and_ends_of_ten_characters():

@@ -180,6 +180,7 @@ MARKUP = [
     "<font color=red>old</font>",
     "<p>   </p>",
     "<div><div><div><span>deep</span></div></div></div>",
+    '<div class="outer"><section id="mid"><p class="inner">collapsed, each with attributes</p></section></div>',
 ]
 
 

@@ -22,9 +22,22 @@ cdef _int64_array(list values):
     return out
 
 
+cdef tuple _unchain(list links, Py_ssize_t chain):
+    """:func:`.cdom._unchain`: the tags and the attributes of a chain, outermost first (a Python call for each of a
+    page's hundred-odd chains cost more than the loop)."""
+    cdef list tags = [], attributes = []
+    cdef tuple link
+    while chain >= 0:
+        link = <tuple>links[chain]
+        chain = link[0]
+        tags.append(link[1])
+        if link[2]:
+            attributes.append(link[2])
+    return tuple(tags), " ".join(attributes)
+
+
 def finish(walker):
     """:meth:`.cdom._Walker._finish`: the same numbering and the same ``page`` fields, in loops over C arrays."""
-    _unchain = walker.unchain
     cdef Py_ssize_t count = len(walker.node_chains)
     sizes_array = _int64_array(walker.node_sizes)
     run_starts_array = _int64_array(walker.node_run_starts)

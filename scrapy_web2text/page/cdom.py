@@ -154,10 +154,11 @@ class _Walker:
     """
 
     # What the compiled walk and numbering (_cdom.pyx, _numbering.pyx) read of this module, which imports them (the
-    # walk's anchor word is _ANCHOR_WORD's match written out there: tests/test_speedups.py compares the two).
+    # walk's anchor word is _ANCHOR_WORD's match written out there, _unchain is written out in _numbering.pyx:
+    # tests/test_speedups.py compares the walks' node tables).
     TEXT_CHAIN, TAG_PATH_SEGMENTS = _TEXT_CHAIN, TAG_PATH_SEGMENTS
     STATE_WIDTH, NODE_WIDTH = len(_STATE_COLUMNS), len(NODE_COLUMNS)
-    block_text, unchain = staticmethod(block_text), staticmethod(_unchain)
+    block_text = staticmethod(block_text)
 
     def __init__(self, page: Page, max_blocks: int):
         self.page = page
