@@ -7,6 +7,7 @@ import pytest
 
 from scrapy_web2text import extract
 from scrapy_web2text.labellers.web2text.features import block_features, edge_features
+from scrapy_web2text.labellers.web2text.layers import product_matrix, without_subnormals
 from scrapy_web2text.labellers.web2text.network import (
     PACKAGED_MODELS,
     PAPER_CONFIG,
@@ -16,7 +17,6 @@ from scrapy_web2text.labellers.web2text.network import (
     load_model,
     resolve_model_path,
 )
-from scrapy_web2text.labellers.web2text.layers import product_matrix, without_subnormals
 from scrapy_web2text.page import parse_page
 
 from .helpers import DATA, corpus_pages, fixture_text
