@@ -15,6 +15,27 @@ cdef enum:
     _NONE = 99  # no common ancestor within the levels searched
 
 
+cdef inline void _structure_columns(float[:, ::1] rows, Py_ssize_t i, int64_t d, const int64_t[:, :] chain,
+                                    const uint8_t[:] break_before, const uint8_t[:] in_link,
+                                    const int64_t[:] path_ids, const int64_t[:] keywords,
+                                    const int64_t[:] tag_marks) noexcept nogil:
+    """The columns of pair ``i`` that both passes below compute alike: the tree distance ``d``'s, the break, the
+    shared ancestors, the tag paths, the links, the keywords and the tag marks."""
+    rows[i, 0] = d == 2
+    rows[i, 1] = d == 3
+    rows[i, 2] = d == 4
+    rows[i, 3] = d > 4
+    rows[i, 4] = break_before[i + 1] != 0
+    rows[i, 5] = chain[i, 1] == chain[i + 1, 1]  # above the root both are -1: the same "parent", as in numpy
+    rows[i, 6] = chain[i, 2] == chain[i + 1, 2] and chain[i, 2] >= 0
+    rows[i, 7] = chain[i, 3] == chain[i + 1, 3] and chain[i, 3] >= 0
+    rows[i, 10] = path_ids[i] == path_ids[i + 1]
+    rows[i, 11] = in_link[i] != 0 and in_link[i + 1] != 0
+    rows[i, 12] = (in_link[i] != 0) != (in_link[i + 1] != 0)
+    rows[i, 17] = keywords[i] == keywords[i + 1]
+    rows[i, 18] = tag_marks[i] == tag_marks[i + 1]
+
+
 def edge_comparisons(const int64_t[:, :] chain, const uint8_t[:] break_before, const uint8_t[:] in_link,
                      const int64_t[:] path_ids, const int64_t[:] keywords, const int64_t[:] tag_marks,
                      const int64_t[:] leaf_tags, const int64_t[:] leaf_attributes, const uint8_t[:] heading,
@@ -31,23 +52,11 @@ def edge_comparisons(const int64_t[:, :] chain, const uint8_t[:] break_before, c
     for i in range(pairs):
         d = _tree_distance(chain, i, levels)
         distances[i] = d
-        rows[i, 0] = d == 2
-        rows[i, 1] = d == 3
-        rows[i, 2] = d == 4
-        rows[i, 3] = d > 4
-        rows[i, 4] = break_before[i + 1] != 0
-        rows[i, 5] = chain[i, 1] == chain[i + 1, 1]  # above the root both are -1: the same "parent", as in numpy
-        rows[i, 6] = chain[i, 2] == chain[i + 1, 2] and chain[i, 2] >= 0
-        rows[i, 7] = chain[i, 3] == chain[i + 1, 3] and chain[i, 3] >= 0
+        _structure_columns(rows, i, d, chain, break_before, in_link, path_ids, keywords, tag_marks)
         rows[i, 8] = leaf_tags[i] == leaf_tags[i + 1]
         rows[i, 9] = leaf_attributes[i] == leaf_attributes[i + 1]
-        rows[i, 10] = path_ids[i] == path_ids[i + 1]
-        rows[i, 11] = in_link[i] != 0 and in_link[i + 1] != 0
-        rows[i, 12] = (in_link[i] != 0) != (in_link[i + 1] != 0)
         rows[i, 13] = (last[i] & ends_sentence) != 0
         rows[i, 14] = (first[i + 1] & upper) != 0
-        rows[i, 17] = keywords[i] == keywords[i + 1]
-        rows[i, 18] = tag_marks[i] == tag_marks[i + 1]
         rows[i, 20] = spaces[i] + 1 > 10 and spaces[i + 1] + 1 > 10  # more than ten words each
         rows[i, 21] = heading[i] != 0
         rows[i, 22] = heading[i + 1] != 0
@@ -93,23 +102,11 @@ def edge_rows(const int64_t[:, :] chain, const uint8_t[:] break_before, const ui
         d = _tree_distance(chain, i, levels)
         last = <uint16_t>table[i, last_at]
         first = <uint16_t>table[i + 1, first_at]
-        rows[i, 0] = d == 2
-        rows[i, 1] = d == 3
-        rows[i, 2] = d == 4
-        rows[i, 3] = d > 4
-        rows[i, 4] = break_before[i + 1] != 0
-        rows[i, 5] = chain[i, 1] == chain[i + 1, 1]  # above the root both are -1: the same "parent", as in numpy
-        rows[i, 6] = chain[i, 2] == chain[i + 1, 2] and chain[i, 2] >= 0
-        rows[i, 7] = chain[i, 3] == chain[i + 1, 3] and chain[i, 3] >= 0
+        _structure_columns(rows, i, d, chain, break_before, in_link, path_ids, keywords, tag_marks)
         rows[i, 8] = left_tags == right_tags
         rows[i, 9] = node_table[left_node, 6] == node_table[right_node, 6]
-        rows[i, 10] = path_ids[i] == path_ids[i + 1]
-        rows[i, 11] = in_link[i] != 0 and in_link[i + 1] != 0
-        rows[i, 12] = (in_link[i] != 0) != (in_link[i + 1] != 0)
         rows[i, 13] = (last & ends_sentence) != 0
         rows[i, 14] = (first & upper) != 0
-        rows[i, 17] = keywords[i] == keywords[i + 1]
-        rows[i, 18] = tag_marks[i] == tag_marks[i + 1]
         rows[i, 20] = table[i, spaces_at] + 1 > 10 and table[i + 1, spaces_at] + 1 > 10  # over ten words each
         rows[i, 21] = heading_lists[left_tags] != 0
         rows[i, 22] = heading_lists[right_tags] != 0
