@@ -131,6 +131,14 @@ def test_extract_with_lm_keeps_the_article_and_drops_the_menu():
     assert extract("<html><body></body></html>", method="lm").main_text == ""
 
 
+def test_shipped_head_multiplies_no_subnormal_weight():
+    tiny = np.finfo(np.float32).tiny
+    with np.load(MODELS / "lm.npz") as stored:
+        assert any(np.any((stored[k] != 0) & (np.abs(stored[k]) < tiny)) for k in stored.files)  # what this is about
+    for weight, _ in load_lm().layers:
+        assert not np.any((weight != 0) & (np.abs(weight) < tiny))
+
+
 def test_smoothing_and_threshold_change_decisions():
     model = _tiny_model()
     model.transitions = np.log(np.array([[0.9, 0.1], [0.1, 0.9]]))

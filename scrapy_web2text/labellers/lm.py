@@ -34,6 +34,7 @@ import numpy as np
 from ..page import Page
 from .base import Labelling, load_weights_file
 from .encoder import ENCODER_NAME, MAX_TOKENS, load_encoder
+from .web2text.layers import without_subnormals
 from .web2text.viterbi import viterbi
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
@@ -213,7 +214,9 @@ class LMModel:
         layers = []
         for depth in range(int(meta.get("layers", 0))):
             try:
-                layers.append((loaded[f"weight{depth}"].astype(np.float32), loaded[f"bias{depth}"].astype(np.float32)))
+                # Subnormal weights slow products down on many CPUs (docs/speed.rst); the shipped head has 284.
+                weight = without_subnormals(loaded[f"weight{depth}"].astype(np.float32))
+                layers.append((weight, loaded[f"bias{depth}"].astype(np.float32)))
             except KeyError as error:
                 raise ValueError(f"{stem}.npz lacks {error}") from error
         transitions = loaded.get("transitions", np.zeros(0)).astype(np.float64)
