@@ -136,3 +136,25 @@ def test_feature_statistics_come_from_training_pages(pages):
     stacked = np.concatenate([p.block_x[:, : len(model.block_features)] for p in train_pages[:8]])
     non_binary = model.block_std != 1
     np.testing.assert_allclose(model.block_mean[non_binary], stacked.mean(axis=0)[non_binary], rtol=1e-4, atol=1e-5)
+
+
+def test_subnormals_are_flushed_while_a_recipe_that_asks_for_it_trains_and_only_then(pages, monkeypatch):
+    from scrapy_web2text.research.train import trainer
+
+    seen = []
+    real_fit = trainer.fit
+
+    def fit_noting_subnormal_arithmetic(torch, *args, **kwargs):
+        seen.append((torch.tensor([1e-39], dtype=torch.float32) * 1.0).item())
+        return real_fit(torch, *args, **kwargs)
+
+    monkeypatch.setattr(trainer, "fit", fit_noting_subnormal_arithmetic)
+    train_pages, validation_pages = pages
+    flushing = {**trainer.CONFIGS["paper"], "flush_denormals": True}
+    trainer.train(train_pages[:8], validation_pages[:3], flushing, iterations=5, seed=7, threads=1)
+    assert seen == [0.0, 0.0]  # both networks trained with subnormal results read as zero
+    assert (torch.tensor([1e-39], dtype=torch.float32) * 1.0).item() > 0  # and the process is left as it was
+    seen.clear()
+    trainer.train(train_pages[:8], validation_pages[:3], "paper", iterations=5, seed=7, threads=1)
+    assert len(seen) == 2 and all(value > 0 for value in seen)
+    assert trainer.CONFIGS["default"]["flush_denormals"] is True and "flush_denormals" not in trainer.CONFIGS["paper"]

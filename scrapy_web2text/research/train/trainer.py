@@ -8,6 +8,7 @@ checkpoint with the lowest validation error kept (Vogels et al. §4.1).
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import time
@@ -59,6 +60,9 @@ CONFIGS: dict[str, dict] = {
         "loss_weight": "log_chars",
         "select_on": "word_f1",
         "choose_threshold": True,
+        # Training drives some weights to subnormal floats, which many x86 CPUs multiply slowly; flushed to zero
+        # the default recipe trains in about two thirds of the time on an Intel Xeon (docs/training.rst).
+        "flush_denormals": True,
     },
 }
 
@@ -108,9 +112,32 @@ def train(
 ) -> Web2TextModel:
     """Train both networks and return the numpy model (not yet saved)."""
     torch = require_torch()
+    with _flushing_denormals(torch, bool(config_of(config).get("flush_denormals"))):
+        return _train(torch, train_pages, validation_pages, config, seed, iterations, corpora, threads)
+
+
+def config_of(config: dict | str) -> dict:
+    """A named configuration (:data:`CONFIGS`) or the given one, copied."""
+    return dict(CONFIGS[config] if isinstance(config, str) else config)
+
+
+@contextlib.contextmanager
+def _flushing_denormals(torch, flush: bool):
+    """Subnormal floats read as zero in this thread (torch's and numpy's arithmetic) while training, if ``flush``."""
+    if not flush:
+        yield
+        return
+    torch.set_flush_denormal(True)
+    try:
+        yield
+    finally:
+        torch.set_flush_denormal(False)
+
+
+def _train(torch, train_pages, validation_pages, config, seed, iterations, corpora, threads) -> Web2TextModel:
     from .networks import ConvStack
 
-    config = dict(CONFIGS[config] if isinstance(config, str) else config)
+    config = config_of(config)
     if iterations is not None:
         config["iterations"] = iterations
     if not train_pages or not validation_pages:
