@@ -62,7 +62,7 @@ def test_title_and_og_title_are_read_from_the_head():
     "layout",
     [
         "<html><head><title>Heads</title></head><body><p>x</p></body></html>",  # where the parser puts it
-        "<html><body><p>x</p></body><head><title>Heads</title></head></html>",  # built after parsing, below
+        "<html><body><p>x</p></body><head><title>Heads</title></head></html>",  # a head after the body
         "<html><body><div><head><title>Heads</title></head></div><head><title>Second</title></head></body></html>",
         "<head><title>Heads</title></head>",
         "<html><body><p>x</p></body></html>",

@@ -112,13 +112,9 @@ def train(
 ) -> Web2TextModel:
     """Train both networks and return the numpy model (not yet saved)."""
     torch = require_torch()
-    with _flushing_denormals(torch, bool(config_of(config).get("flush_denormals"))):
+    config = dict(CONFIGS[config] if isinstance(config, str) else config)
+    with _flushing_denormals(torch, bool(config.get("flush_denormals"))):
         return _train(torch, train_pages, validation_pages, config, seed, iterations, corpora, threads)
-
-
-def config_of(config: dict | str) -> dict:
-    """A named configuration (:data:`CONFIGS`) or the given one, copied."""
-    return dict(CONFIGS[config] if isinstance(config, str) else config)
 
 
 @contextlib.contextmanager
@@ -134,10 +130,10 @@ def _flushing_denormals(torch, flush: bool):
         torch.set_flush_denormal(False)
 
 
-def _train(torch, train_pages, validation_pages, config, seed, iterations, corpora, threads) -> Web2TextModel:
+def _train(torch, train_pages, validation_pages, config: dict, seed, iterations, corpora, threads) -> Web2TextModel:
+    """:func:`train`'s work, on ``config``: the caller's copy, which it changes."""
     from .networks import ConvStack
 
-    config = config_of(config)
     if iterations is not None:
         config["iterations"] = iterations
     if not train_pages or not validation_pages:
