@@ -324,7 +324,8 @@ def extract(
     ``html`` is ``str`` or ``bytes`` (bytes are decoded by BOM, ``encoding``,
     ``<meta charset>``, UTF-8, then Windows-1252; never raising).  Any other
     type raises ``TypeError``.  ``threshold`` is the probability a block
-    needs to be kept (default: the model's, 0.5); ``model`` a loaded
+    needs to be kept (default: the model's, which also decodes a page it leaves
+    empty once more at half the page's highest probability); ``model`` a loaded
     :class:`~scrapy_web2text.Web2TextModel`, a packaged model's name or
     a path (default: the shipped model, loaded once per process).
     ``method`` picks the labeller (see :mod:`scrapy_web2text.labellers`; a registered name or a dotted path).

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scrapy_web2text import extract, load_model
+from scrapy_web2text.page import parse_page
 
 from .helpers import corpus_file
 from .scrapy_support import REPO
@@ -73,3 +74,20 @@ def test_an_ensemble_of_one_model_twice_labels_as_that_model():
     other_lambda = dataclasses.replace(model, config={**model.config, "lambda": model.lam + 0.1})
     with pytest.raises(ValueError, match="λ"):
         ensemble.EnsembleModel.of([model, other_lambda])
+
+
+def test_cross_validation_labels_each_page_with_the_model_that_held_it_out():
+    cross = _script("cross_validation")
+    ids = [f"page-{n}" for n in range(40)]
+    folds = [cross.fold_of(page_id) for page_id in ids]
+    assert folds == [cross.fold_of(page_id) for page_id in ids]  # the same split on every call
+    assert 10 <= sum(folds) <= 30  # both folds hold a fair share
+    model = load_model()
+    models = [
+        dataclasses.replace(model, metadata={**model.metadata, "name": f"fold{fold}"}) for fold in range(cross.FOLDS)
+    ]
+    labeller = cross.OutOfFold(models)
+    html = build_site(articles=1, extras=False).resources["/article/0.html"].body
+    records = [{"id": page_id, "html": html} for page_id in ids]
+    seen = [labeller(parse_page(record["html"])).model_name for record in labeller.records(records)]
+    assert seen == [f"fold{fold}" for fold in folds]

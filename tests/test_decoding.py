@@ -3,7 +3,13 @@ import itertools
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text import caption_blocks, drop_captions, drop_excerpt_teasers, excerpt_teasers
+from scrapy_web2text.labellers.web2text import (
+    caption_blocks,
+    decode_empty_page_again,
+    drop_captions,
+    drop_excerpt_teasers,
+    excerpt_teasers,
+)
 from scrapy_web2text.labellers.web2text.viterbi import sequence_score, threshold_bias, viterbi
 from scrapy_web2text.page import parse_page
 
@@ -149,3 +155,38 @@ def test_extract_leaves_excerpt_teasers_out_of_the_main_text():
 
     result = extract(_blog(3))
     assert "cut short" not in result.main_text and "Another post" not in result.main_text
+
+
+# --- a page the model's threshold empties ----------------------------------------------------------------------
+
+
+def _log_potentials(p_content):
+    p = np.asarray(p_content, np.float64)
+    return np.log(np.stack([1 - p, p], axis=1)), np.zeros((len(p) - 1, 2, 2))
+
+
+def test_an_emptied_page_is_decoded_again_at_half_its_highest_probability():
+    unary, pair = _log_potentials([0.05, 0.30, 0.32, 0.02, 0.15])
+    assert not viterbi(unary, pair, 0.0, 0.45).any()
+    # Half of 0.32 is 0.16: the two likeliest blocks clear it, 0.15 does not.
+    assert list(decode_empty_page_again(unary, pair, 0.0, 0.45)) == [0, 1, 1, 0, 0]
+    # Nothing to decode again: no blocks, or half the highest probability is not below the threshold.
+    assert decode_empty_page_again(np.zeros((0, 2)), np.zeros((0, 2, 2)), 0.1, 0.45) is None
+    unary, pair = _log_potentials([0.95, 0.05])
+    assert decode_empty_page_again(unary, pair, 0.0, 0.45) is None
+
+
+def test_extract_decodes_an_emptied_page_again_only_at_the_models_own_threshold():
+    import copy
+
+    from scrapy_web2text import extract
+    from scrapy_web2text.labellers.web2text.network import load_model
+
+    strict = copy.copy(load_model(None))
+    strict.config = {**strict.config, "threshold": 0.999}
+    html = _blog(0)
+    assert extract(html, model=strict, threshold=0.999).main_text == ""
+    again = extract(html, model=strict)
+    assert "The post itself" in again.main_text
+    relative = 0.5 * max(block.probability for block in again.blocks)
+    assert again.main_text == extract(html, model=strict, threshold=relative).main_text

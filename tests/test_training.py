@@ -158,3 +158,32 @@ def test_subnormals_are_flushed_while_a_recipe_that_asks_for_it_trains_and_only_
     trainer.train(train_pages[:8], validation_pages[:3], "paper", iterations=5, seed=7, threads=1)
     assert len(seen) == 2 and all(value > 0 for value in seen)
     assert trainer.CONFIGS["default"]["flush_denormals"] is True and "flush_denormals" not in trainer.CONFIGS["paper"]
+
+
+def test_weight_average_follows_the_weights_and_is_swapped_in_only_inside_its_block():
+    torch = pytest.importorskip("torch")
+    from scrapy_web2text.research.train.fitting import _WeightAverage
+
+    network = torch.nn.Linear(2, 1, bias=False)
+    with torch.no_grad():
+        network.weight.copy_(torch.tensor([[0.0, 0.0]]))
+    average = _WeightAverage(torch, network, 0.75)
+    with torch.no_grad():
+        network.weight.copy_(torch.tensor([[4.0, 8.0]]))
+    average.update()  # 0.75 * old + 0.25 * new
+    with average.swapped_in():
+        assert network.weight.tolist() == [[1.0, 2.0]]
+    assert network.weight.tolist() == [[4.0, 8.0]]
+    for decay in (1.0, -0.1):
+        with pytest.raises(ValueError, match="ema_decay"):
+            _WeightAverage(torch, network, decay)
+
+
+def test_checkpoints_from_the_weight_average_give_other_weights(pages):
+    from scrapy_web2text.research.train.trainer import CONFIGS, train
+
+    train_pages, validation_pages = pages
+    plain = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    averaged_config = {**CONFIGS["paper"], "ema_decay": 0.9}
+    averaged = train(train_pages[:8], validation_pages[:3], averaged_config, iterations=30, seed=7, threads=1)
+    assert not np.array_equal(plain.unary[-1][0], averaged.unary[-1][0])

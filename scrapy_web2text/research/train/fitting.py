@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 
@@ -29,6 +30,7 @@ def fit(
     scheduler = (
         torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, config["iterations"]) if schedule == "cosine" else None
     )
+    average = _WeightAverage(torch, network, config.get("ema_decay"))
     loss_function = torch.nn.CrossEntropyLoss(reduction="none")
     fragment = config["fragment_length"]
     offsets = np.arange(fragment)
@@ -59,17 +61,19 @@ def fit(
         optimiser.step()
         if scheduler is not None:
             scheduler.step()
+        average.update()
         if iteration % every == 0 or iteration == iterations:
-            error, validation_loss = validate(torch, network, validation)
-            score = select(network) if select is not None else -error
-            if score > best["score"]:
-                best = {
-                    "score": score,
-                    "error": error,
-                    "loss": validation_loss,
-                    "iteration": iteration,
-                    "state": {k: v.detach().clone() for k, v in network.state_dict().items()},
-                }
+            with average.swapped_in():
+                error, validation_loss = validate(torch, network, validation)
+                score = select(network) if select is not None else -error
+                if score > best["score"]:
+                    best = {
+                        "score": score,
+                        "error": error,
+                        "loss": validation_loss,
+                        "iteration": iteration,
+                        "state": {k: v.detach().clone() for k, v in network.state_dict().items()},
+                    }
             progress.update(every if iteration % every == 0 else iteration % every)
             progress.set_postfix(
                 train_loss=f"{loss.item():.3f}", val_loss=f"{validation_loss:.3f}", val_error=f"{error:.4f}"
@@ -109,6 +113,45 @@ def validate(torch, network, data: Sequences) -> tuple[float, float]:
             wrong += int((logits.argmax(-1) != target).sum())
             total += n
     return (wrong / total, loss_sum / total) if total else (0.0, 0.0)
+
+
+class _WeightAverage:
+    """An exponential moving average of the weights (``ema_decay``, e.g. 0.999), which checkpoints are taken from.
+
+    The average of the last ~1/(1 - decay) steps moves less from one checkpoint to the next than the weights do,
+    so the checkpoint chosen on validation depends less on where the last mini-batches happened to push them.
+    """
+
+    def __init__(self, torch, network, decay):
+        self.torch, self.network = torch, network
+        self.decay = float(decay) if decay else 0.0
+        if not 0.0 <= self.decay < 1.0:
+            raise ValueError(f"ema_decay must be in [0, 1), not {decay!r}")
+        self.average = [p.detach().clone() for p in network.parameters()] if self.decay else None
+
+    def update(self) -> None:
+        if self.average is None:
+            return
+        with self.torch.no_grad():
+            for kept, current in zip(self.average, self.network.parameters()):
+                kept.lerp_(current, 1.0 - self.decay)
+
+    @contextlib.contextmanager
+    def swapped_in(self):
+        """The network holds the averaged weights inside the block, its own again after."""
+        if self.average is None:
+            yield
+            return
+        own = [p.detach().clone() for p in self.network.parameters()]
+        with self.torch.no_grad():
+            for parameter, kept in zip(self.network.parameters(), self.average):
+                parameter.copy_(kept)
+        try:
+            yield
+        finally:
+            with self.torch.no_grad():
+                for parameter, mine in zip(self.network.parameters(), own):
+                    parameter.copy_(mine)
 
 
 class _NoProgress:
