@@ -85,7 +85,8 @@ class Extraction:
     ``stripped_attributes`` that attributes past ``page.MAX_ATTRIBUTES`` on
     one element were removed (see the robustness documentation), ``from_noscript`` that the page showed its text
     only to readers without JavaScript and was read from its ``<noscript>`` elements (``page.parse.NOSCRIPT_SHARE``,
-    ``MIN_NOSCRIPT_CHARS``).
+    ``MIN_NOSCRIPT_CHARS``).  ``decoded_again`` says the model's own threshold kept no block, so the page was
+    labelled again at half its highest p(content) (see the model documentation).
     ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
@@ -107,6 +108,7 @@ class Extraction:
     flattened: bool = False
     stripped_attributes: bool = False
     from_noscript: bool = False
+    decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     skipped: str | None = None
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
@@ -347,5 +349,12 @@ def extract(
     result = labeller(page, model=model, threshold=threshold)
     timings = {"parse": parse_ms, **result.timings}
     return build_extraction(
-        page, result.keep, result.probabilities, url=url, method=method, model=result.model_name, timings=timings
+        page,
+        result.keep,
+        result.probabilities,
+        url=url,
+        method=method,
+        model=result.model_name,
+        timings=timings,
+        decoded_again=result.decoded_again,
     )

@@ -185,8 +185,10 @@ def test_extract_decodes_an_emptied_page_again_only_at_the_models_own_threshold(
     strict = copy.copy(load_model(None))
     strict.config = {**strict.config, "threshold": 0.999}
     html = _blog(0)
-    assert extract(html, model=strict, threshold=0.999).main_text == ""
+    given = extract(html, model=strict, threshold=0.999)
+    assert given.main_text == "" and not given.decoded_again
     again = extract(html, model=strict)
-    assert "The post itself" in again.main_text
+    assert "The post itself" in again.main_text and again.decoded_again
+    assert not extract(html).decoded_again  # the shipped threshold keeps the post at once
     relative = 0.5 * max(block.probability for block in again.blocks)
     assert again.main_text == extract(html, model=strict, threshold=relative).main_text

@@ -89,6 +89,19 @@ def test_main_text_joins_the_content_blocks(untrained_model):
     assert all(label == "content" for label, _, _ in out[0]["web2text_blocks"])  # compact: label, p, xpath
 
 
+def test_pages_the_models_own_threshold_empties_are_labelled_again_and_counted(tmp_path):
+    from scrapy_web2text.labellers.web2text.network import PAPER_CONFIG, Web2TextModel
+
+    strict = Web2TextModel.initialised({**PAPER_CONFIG, "threshold": 0.999}, seed=0).save(tmp_path / "strict")
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(strict)})
+    out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [{}])
+    assert out[0]["main_text"] and stat(crawler, "decoded_again") == 1
+    # A threshold the crawl sets is applied as it is: nothing clears 0.999, nothing is counted.
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(strict), "WEB2TEXT_THRESHOLD": 0.999})
+    out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [{}])
+    assert out[0]["main_text"] == "" and stat(crawler, "decoded_again") is None
+
+
 def test_requests_pass_through_untouched(crawler, middleware, monkeypatch):
     counter = ChainCounter(monkeypatch)
     request = Request("http://example.com/next")

@@ -199,6 +199,8 @@ class Web2TextComponent:
             self.inc("truncated")
         if result.from_noscript:
             self.inc("from_noscript")
+        if result.decoded_again:
+            self.inc("decoded_again")
         if self.stats is not None:
             for stage, ms in result.timings.items():
                 key = f"{PREFIX}/time_ms" if stage == "total" else f"{PREFIX}/time_ms/{stage}"

@@ -40,6 +40,7 @@ class PageResult:
     n_content_blocks: int = 0
     truncated: bool = False
     from_noscript: bool = False
+    decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
 
 
@@ -80,6 +81,7 @@ def run_chain(
         n_content_blocks=labels.count(CONTENT),
         truncated=extraction.truncated,
         from_noscript=extraction.from_noscript,
+        decoded_again=extraction.decoded_again,
         timings=dict(extraction.timings),
     )
     result.timings["total"] = 1000 * (time.perf_counter() - clock)

@@ -34,6 +34,8 @@ class Labelling:
     model_name: str | None = None
     #: Milliseconds per stage (``features``, ``network``, ``decode``...).
     timings: dict[str, float] = field(default_factory=dict)
+    #: The labeller's own threshold left the page empty, so it was labelled again at a lower one.
+    decoded_again: bool = False
 
 
 class Labeller(Protocol):

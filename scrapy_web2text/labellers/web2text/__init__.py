@@ -124,8 +124,8 @@ def resolve_model(model: Web2TextModel | str | Path | None) -> Web2TextModel:
 
 def web2text_labels(
     page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True
-) -> tuple[np.ndarray, np.ndarray, dict[str, float]]:
-    """Labels (1 = content), p(content) and stage timings for a parsed page.
+) -> tuple[np.ndarray, np.ndarray, dict[str, float], bool]:
+    """Labels (1 = content), p(content), stage timings and whether the page was decoded again.
 
     With the model's own threshold (``threshold=None``), a page that comes out empty is decoded again
     (:func:`decode_empty_page_again`); a threshold given is applied as it is.
@@ -142,9 +142,9 @@ def web2text_labels(
     else:
         lam = model.lam
     labels = viterbi(unary, pair, lam, threshold)
-    if own_threshold and not labels.any():
-        again = decode_empty_page_again(unary, pair, lam, threshold)
-        labels = labels if again is None else again
+    again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
+    if again is not None:
+        labels = again
     labels = drop_excerpt_teasers(page, drop_captions(page, labels))
     decode_done = time.perf_counter()
     timings = {
@@ -152,14 +152,14 @@ def web2text_labels(
         "network": 1000 * (network_done - features_done),
         "decode": 1000 * (decode_done - network_done),
     }
-    return labels.astype(bool), np.exp(unary[:, 1]), timings
+    return labels.astype(bool), np.exp(unary[:, 1]), timings, again is not None
 
 
 def web2text(page: Page, *, model=None, threshold=None, pairwise: bool = True) -> Labelling:
     """The full method: unary and pairwise potentials, Viterbi."""
     resolved = resolve_model(model)
-    keep, probabilities, timings = web2text_labels(page, resolved, threshold, pairwise=pairwise)
-    return Labelling(keep, probabilities, resolved.name, timings)
+    keep, probabilities, timings, decoded_again = web2text_labels(page, resolved, threshold, pairwise=pairwise)
+    return Labelling(keep, probabilities, resolved.name, timings, decoded_again)
 
 
 def web2text_unary(page: Page, *, model=None, threshold=None) -> Labelling:
