@@ -187,3 +187,21 @@ def test_checkpoints_from_the_weight_average_give_other_weights(pages):
     averaged_config = {**CONFIGS["paper"], "ema_decay": 0.9}
     averaged = train(train_pages[:8], validation_pages[:3], averaged_config, iterations=30, seed=7, threads=1)
     assert not np.array_equal(plain.unary[-1][0], averaged.unary[-1][0])
+
+
+def test_balanced_page_weights_give_every_page_the_same_total_and_unknown_values_are_refused(pages):
+    from scrapy_web2text.research.train.trainer import CONFIGS, PAGE_WEIGHT, _network_inputs, train
+
+    train_pages, validation_pages = pages
+    model = Web2TextModel.initialised(CONFIGS["default"], 0)
+    width, edges = len(model.block_features), train_pages[0].edge_x.shape[1]
+    model.block_mean, model.block_std = np.zeros(width, np.float32), np.ones(width, np.float32)
+    model.edge_mean, model.edge_std = np.zeros(edges, np.float32), np.ones(edges, np.float32)
+    plain = _network_inputs(train_pages[:4], model, "log_chars")
+    balanced = _network_inputs(train_pages[:4], model, "log_chars", balanced_pages=True)
+    assert len({round(float(w.sum())) for w in plain["uw"]}) > 1  # long pages weigh more by default
+    for before, after in zip(plain["uw"], balanced["uw"]):
+        assert after.sum() == pytest.approx(PAGE_WEIGHT, rel=1e-5)
+        assert after == pytest.approx(before * (PAGE_WEIGHT / before.sum()), rel=1e-5)  # same shares within a page
+    with pytest.raises(ValueError, match="page_weights"):
+        train(train_pages[:8], validation_pages[:3], {**CONFIGS["paper"], "page_weights": "pages"}, iterations=5)

@@ -67,6 +67,10 @@ CONFIGS: dict[str, dict] = {
 }
 
 
+#: With ``"page_weights": "balanced"``, each page's block weights are scaled to sum to this.
+PAGE_WEIGHT = 100.0
+
+
 def block_weights(texts: Sequence[str], scheme: str) -> np.ndarray:
     """Loss weight of each block: ``none`` (the paper), ``log_chars`` or ``sqrt_chars``
     (longer blocks weigh more: users score words, not blocks)."""
@@ -81,7 +85,11 @@ def block_weights(texts: Sequence[str], scheme: str) -> np.ndarray:
 
 
 def _network_inputs(
-    pages: Sequence[PageData], model: Web2TextModel, scheme: str, boilerplate_weight: float = 1.0
+    pages: Sequence[PageData],
+    model: Web2TextModel,
+    scheme: str,
+    boilerplate_weight: float = 1.0,
+    balanced_pages: bool = False,
 ) -> dict[str, list]:
     out: dict[str, list] = {key: [] for key in ("ux", "uy", "uw", "px", "py", "pw")}
     width = len(model.block_features)
@@ -89,6 +97,9 @@ def _network_inputs(
         block, edge = model.standardise(page.block_x[:, :width], page.edge_x)
         labels = page.labels.astype(np.int64)
         weights = block_weights(page.texts, scheme)
+        if balanced_pages and weights.sum() > 0:
+            # Every page weighs the same in all, as every page counts the same in a mean of per-page scores.
+            weights = (weights * (PAGE_WEIGHT / weights.sum())).astype(np.float32)
         out["ux"].append(block)
         out["uy"].append(labels)
         # A boilerplate block's unary loss weighs ``boilerplate_weight`` times as much (> 1 leans to precision).
@@ -153,8 +164,12 @@ def _train(torch, train_pages, validation_pages, config: dict, seed, iterations,
     fragment = config["fragment_length"]
     scheme = config.get("loss_weight", "none")
     boilerplate_weight = float(config.get("boilerplate_weight", 1.0))
-    train_in = _network_inputs(train_pages, model, scheme, boilerplate_weight)
-    valid_in = _network_inputs(validation_pages, model, scheme, boilerplate_weight)
+    page_weights = config.get("page_weights", "blocks")
+    if page_weights not in ("blocks", "balanced"):
+        raise ValueError(f"page_weights must be 'blocks' or 'balanced', not {page_weights!r}")
+    balanced = page_weights == "balanced"
+    train_in = _network_inputs(train_pages, model, scheme, boilerplate_weight, balanced)
+    valid_in = _network_inputs(validation_pages, model, scheme, boilerplate_weight, balanced)
     unary = ConvStack.from_config(config, "unary", train_in["ux"][0].shape[1])
     pairwise = ConvStack.from_config(config, "pairwise", train_in["px"][0].shape[1])
     scorer = WordScorer(validation_pages) if config.get("select_on") == "word_f1" else None
