@@ -55,14 +55,8 @@ def train_fold(args) -> None:
     train_pages, validation_pages = load_training_splits(files, cache_dir=args.cache_dir)
     seen = [page for page in train_pages if fold_of(page.id) != args.fold]
     config = {**CONFIGS["default"], **json.loads(args.recipe)}
-    model = train(
-        seen,
-        validation_pages,
-        config,
-        seed=args.seed,
-        corpora=[corpus_name(path) for path in files],
-        threads=args.threads,
-    )
+    corpora = [corpus_name(path) for path in files]
+    model = train(seen, validation_pages, config, seed=args.seed, corpora=corpora, threads=args.threads)
     written = model.save(f"{args.output}-fold{args.fold}")
     report = model.metadata["training"]
     print(f"{written}: {len(seen)} of {len(train_pages)} training pages, {report['seconds']} s")
