@@ -21,14 +21,14 @@ writes its rows).  Results are in docs/training.rst ("Out of fold").
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import zlib
 from collections.abc import Iterable, Iterator
 
+from scrapy_web2text.cli import MissingData, _data_files
 from scrapy_web2text.labellers.web2text import web2text
 from scrapy_web2text.labellers.web2text.network import Web2TextModel, load_model
-from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records, load_training_splits
+from scrapy_web2text.research.corpus import corpus_name, iter_records, load_training_splits
 from scrapy_web2text.research.peers import load_peers
 from scrapy_web2text.research.scoring import score_corpus
 from scrapy_web2text.research.tables import format_text, write_json
@@ -41,17 +41,10 @@ def fold_of(page_id: str) -> int:
     return zlib.crc32(page_id.encode("utf-8")) % FOLDS
 
 
-def corpus_files(data: list[str] | None) -> list[str]:
-    files = data or sorted(glob.glob(str(default_data_dir() / "*.jsonl.gz")))
-    if not files:
-        raise SystemExit(f"no corpus files: give --data, or put *.jsonl.gz in {default_data_dir()}")
-    return files
-
-
 def train_fold(args) -> None:
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
-    files = corpus_files(args.data)
+    files = _data_files(args)  # web2text train's: --data, else the data folder; MissingData saying so
     train_pages, validation_pages = load_training_splits(files, cache_dir=args.cache_dir)
     seen = [page for page in train_pages if fold_of(page.id) != args.fold]
     config = {**CONFIGS["default"], **json.loads(args.recipe)}
@@ -86,7 +79,7 @@ def score(args) -> None:
     labeller = OutOfFold([load_model(f"{args.models}-fold{fold}.npz") for fold in range(FOLDS)])
     peers, notes = load_peers(args.peers)
     rows: list[dict] = []
-    for path in corpus_files(args.data):
+    for path in _data_files(args):
         scores = score_corpus(
             labeller.records(iter_records(path, "train")),
             corpus_name(path),
@@ -124,7 +117,10 @@ def main(argv: list[str] | None = None) -> None:
         sub.add_argument("--data", nargs="+", metavar="FILE", help="corpora (default: all in $WEB2TEXT_DATA)")
     fold.add_argument("--cache-dir", default=None, help="feature cache (default ~/.cache/scrapy-web2text)")
     args = parser.parse_args(argv)
-    args.run(args)
+    try:
+        args.run(args)
+    except MissingData as error:
+        parser.error(str(error))
 
 
 if __name__ == "__main__":
