@@ -3,12 +3,14 @@ import itertools
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text import (
+from scrapy_web2text.labellers.web2text import decode_empty_page_again
+from scrapy_web2text.labellers.web2text.after_decoding import (
+    MIN_REPEAT_CHARS,
     caption_blocks,
-    decode_empty_page_again,
-    drop_captions,
-    drop_excerpt_teasers,
+    drop_after_decoding,
     excerpt_teasers,
+    kept_captions,
+    repeated_blocks,
 )
 from scrapy_web2text.labellers.web2text.viterbi import sequence_score, threshold_bias, viterbi
 from scrapy_web2text.page import parse_page
@@ -88,12 +90,15 @@ def test_caption_blocks_are_the_figcaption_and_table_caption_texts():
 def test_kept_captions_are_dropped_unless_they_are_most_of_the_kept_text():
     page = parse_page(_CAPTIONED)
     everything = np.ones(len(page), np.int64)
-    after = drop_captions(page, everything)
-    assert [text for text, kept in zip(page.texts, after) if kept] == [_BODY.strip(), _BODY.strip(), "cell"]
-    assert everything.all()  # the input is not changed
+    assert [text for text, caption in zip(page.texts, kept_captions(page, everything)) if caption] == [
+        "Photo:",
+        "Jane Doe",
+        "/ AP",
+        "Table 1",
+    ]
     # A page whose kept text is mostly its captions keeps them.
     only_captions = np.array([text in ("Photo:", "Jane Doe", "/ AP") for text in page.texts], np.int64)
-    assert list(drop_captions(page, only_captions)) == list(only_captions)
+    assert not kept_captions(page, only_captions).any()
 
 
 def test_extract_leaves_figure_captions_out_of_the_main_text():
@@ -123,7 +128,7 @@ def test_excerpts_of_other_posts_after_the_post_are_dropped_with_their_headlines
     page = parse_page(_blog(3))
     everything = np.ones(len(page), np.int64)
     assert len(page) == 7
-    assert _kept(page, drop_excerpt_teasers(page, everything)) == [_POST.strip()]
+    assert _kept(page, drop_after_decoding(page, everything)) == [_POST.strip()]
     assert everything.all()  # the input is not changed
     assert list(excerpt_teasers(page, everything)) == [False] + [True] * 6
 
@@ -155,6 +160,53 @@ def test_extract_leaves_excerpt_teasers_out_of_the_main_text():
 
     result = extract(_blog(3))
     assert "cut short" not in result.main_text and "Another post" not in result.main_text
+
+
+# --- a second copy of kept text --------------------------------------------------------------------------------
+
+_DESCRIPTION = ["A handmade stoneware mug, glazed white with dark speckles.", "Safe in the dishwasher and microwave."]
+
+
+def _shop(copies: int = 2) -> str:
+    description = "".join(f"<p>{line}</p>" for line in _DESCRIPTION)
+    layouts = "".join(f"<div class='description layout-{n}'>{description}</div>" for n in range(copies))
+    return f"<html><body><main><h1>White speckle mug</h1><p>Price: $60.00</p>{layouts}</main></body></html>"
+
+
+def test_a_second_copy_of_kept_text_under_another_parent_is_a_repeat():
+    page = parse_page(_shop())
+    everything = np.ones(len(page), np.int64)
+    repeats = repeated_blocks(page, everything)
+    assert page.texts[-4:] == _DESCRIPTION * 2
+    assert list(repeats) == [False] * (len(page) - 2) + [True, True]
+    assert _kept(page, drop_after_decoding(page, everything)).count(_DESCRIPTION[0]) == 1
+    assert everything.all()  # the input is not changed
+    assert not repeated_blocks(parse_page(_shop(copies=1)), np.ones(len(parse_page(_shop(1))), np.int64)).any()
+
+
+def test_repeats_under_one_parent_short_texts_and_dropped_first_copies_stay():
+    refrain = "And the river keeps on running to the sea."
+    page = parse_page(f"<div><p>{refrain}</p><p>A verse between the refrains.</p><p>{refrain}</p></div>")
+    assert page.texts.count(refrain) == 2
+    assert not repeated_blocks(page, np.ones(len(page), np.int64)).any()
+    short = "Add to cart"
+    assert len(short) < MIN_REPEAT_CHARS
+    page = parse_page(f"<div><p>{short}</p></div><section><p>{short}</p></section>")
+    assert not repeated_blocks(page, np.ones(len(page), np.int64)).any()
+    # The first copy labelled boilerplate: the second is the only kept one, not a repeat.
+    page = parse_page(_shop())
+    labels = np.ones(len(page), np.int64)
+    labels[-4:-2] = 0
+    assert not repeated_blocks(page, labels).any()
+    assert not repeated_blocks(parse_page(""), np.zeros(0, np.int64)).any()
+
+
+def test_extract_gives_a_text_shown_twice_once():
+    from scrapy_web2text import extract
+
+    result = extract(_shop())
+    assert result.main_text.count(_DESCRIPTION[0]) == 1
+    assert [block.is_content for block in result.blocks if block.text == _DESCRIPTION[1]] == [True, False]
 
 
 # --- a page the model's threshold empties ----------------------------------------------------------------------
