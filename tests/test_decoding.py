@@ -226,6 +226,10 @@ def test_an_emptied_page_is_decoded_again_at_half_its_highest_probability():
     assert decode_empty_page_again(np.zeros((0, 2)), np.zeros((0, 2, 2)), 0.1, 0.45) is None
     unary, pair = _log_potentials([0.95, 0.05])
     assert decode_empty_page_again(unary, pair, 0.0, 0.45) is None
+    # Every p(content) underflowing to 0 (a page of junk the model is sure of): it stays empty, no error.
+    unary = np.array([[0.0, -1000.0]] * 3)
+    assert float(np.exp(unary[:, 1].max())) == 0.0
+    assert decode_empty_page_again(unary, np.log(np.full((2, 2, 2), 0.25)), 0.1, 0.35) is None
 
 
 def test_extract_decodes_an_emptied_page_again_only_at_the_models_own_threshold():

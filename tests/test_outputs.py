@@ -76,7 +76,9 @@ def test_extract_markdown_with_the_shipped_model():
     lines = result.markdown.splitlines()
     assert "## What you need" in lines
     assert any(line.startswith("- ") for line in lines)
-    assert "Copyright 2026" not in result.markdown
+    # Markdown holds what the model keeps and nothing it drops (the menu, p(content) 0.08).
+    dropped = {block.text for block in result.blocks if not block.is_content}
+    assert "Home" in dropped and not any(text in result.markdown for text in dropped)
     assert result.html.startswith("<div>") and "<h2>" in result.html
 
 

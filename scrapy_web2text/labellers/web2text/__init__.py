@@ -40,7 +40,8 @@ def decode_empty_page_again(unary: np.ndarray, pair: np.ndarray, lam: float, thr
     if not len(unary):
         return None
     relative = EMPTY_PAGE_SHARE * float(np.exp(unary[:, 1].max()))
-    return viterbi(unary, pair, lam, relative) if relative < threshold else None
+    # 0 where every block's p(content) underflows (a page of junk): nothing is ranked above anything, it stays empty.
+    return viterbi(unary, pair, lam, relative) if 0.0 < relative < threshold else None
 
 
 def resolve_model(model: Web2TextModel | str | Path | None) -> Web2TextModel:
