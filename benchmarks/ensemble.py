@@ -30,7 +30,6 @@ precision .923; shipped + seed 0, .911 at .933); the wide unary network (three s
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
 import time
@@ -39,11 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
+from scrapy_web2text.cli import MissingData, _data_files
 from scrapy_web2text.labellers.base import get_labeller
 from scrapy_web2text.labellers.web2text.network import Web2TextModel, limit_blas_threads, resolve_model_path
 from scrapy_web2text.research.corpus import (
     corpus_name,
-    default_data_dir,
     iter_records,
     load_split,
     load_training_splits,
@@ -118,10 +117,6 @@ def parse_spec(spec: str) -> tuple[str, list[str], float | None]:
     return name, members.split("+"), float(threshold) if threshold else None
 
 
-def data_files(given: list[str] | None) -> list[str]:
-    return given or sorted(glob.glob(str(default_data_dir() / "*.jsonl.gz")))
-
-
 def validation_pages(files: list[str], cache_dir: str | None) -> list:
     pages = []
     for path in files:
@@ -144,7 +139,7 @@ def potentials_ms(model: Web2TextModel, pages: list, passes: int = 3) -> float:
 
 def score(args) -> int:
     limit_blas_threads()
-    files = data_files(args.data)
+    files = _data_files(args)
     pages = validation_pages(files, args.cache_dir)
     scorer = WordScorer(pages)
     loaded: dict[str, Web2TextModel] = {}
@@ -212,7 +207,7 @@ def print_table(rows: list[dict], names: list[str]) -> None:
 def train_member(args) -> int:
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
-    files = data_files(args.data)
+    files = _data_files(args)
     config = dict(CONFIGS["default"])
     if args.wide:
         config.update(name="default-wide", unary_filters=WIDE_UNARY_FILTERS)
@@ -232,7 +227,7 @@ def train_member(args) -> int:
     return 0
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", nargs="+", metavar="FILE", help="corpus files (default: all in the data folder)")
     parser.add_argument("--cache-dir", default=os.environ.get("WEB2TEXT_CACHE"), help="feature cache")
@@ -248,8 +243,11 @@ def main() -> int:
     training.add_argument("--wide", action="store_true", help=f"unary filters {WIDE_UNARY_FILTERS}")
     training.add_argument("--threads", type=int, default=1)
     training.set_defaults(handler=train_member)
-    args = parser.parse_args()
-    return args.handler(args)
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except MissingData as error:
+        parser.error(str(error))
 
 
 if __name__ == "__main__":

@@ -76,6 +76,14 @@ def test_an_ensemble_of_one_model_twice_labels_as_that_model():
         ensemble.EnsembleModel.of([model, other_lambda])
 
 
+def test_ensemble_names_a_missing_corpus_file_as_web2text_train_does(tmp_path, capsys):
+    missing = str(tmp_path / "nowhere.jsonl.gz")
+    with pytest.raises(SystemExit) as stop:
+        _script("ensemble").main([f"--data={missing}", "score", "one=default"])
+    assert stop.value.code == 2
+    assert f"corpus file(s) not found: {missing}" in capsys.readouterr().err
+
+
 def test_cross_validation_labels_each_page_with_the_model_that_held_it_out():
     cross = _script("cross_validation")
     ids = [f"page-{n}" for n in range(40)]
