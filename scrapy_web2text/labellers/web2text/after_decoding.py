@@ -3,7 +3,7 @@
 The CNNs label blocks one by one; some of what they keep is not main text under the label convention
 (docs/training.rst), and is plain to see once the whole labelling is known:
 
-1. captions and credits of images and tables (:func:`caption_blocks`);
+1. captions and credits of images and tables (:func:`kept_captions`);
 2. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 3. a second copy of kept text, which pages carry for another screen size or a carousel's loop
    (:func:`repeated_blocks`).
