@@ -181,7 +181,8 @@ def test_a_second_copy_of_kept_text_under_another_parent_is_a_repeat():
     assert list(repeats) == [False] * (len(page) - 2) + [True, True]
     assert _kept(page, drop_after_decoding(page, everything)).count(_DESCRIPTION[0]) == 1
     assert everything.all()  # the input is not changed
-    assert not repeated_blocks(parse_page(_shop(copies=1)), np.ones(len(parse_page(_shop(1))), np.int64)).any()
+    one_copy = parse_page(_shop(copies=1))
+    assert not repeated_blocks(one_copy, np.ones(len(one_copy), np.int64)).any()
 
 
 def test_repeats_under_one_parent_short_texts_and_dropped_first_copies_stay():
