@@ -1,7 +1,7 @@
 """The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``,
 ``_statistics.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
 
-The Python walk (:meth:`~scrapy_web2text.page.cdom._Walker.walk`) and the crowded-tag regex
+The Python walk (:meth:`~scrapy_web2text.page.walk.Walker.walk`) and the crowded-tag regex
 (:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
 and compares every output: the whole :class:`~scrapy_web2text.page.Page` (texts, tag paths, offsets, flags, masks,
 the node table, the distinct tag lists and attributes, the elements each block comes from).  The inputs cover what

@@ -26,8 +26,8 @@ def speedups_enabled() -> bool:
 class Speedups(NamedTuple):
     """The compiled functions, each the twin of a Python original (``tests/test_speedups.py``)."""
 
-    walk: Callable  # cdom._Walker.walk
-    finish: Callable  # cdom._Walker._finish
+    walk: Callable  # walk.Walker.walk
+    finish: Callable  # walk.Walker.number_nodes
     find: Callable  # the walk's str.find
     crowded_tag: Callable  # attributes._CROWDED_TAG.search
     excess_attribute_cuts: Callable  # attributes.excess_attribute_cuts
