@@ -23,8 +23,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from speed import load_pages  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
+from scrapy_web2text.blas import limit_blas_threads  # noqa: E402
 from scrapy_web2text.labellers.web2text import counts, features, layers, logarithms  # noqa: E402
-from scrapy_web2text.labellers.web2text.network import limit_blas_threads  # noqa: E402
 from scrapy_web2text.page import attributes, cdom  # noqa: E402
 
 decoder = sys.modules["scrapy_web2text.labellers.web2text.viterbi"]
