@@ -29,7 +29,7 @@ def compiled_extensions() -> list[Extension]:
             [f"scrapy_web2text/labellers/web2text/{name}.pyx"],
             optional=True,
         )
-        for name in ("_counts", "_edges", "_statistics", "_viterbi", "_layers")
+        for name in ("_counts", "_statistics", "_viterbi", "_layers")
     ]
     return cythonize([*page, *paths, *labellers], compiler_directives={"language_level": 3}, quiet=True)
 

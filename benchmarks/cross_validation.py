@@ -15,7 +15,7 @@ model's; they compare recipes, and rules after decoding, with each other and wit
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python benchmarks/cross_validation.py score cv --peers trafilatura
 
 ``train`` writes ``OUTPUT-fold0.npz`` (+ ``.json``) and so on; ``score`` prints the benchmark's table (``--json``
-writes its rows).  Results are in docs/training.rst ("Out of fold").
+writes its rows).  Results are in docs/research/training-experiments.rst ("Out of fold").
 """
 
 from __future__ import annotations

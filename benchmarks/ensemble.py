@@ -38,9 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
+from scrapy_web2text.blas import limit_blas_threads
 from scrapy_web2text.cli import MissingData, _data_files
 from scrapy_web2text.labellers.base import get_labeller
-from scrapy_web2text.labellers.web2text.network import Web2TextModel, limit_blas_threads, resolve_model_path
+from scrapy_web2text.labellers.web2text.network import Web2TextModel, resolve_model_path
 from scrapy_web2text.research.corpus import (
     corpus_name,
     iter_records,

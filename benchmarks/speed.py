@@ -36,10 +36,10 @@ sys.path.insert(0, str(REPO))
 from lxml import etree  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
+from scrapy_web2text.blas import limit_blas_threads  # noqa: E402
 from scrapy_web2text.extraction import build_extraction  # noqa: E402
-from scrapy_web2text.labellers.web2text import counts, edges, features, layers, logarithms, resolve_model  # noqa: E402
+from scrapy_web2text.labellers.web2text import counts, features, layers, logarithms, resolve_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
-from scrapy_web2text.labellers.web2text.network import limit_blas_threads  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
 from scrapy_web2text.page import Page, attributes, cdom, decode_html  # noqa: E402
 from scrapy_web2text.page.cdom import collect_blocks  # noqa: E402
@@ -117,8 +117,6 @@ def python_only(function, *args):
         (cdom, "compiled_walk"),
         (attributes, "SPEEDUPS"),
         (counts, "compiled_text_counts"),
-        (edges, "compiled_edge_comparisons"),
-        (edges, "compiled_edge_rows"),
         (features, "compiled_node_statistics"),
         (features, "compiled_block_rows"),
         (features, "compiled_ancestors"),

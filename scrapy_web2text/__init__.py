@@ -6,6 +6,7 @@
 ['content']
 """
 
+from . import blas  # noqa: F401 - applies $WEB2TEXT_BLAS_THREADS, where set, when the package is imported
 from ._moved import install_moved_module_aliases
 from .extraction import Block, Extraction, extract
 from .labellers.web2text.network import ModelError, Web2TextModel, load_model

@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     try:
-        from .labellers.web2text.network import limit_blas_threads
+        from .blas import limit_blas_threads
 
         limit_blas_threads()  # this command owns its process (see limit_blas_threads for why)
         return args.handler(args)

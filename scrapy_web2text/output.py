@@ -17,7 +17,7 @@ from typing import Any
 
 from lxml import etree
 
-from .page.compiled import load_lxml_twin
+from .page.compiled import load_twin
 
 #: Elements copied into the clean HTML (with their tag); every other element is unwrapped.
 KEPT_TAGS = frozenset(
@@ -63,7 +63,7 @@ def block_xpath(element: Any, is_tail: bool) -> str:
 
 
 #: The compiled twin of :func:`block_xpaths` (``_paths.pyx``), or ``None`` where it is not built or turned off.
-(compiled_block_xpaths,) = load_lxml_twin("scrapy_web2text._paths", "block_xpaths") or (None,)
+(compiled_block_xpaths,) = load_twin("scrapy_web2text._paths", "block_xpaths", reads_lxml=True) or (None,)
 
 
 def block_xpaths(root: Any, block_elements: Sequence[tuple[Any, bool]]) -> list[str]:
@@ -316,7 +316,9 @@ def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequ
 #: The inline elements a heading's text may sit in (``<h1><a><span>Title</span></a></h1>``).
 _INLINE_IN_HEADINGS = ("a", "span", "em", "strong", "b", "i")
 #: The compiled twin of :func:`_first_blocks_of_headings` (``_paths.pyx``), or ``None``.
-(compiled_first_blocks_of_headings,) = load_lxml_twin("scrapy_web2text._paths", "first_blocks_of_headings") or (None,)
+(compiled_first_blocks_of_headings,) = load_twin(
+    "scrapy_web2text._paths", "first_blocks_of_headings", reads_lxml=True
+) or (None,)
 
 
 def _first_blocks_of_headings(block_elements: Sequence[tuple[Any, bool]]) -> list[tuple[int, Any]]:

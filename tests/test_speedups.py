@@ -1,7 +1,7 @@
 """The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``,
-``_edges.pyx``, ``_statistics.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
+``_statistics.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
 
-The Python walk (:meth:`~scrapy_web2text.page.cdom._Walker.walk`) and the crowded-tag regex
+The Python walk (:meth:`~scrapy_web2text.page.walk.Walker.walk`) and the crowded-tag regex
 (:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
 and compares every output: the whole :class:`~scrapy_web2text.page.Page` (texts, tag paths, offsets, flags, masks,
 the node table, the distinct tag lists and attributes, the elements each block comes from).  The inputs cover what
@@ -23,12 +23,9 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_web2text.labellers.web2text import counts as counts_module
-from scrapy_web2text.labellers.web2text import edges as edges_module
 from scrapy_web2text.labellers.web2text import features as features_module
 from scrapy_web2text.labellers.web2text import logarithms as logarithms_module
 from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
-from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled_edge_comparisons
-from scrapy_web2text.labellers.web2text._edges import edge_rows as compiled_edge_rows
 from scrapy_web2text.labellers.web2text._statistics import ancestors as compiled_ancestors
 from scrapy_web2text.labellers.web2text._statistics import block_rows as compiled_block_rows
 from scrapy_web2text.labellers.web2text._statistics import extended_columns as compiled_extended_columns
@@ -80,8 +77,7 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
     # WEB2TEXT_PURE_PYTHON=1 (a developer ruling them out) must leave the Python originals running.
     if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
         assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
-        assert viterbi_module.compiled_best_path is None and edges_module.compiled_edge_comparisons is None
-        assert edges_module.compiled_edge_rows is None
+        assert viterbi_module.compiled_best_path is None
         assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
         assert features_module.compiled_ancestors is None and features_module.compiled_extended_columns is None
         assert logarithms_module.compiled_log1p_counts is None
@@ -89,8 +85,6 @@ def test_the_twins_are_in_use_unless_turned_off() -> None:
         assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
         assert counts_module.compiled_text_counts is compiled_text_counts
         assert viterbi_module.compiled_best_path is best_path
-        assert edges_module.compiled_edge_comparisons is compiled_edge_comparisons
-        assert edges_module.compiled_edge_rows is compiled_edge_rows
         assert features_module.compiled_node_statistics is compiled_node_statistics
         assert features_module.compiled_block_rows is compiled_block_rows
         assert features_module.compiled_ancestors is compiled_ancestors
@@ -434,11 +428,8 @@ def compiled_and_python(twins: list[tuple], compute) -> tuple:
 
 
 LOGARITHM_TWIN = (logarithms_module, "compiled_log1p_counts", compiled_log1p_counts)
-EDGE_TWINS = [
-    (edges_module, "compiled_edge_comparisons", compiled_edge_comparisons),
-    (edges_module, "compiled_edge_rows", compiled_edge_rows),
-    LOGARITHM_TWIN,
-]
+#: The edge features read each block's spaces and first and last characters from the compiled counts' table.
+EDGE_TWINS = [(counts_module, "compiled_text_counts", compiled_text_counts), LOGARITHM_TWIN]
 BLOCK_TWINS = [
     (features_module, f"compiled_{twin.__name__}", twin)
     for twin in (compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns)
@@ -446,40 +437,15 @@ BLOCK_TWINS = [
 
 
 def edge_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
-    """The page's edge features, alone (the compiled comparisons), with the compiled ones and the Python ones."""
+    """The page's edge features, alone, with the compiled counts and with the Python ones."""
     return compiled_and_python(EDGE_TWINS, lambda: edge_features(page))
 
 
 def shared_edge_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
     """The page's edge features as :func:`~scrapy_web2text.labellers.web2text.features.page_features` makes them,
-    from the pieces the block features share (the compiled gathering, comparisons and logarithms in one pass)."""
+    from the pieces the block features share."""
     pieces = features_module.PagePieces.of(page, features_module.EDGE_LEVELS)
     return compiled_and_python(EDGE_TWINS, lambda: edge_features(page, pieces))
-
-
-@SETTINGS
-@given(st.integers(2, 30), st.integers(0, 2**32 - 1))
-def test_same_edge_comparisons_on_random_inputs(n: int, seed: int) -> None:
-    # Chains of small node ids (so that neighbours often share ancestors) ending in -1 at random heights, and
-    # columns of few distinct values, so that every comparison is both true and false somewhere.
-    rng = np.random.default_rng(seed)
-    chain = rng.integers(0, 6, (n, edges_module.EDGE_LEVELS + 4))
-    chain[np.arange(chain.shape[1]) >= rng.integers(1, chain.shape[1] + 1, n)[:, None]] = -1
-
-    def few(values: int, dtype=np.int64) -> np.ndarray:
-        return rng.integers(0, values, n).astype(dtype)
-
-    inputs = (chain, few(2, bool), few(2, bool), few(3), few(3), few(3), few(3), few(3), few(2, bool))
-    inputs += (few(14), few(1 << 16, np.uint16), few(1 << 16, np.uint16), np.floor(rng.uniform(0, 3, n)))
-    python = edges_module.edge_comparisons(*inputs)
-    compiled = compiled_edge_comparisons(
-        *edges_module._compiled_arguments(inputs),
-        edges_module.EDGE_LEVELS,
-        counts_module.ENDS_SENTENCE,
-        counts_module.UPPER,
-    )
-    for expected, got in zip(python, compiled):
-        assert expected.dtype == got.dtype and np.array_equal(expected, got)
 
 
 def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:

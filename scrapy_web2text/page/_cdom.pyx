@@ -1,7 +1,7 @@
 # cython: language_level=3
-"""The CDOM walk of :meth:`.cdom._Walker.walk`, compiled: the same loop over libxml2's nodes instead of lxml's proxies.
+"""The CDOM walk of :meth:`.walk.Walker.walk`, compiled: the same loop over libxml2's nodes instead of lxml's proxies.
 
-:meth:`.cdom._Walker.walk` is the reference and the documentation of every step; this module is the same steps in
+:meth:`.walk.Walker.walk` is the reference and the documentation of every step; this module is the same steps in
 the same order, and ``tests/test_speedups.py`` holds the two to identical pages.  What changes is how the tree is
 read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
 ``text`` and ``tail`` of every element: about 1.5 µs of Python calls per element, the largest stage of ``extract()``
@@ -177,7 +177,7 @@ cdef bint _marking(xmlAttr* attribute):
 
 
 cdef tuple _state_key(xmlNode* node, long parent_number, object raw_tag, object document):
-    """The key of an element's state, as :meth:`.cdom._Walker.walk` builds it from ``keys()`` and ``get``."""
+    """The key of an element's state, as :meth:`.walk.Walker.walk` builds it from ``keys()`` and ``get``."""
     cdef xmlAttr* attribute = node.properties
     if attribute is NULL:
         return (parent_number, raw_tag)
@@ -286,7 +286,7 @@ cdef inline bint _word_character(Py_UCS4 c) noexcept:
 
 
 cdef object _anchor_word(str raw, Py_ssize_t* at):
-    """``cdom._ANCHOR_WORD.search(raw)``'s word (and its start in ``at``), or ``None``: ``\\w{3,24}|\\w+`` finds
+    """``walk._ANCHOR_WORD.search(raw)``'s word (and its start in ``at``), or ``None``: ``\\w{3,24}|\\w+`` finds
     the first run of word characters, at most 24 of them, whatever its length."""
     cdef Py_ssize_t n = len(raw), start = 0, end
     cdef int kind = PyUnicode_KIND(raw)
@@ -309,10 +309,10 @@ def anchor_word(str raw):
     return None if word is None else (word, at)
 
 
-def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in cdom._Walker.walk
-    """:meth:`.cdom._Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
+def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Walker.walk
+    """:meth:`.walk.Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
 
-    Returns whether the page has blocks (then ``_numbering.finish`` numbers the nodes, as ``walker._finish`` does
+    Returns whether the page has blocks (then ``_numbering.finish`` numbers the nodes, as ``walker.number_nodes`` does
     after the Python walk).
     """
     text_chain, block_text = walker.TEXT_CHAIN, walker.block_text

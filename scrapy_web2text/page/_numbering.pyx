@@ -1,7 +1,7 @@
 # cython: language_level=3
-"""The numbering of the CDOM nodes of :meth:`.cdom._Walker._finish`, compiled: the same steps in loops over C arrays.
+"""The numbering of the CDOM nodes of :meth:`.walk.Walker.number_nodes`, compiled: the same steps in loops over C arrays.
 
-:meth:`.cdom._Walker._finish` is the reference and explains the numbering; ``tests/test_speedups.py`` holds the two
+:meth:`.walk.Walker.number_nodes` is the reference and explains the numbering; ``tests/test_speedups.py`` holds the two
 to identical node tables, nodes and block columns.  What it needs of :mod:`.cdom` (which imports this module) it
 reads from the walker object, whose ``fill_page`` stores the result, as it does for the Python numbering.
 """
@@ -23,7 +23,7 @@ cdef _int64_array(list values):
 
 
 cdef tuple _unchain(list links, Py_ssize_t chain):
-    """:func:`.cdom._unchain`: the tags and the attributes of a chain, outermost first (a Python call for each of a
+    """:func:`.walk._unchain`: the tags and the attributes of a chain, outermost first (a Python call for each of a
     page's hundred-odd chains cost more than the loop)."""
     cdef list tags = [], attributes = []
     cdef tuple link
@@ -37,7 +37,7 @@ cdef tuple _unchain(list links, Py_ssize_t chain):
 
 
 def finish(walker):
-    """:meth:`.cdom._Walker._finish`: the same numbering and the same ``page`` fields, in loops over C arrays."""
+    """:meth:`.walk.Walker.number_nodes`: the same numbering and the same ``page`` fields, in loops over C arrays."""
     cdef Py_ssize_t count = len(walker.node_chains)
     sizes_array = _int64_array(walker.node_sizes)
     run_starts_array = _int64_array(walker.node_run_starts)

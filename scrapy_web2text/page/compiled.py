@@ -1,6 +1,6 @@
 """The compiled twins of this package's hot loops (``_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx`` here;
-the labellers' ``_counts.pyx``, ``_statistics.pyx``, ``_edges.pyx``, ``_viterbi.pyx`` and ``_layers.pyx`` through
-:func:`load_twin`, the block paths' ``_paths.pyx`` through :func:`load_lxml_twin`).
+the labellers' ``_counts.pyx``, ``_statistics.pyx``, ``_viterbi.pyx`` and ``_layers.pyx``, the block paths'
+``_paths.pyx``), all loaded by :func:`load_twin`.
 
 ``setup.py`` compiles them where a C compiler is at hand; without one the package installs all the same and runs
 the Python originals, which stay the reference (docs/speed.rst).  The walk reads lxml's C structures, so the module
@@ -26,47 +26,40 @@ def speedups_enabled() -> bool:
 class Speedups(NamedTuple):
     """The compiled functions, each the twin of a Python original (``tests/test_speedups.py``)."""
 
-    walk: Callable  # cdom._Walker.walk
-    finish: Callable  # cdom._Walker._finish
+    walk: Callable  # walk.Walker.walk
+    finish: Callable  # walk.Walker.number_nodes
     find: Callable  # the walk's str.find
     crowded_tag: Callable  # attributes._CROWDED_TAG.search
     excess_attribute_cuts: Callable  # attributes.excess_attribute_cuts
     lxml_version: str  # the lxml the walk was compiled against
 
 
-def load_speedups() -> Speedups | None:
-    """The compiled functions, or ``None`` where they are not built, turned off, or built for another lxml."""
-    if not speedups_enabled():
+def load_twin(module: str, *names: str, reads_lxml: bool = False) -> tuple | None:
+    """The one loader of the compiled twins: ``names`` of the compiled module ``module`` (dotted path), or ``None``
+    where it is not built, or, for a module that reads lxml's C structures (``reads_lxml``), where it was compiled
+    against another lxml major version or the speed-ups are turned off.  Whether to use the other twins is
+    :func:`speedups_enabled`'s to say, asked by the caller: a module may need a name (the column names of a table,
+    say) even where its function is turned off."""
+    if reads_lxml and not speedups_enabled():
         return None
-    try:
-        from ._attributes import crowded_tag, excess_attribute_cuts
-        from ._cdom import COMPILED_LXML_VERSION, find, walk
-        from ._numbering import finish
-    except ImportError:
-        return None
-    if COMPILED_LXML_VERSION.split(".")[0] != etree.__version__.split(".")[0]:
-        return None
-    return Speedups(walk, finish, find, crowded_tag, excess_attribute_cuts, COMPILED_LXML_VERSION)
-
-
-def load_twin(module: str, *names: str) -> tuple | None:
-    """``names`` of the compiled module ``module`` (dotted path), or ``None`` where it is not built.  Whether to use
-    them is :func:`speedups_enabled`'s to say, asked by the caller: a module may need a name (the column names of a
-    table, say) even where its function is turned off."""
     try:
         twin = importlib.import_module(module)
     except ImportError:
         return None
+    if reads_lxml and twin.COMPILED_LXML_VERSION.split(".")[0] != etree.__version__.split(".")[0]:
+        return None
     return tuple(getattr(twin, name) for name in names)
 
 
-def load_lxml_twin(module: str, *names: str) -> tuple | None:
-    """:func:`load_twin` for a module that reads lxml's C structures (it has ``COMPILED_LXML_VERSION``): ``None``
-    under another lxml major version than it was compiled against, or where the speed-ups are turned off."""
-    found = load_twin(module, "COMPILED_LXML_VERSION", *names) if speedups_enabled() else None
-    if found is None or found[0].split(".")[0] != etree.__version__.split(".")[0]:
+def load_speedups() -> Speedups | None:
+    """The page layer's compiled functions, or ``None`` where they are not built, turned off, or built for another
+    lxml."""
+    walk = load_twin(f"{__package__}._cdom", "walk", "find", "COMPILED_LXML_VERSION", reads_lxml=True)
+    numbering = load_twin(f"{__package__}._numbering", "finish")
+    scan = load_twin(f"{__package__}._attributes", "crowded_tag", "excess_attribute_cuts")
+    if walk is None or numbering is None or scan is None:
         return None
-    return found[1:]
+    return Speedups(walk[0], numbering[0], walk[1], *scan, walk[2])
 
 
 #: The compiled functions in use, or ``None`` (the Python code runs).

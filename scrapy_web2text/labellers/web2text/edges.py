@@ -1,9 +1,7 @@
 """The edge features (Vogels et al. 2018, §3.3): 25 numbers for each pair of neighbouring blocks.
 
-The comparisons (tree distance, same parent, same tag, both in a link, ...) run in one compiled pass over the pairs
-where ``_edges.pyx`` is built (:func:`edge_comparisons` is its Python original and the reference,
-``tests/test_speedups.py`` holds both equal); the four logarithms are numpy's in both paths, so that the matrix is
-the same to the bit.
+The comparisons (tree distance, same parent, same tag, both in a link, ...) are numpy operations over all pairs at
+once; a compiled twin saved under 3 % of a page's time and was dropped (docs/speed.rst, "Compiled twins").
 """
 
 from __future__ import annotations
@@ -11,10 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...page import Page
-from ...page.compiled import load_twin, speedups_enabled
 from .counts import ENDS_SENTENCE, UPPER, edge_text_properties
-from .logarithms import log1p_columns
-from .tag_groups import HEADING_TAGS, group_mask, tag_masks
+from .tag_groups import HEADING_TAGS, tag_masks
 
 EDGE_FEATURES: tuple[str, ...] = (
     "tree_distance_2",
@@ -62,8 +58,6 @@ def edge_matrix(
     ancestors (at least ``EDGE_LEVELS`` levels, -1 above the root); ``tag_bits``: the tag lists' group bits
     (:func:`.tag_groups.tag_list_bits`); ``tag_marks``: :func:`.tag_groups.ancestor_marks`; ``table``: the
     compiled counts' table (:func:`.counts.text_table`) or ``None``; ``lengths``: :func:`.counts.block_lengths`."""
-    if compiled_edge_rows is not None and table is not None:
-        return _compiled_edge_matrix(page, chain, tag_bits, tag_marks, table[0], lengths)
     lengths = lengths.astype(float)
     spaces, first, last = edge_text_properties(page.texts, table)
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
@@ -73,44 +67,14 @@ def edge_matrix(
     bucket = np.floor(np.log2(lengths + 1))
     inputs = (chain, page.break_before, page.in_link, page.path_ids, page.ancestor_keywords, tag_marks)
     inputs += (leaf_tags, leaf_attributes, heading, spaces, first, last, bucket)
-    if compiled_edge_comparisons is not None:
-        out, distance = compiled_edge_comparisons(*_compiled_arguments(inputs), EDGE_LEVELS, ENDS_SENTENCE, UPPER)
-    else:
-        out, distance = edge_comparisons(*inputs)
-    # The logarithms, numpy's in both paths; float64 rounded to float32 on assignment, as np.array(..., float32).
+    out, distance = edge_comparisons(*inputs)
+    # float64 logarithms rounded to float32 on assignment, as np.array(..., float32).
     leaf_depth = page.node_table[page.block_nodes, 1]
     out[:, 15] = np.log1p(np.maximum(page.starts[1:] - page.ends[:-1], 0))
     out[:, 16] = np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:]))
     out[:, 19] = np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1)))
     out[:, 23] = np.log1p(distance)
     return out
-
-
-def _compiled_edge_matrix(
-    page: Page, chain: np.ndarray, tag_bits: np.ndarray, tag_marks: np.ndarray, table: np.ndarray, lengths: np.ndarray
-) -> np.ndarray:
-    """:func:`edge_matrix` in one compiled pass over the pairs (``_edges.pyx``), which gathers what the Python path
-    gathers with numpy; the logarithms are numpy's (:mod:`.logarithms`), of the same float64 values."""
-    heading_lists = group_mask(tag_bits, HEADING_TAGS, HEADING_TAGS[0]).view(np.uint8)
-    out, counts, ratios = compiled_edge_rows(
-        chain, page.break_before.view(np.uint8), page.in_link.view(np.uint8), page.path_ids, page.ancestor_keywords,
-        tag_marks, page.node_table, page.block_nodes, heading_lists, table, *_TABLE_AT, lengths,
-        np.floor(np.log2(lengths + 1.0)), page.starts, page.ends, EDGE_LEVELS, ENDS_SENTENCE, UPPER,
-    )  # fmt: skip
-    log1p_columns(counts.reshape(-1, 1), _FIRST_COLUMN)
-    out[:, _COUNTED_AT] = counts.T
-    out[:, 19] = np.abs(np.log(ratios))
-    return out
-
-
-#: Where the compiled counts' table holds each block's spaces and its first and last character's property bits.
-(_COUNT_COLUMNS,) = load_twin(f"{__package__}._counts", "COLUMNS") or ((),)
-_TABLE_AT = tuple(
-    _COUNT_COLUMNS.index(name) for name in ("spaces", "first_properties", "last_properties") if _COUNT_COLUMNS
-)
-#: The columns of the source gap, the depth difference and the tree distance (log1p of counts).
-_COUNTED_AT = np.array([15, 16, 23])
-_FIRST_COLUMN = np.zeros(1, np.int64)
 
 
 def edge_comparisons(*inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -159,30 +123,3 @@ def edge_comparisons(*inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         bucket[:-1] == bucket[1:],
     ]
     return np.ascontiguousarray(np.array(columns, np.float32).T), distance
-
-
-def _compiled_arguments(inputs: tuple) -> list:
-    """The inputs as the compiled pass types them: booleans as bytes, property bits as uint16, spaces as int64."""
-    chain, break_before, in_link, path_ids, keywords, tag_marks, leaf_tags, leaf_attributes, heading = inputs[:9]
-    spaces, first, last, bucket = inputs[9:]
-    as_bytes = [array.view(np.uint8) for array in (break_before, in_link, heading)]
-    return [
-        chain,
-        *as_bytes[:2],
-        path_ids,
-        keywords,
-        tag_marks,
-        leaf_tags,
-        leaf_attributes,
-        as_bytes[2],
-        np.asarray(spaces, np.int64),
-        np.ascontiguousarray(first, np.uint16),
-        np.ascontiguousarray(last, np.uint16),
-        bucket,
-    ]
-
-
-_edge_comparisons, _edge_rows = load_twin(f"{__package__}._edges", "edge_comparisons", "edge_rows") or (None, None)
-#: The compiled :func:`edge_comparisons` and the compiled :func:`edge_matrix` (its gathering and comparisons), or
-#: ``None`` where they are not built or turned off.
-compiled_edge_comparisons, compiled_edge_rows = (_edge_comparisons, _edge_rows) if speedups_enabled() else (None, None)

@@ -2,7 +2,7 @@
 
 The paper collects 128 features per block (statistics of the block's CDOM node, its parent, its grandparent and the
 whole page) but names only some of them.  The full lists below are a reconstruction around the named ones;
-``docs/features.rst`` describes every column.  :mod:`.features` computes them.
+``docs/model.rst`` describes every column.  :mod:`.features` computes them.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def _block_feature_names() -> list[str]:
 BLOCK_FEATURES: tuple[str, ...] = tuple(_block_feature_names())
 
 #: Page-level context beyond the paper's features, used by models whose
-#: configuration says ``"features": "extended"`` (docs/features.rst).
+#: configuration says ``"features": "extended"`` (docs/model.rst).
 #: ``region{k}`` is the block's k-th CDOM ancestor; the main region is the
 #: deepest node holding at least half of the page's text outside links.
 REGION_LEVELS = (3, 5, 8)

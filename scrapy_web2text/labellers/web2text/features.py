@@ -3,7 +3,7 @@
 The paper collects 128 features per block — statistics of the block's CDOM
 node, its parent, its grandparent and the whole page — and 25 per pair of
 neighbouring blocks, but names only some of them; :mod:`.feature_names`
-lists the columns (re-exported here), ``docs/features.rst`` describes them.
+lists the columns (re-exported here), ``docs/model.rst`` describes them.
 
 Text statistics are counted once per block, for the whole page at once
 (:mod:`.counts`), then summed up the CDOM with prefix sums over leaf ranges

@@ -128,7 +128,7 @@ def without_subnormals(weights: np.ndarray) -> np.ndarray:
     """``weights`` with its subnormal numbers (nonzero, smaller than the type's smallest normal number: 1.2e-38 in
     float32) set to zero; ``weights`` itself when it holds none.
 
-    Training leaves some weights there (the shipped model has about 1,500 of its 78,000), and on many x86 CPUs a
+    Training leaves some weights there (a model has up to about 1,500 of its 58,000), and on many x86 CPUs a
     multiplication that reads one takes a slow path in microcode: on an Intel Xeon the shipped model's products
     took five times as long (3.0 against 0.6 ms on a page of 221 blocks).  A product of such a weight with a
     feature is below 1e-33, far under the last bit of the sums it joins, so the potentials do not change."""

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ..base import load_weights
 from .config import ModelError, check_config
@@ -51,39 +50,6 @@ PAPER_CONFIG = {
     "fragment_length": 9,
     "lambda": 0.1,
 }
-
-
-#: Environment variable: BLAS threads where the project owns the process or the threads (default 1; "keep"
-#: leaves the BLAS library's own setting alone).
-BLAS_THREADS_VARIABLE = "WEB2TEXT_BLAS_THREADS"
-
-
-def limit_blas_threads(threads: int | str | None = None) -> None:
-    """Set BLAS to ``threads`` threads (default ``$WEB2TEXT_BLAS_THREADS``, else 1), process-wide.
-
-    The networks multiply tiny matrices (hundreds of blocks × 50 channels):
-    OpenBLAS's thread start-up then dominates, and on a busy two-core
-    machine its spinning threads made the networks 45 times slower in our
-    measurements.  A limit scoped to each call does not work either: OpenBLAS
-    ignores thread-count changes made from worker threads, where Scrapy
-    labels pages.  So the limit is set from the starting thread by what owns
-    the labelling: the Scrapy runtime when it starts its pool of labelling
-    threads (``WEB2TEXT_BLAS_THREADS`` setting) and the ``web2text`` command.
-    A program that only calls :func:`~scrapy_web2text.extract` keeps its own
-    BLAS setting unless it sets the environment variable (then applied at import) or calls this itself.
-    """
-    wanted = str(os.environ.get(BLAS_THREADS_VARIABLE, "1") if threads is None else threads).strip().lower()
-    if wanted == "keep":
-        return
-    try:
-        count = max(int(wanted), 1)
-    except ValueError:
-        raise ValueError(f"{BLAS_THREADS_VARIABLE} must be a positive integer or 'keep', not {wanted!r}") from None
-    threadpool_limits(limits=count, user_api="blas")
-
-
-if BLAS_THREADS_VARIABLE in os.environ:  # the user asked for it by name; otherwise importing changes nothing
-    limit_blas_threads()
 
 
 @dataclass

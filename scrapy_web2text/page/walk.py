@@ -1,0 +1,338 @@
+"""One pass over the lxml tree: preprocess, collapse, collect blocks (Vogels et al. 2018, §3.1).
+
+:class:`Walker` is the reference of the CDOM walk and of the node numbering; ``_cdom.pyx`` and ``_numbering.pyx``
+are its compiled twins (``tests/test_speedups.py`` holds them equal).  The walk reads each element twice, at its
+start and its end, in four named steps: :meth:`Walker.open_element` (the element's state: tag path, ancestor masks),
+:meth:`Walker.close_element` (the preprocessing and the collapse: an element with nothing below is dropped, one
+with a single child merges into it), :meth:`Walker.add_block` (a text node becomes a block) and
+:meth:`Walker.close_root`.  :meth:`Walker.number_nodes` then numbers the CDOM nodes in pre-order.
+
+While the page is walked, an open element is a :class:`State`, shared by the siblings that look alike (same parent
+state, tag, class, id and attribute marks), looked up once per element, at its start.  A CDOM node is numbered when
+it is made (a leaf at its text, an inner node when an element with two or more children closes): that is post-order,
+and :meth:`Walker.number_nodes` renumbers in pre-order.  A node's tags and attributes are a chain, numbered per page:
+(the chain inside it, the tag and the attributes of the element that collapsed around it), so a collapse is one
+look-up and equal tag lists are one number; only the distinct chains become tuples and strings, at the end.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+import numpy as np
+from lxml import etree
+
+from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .marks import MARKING_ATTRIBUTES, attribute_marks
+
+#: Trailing segments a tag path keeps (its id tells full paths apart): 100,000-deep pages make no quadratic strings.
+TAG_PATH_SEGMENTS = 24
+
+#: Whitespace and C0 control characters: blank in block text (C0 controls show nothing; XML 1.0 forbids them).
+_BLANK = re.compile(r"[\s\x00-\x1f]+")
+#: Noncharacters that XML 1.0 forbids, as U+FFFD (in the page source and, for trees parsed elsewhere, in blocks).
+_NONCHARACTERS = {0xFFFE: 0xFFFD, 0xFFFF: 0xFFFD}
+_ANCHOR_WORD = re.compile(r"\w{3,24}|\w+")
+#: How far past the previous block a block's first word is searched for in the source.
+_OFFSET_WINDOW = 65536
+
+
+def block_text(raw: str) -> str:
+    """A text node as a block's text: blank runs collapsed to one space, trimmed, U+FFFE/U+FFFF (not XML) replaced."""
+    text = _BLANK.sub(" ", raw).strip()
+    return text.translate(_NONCHARACTERS) if "\ufffe" in text or "\uffff" in text else text
+
+
+#: The per-block columns the walk records, each the ``Page`` attribute of that name (int64; bool if in
+#: ``_BOOL_BLOCK_COLUMNS``): the text's, in the order of the row :meth:`Walker.add_block` appends for a block, then
+#: the open element's state's, in the order of the state's row (a new column: a name here, a value in that row).
+_TEXT_COLUMNS = ("starts", "ends", "break_before")
+_STATE_COLUMNS = ("path_ids", "in_link", "ancestor_tags", "ancestor_keywords")
+BLOCK_COLUMNS = _TEXT_COLUMNS + _STATE_COLUMNS
+_BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
+#: The per-node columns of ``Page.node_table``, in order.
+NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
+_TEXT_CHAIN = 0  # the chain of a leaf: ("#text",), no attributes
+
+
+class State(NamedTuple):
+    """An open element as the walk sees it (the compiled walk reads the same fields by position)."""
+
+    number: int  # its row in ``Walker.state_rows``
+    tag: str
+    attributes: str  # its class and id, described
+    path_id: int  # equal ids: equal tag paths
+    tag_mask: int  # the tags around it, as group bits
+    keyword_mask: int  # the class/id keywords around it
+    in_link: bool
+    segment: str  # its step of a tag path
+    block_level: bool
+
+
+_ROOT_STATE = State(0, "#root", "", 0, 0, 0, False, "", False)
+
+
+def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, ...], str]:
+    """The tags and the attributes of a chain, outermost first."""
+    tags, attributes = [], []
+    while chain >= 0:
+        chain, tag, attribute = links[chain]
+        tags.append(tag)
+        if attribute:
+            attributes.append(attribute)
+    return tuple(tags), " ".join(attributes)
+
+
+class Walker:
+    """The walk of one page into ``page``: its blocks' texts, tag paths and columns, and its CDOM nodes."""
+
+    # What the compiled walk and numbering (_cdom.pyx, _numbering.pyx) read of this class, which they fill (the walk's
+    # anchor word is _ANCHOR_WORD's match written out there, _unchain is written out in _numbering.pyx).
+    TEXT_CHAIN, TAG_PATH_SEGMENTS = _TEXT_CHAIN, TAG_PATH_SEGMENTS
+    STATE_WIDTH, NODE_WIDTH = len(_STATE_COLUMNS), len(NODE_COLUMNS)
+    block_text = staticmethod(block_text)
+
+    def __init__(self, page: Any, max_blocks: int):
+        self.page = page
+        self.max_blocks = max_blocks
+        #: Per block, flat: ``_TEXT_COLUMNS``, then the state number.
+        self.block_rows: list[int] = []
+        #: Per state number, flat: ``_STATE_COLUMNS``.
+        self.state_rows: list[int] = [0] * len(_STATE_COLUMNS)  # the root state
+        #: Per CDOM node, in post-order: chain, number of children, first node of its subtree.
+        self.node_chains: list[int] = []
+        self.node_sizes: list[int] = []
+        self.node_run_starts: list[int] = []
+        #: The children of the inner nodes, one after the other in node order.
+        self.children: list[int] = []
+        #: (inner chain, tag, attributes) → chain number, numbered in order.
+        self.chains: dict[tuple[int, str, str], int] = {(-1, "#text", ""): _TEXT_CHAIN}
+        # The walk's own tables: (parent path id, segment) → path id; path id → tag path (the id fixes every
+        # segment); (parent state number, lxml tag, class, id[, marks]) → state.
+        self._paths: dict[tuple[int, str], int] = {}
+        self._path_strings: dict[int, str] = {}
+        self._states: dict[tuple, State] = {}
+        self._top_children: list[int] = []
+        #: The open elements, outermost first, each with the CDOM nodes made under it so far.
+        self._stack: list[tuple[State, list[int]]] = [(_ROOT_STATE, self._top_children)]
+        self._pending_break = False
+        self._cursor = 0  # where the previous block's text ends in the source (best effort)
+        self._missed_until: dict[str, int] = {}  # word → end of a window it is absent from
+
+    def walk(self, root) -> None:
+        """Every element of ``root``'s tree, at its start and its end, then the root node and the numbering."""
+        events = etree.iterwalk(root, events=("start", "end"))
+        skipped, skipped_block_level = None, False  # an element skipped with its subtree: its end event comes next
+        for event, element in events:
+            if event == "start":
+                tag, block_level, skip, tag_bit, is_link = _TAG_TABLE.get(element.tag) or _describe_tag(element.tag)
+                if block_level:
+                    self._pending_break = True
+                if skip:
+                    events.skip_subtree()
+                    skipped, skipped_block_level = element, block_level
+                    continue
+                self.open_element(element, tag, tag_bit, is_link, block_level)
+                raw, is_tail = element.text, False
+            else:
+                if element is skipped:
+                    skipped = None
+                    if skipped_block_level:
+                        self._pending_break = True
+                else:
+                    self.close_element()
+                raw, is_tail = element.tail, True
+            if raw and not raw.isspace():
+                self.add_block(element, raw, is_tail)
+        if self.close_root():
+            self.number_nodes()
+
+    def open_element(self, element, tag: str, tag_bit: int, is_link: bool, block_level: bool) -> None:
+        """Push the element's state: found among the states of its look-alike siblings, or made."""
+        parent = self._stack[-1][0]
+        keys = element.keys()
+        if keys:
+            get = element.get
+            if MARKING_ATTRIBUTES.isdisjoint(keys):
+                key = (parent.number, element.tag, get("class"), get("id"))
+            else:
+                key = (parent.number, element.tag, get("class"), get("id"), attribute_marks(get))
+        else:
+            key = (parent.number, element.tag)
+        state = self._states.get(key)
+        if state is None:
+            state = self._states[key] = self._new_state(parent, key, tag, tag_bit, is_link, block_level)
+        self._stack.append((state, []))
+
+    def _new_state(self, parent: State, key: tuple, tag: str, tag_bit: int, is_link: bool, block_level: bool) -> State:
+        described = (tag, key[2], key[3]) if len(key) > 2 else (tag, None, None)
+        attributes, segment, keyword_mask = _ELEMENT_CACHE.get(described) or _describe_element(*described)
+        path_key = (parent.path_id, segment)
+        path_id = self._paths.get(path_key)
+        if path_id is None:
+            path_id = self._paths[path_key] = len(self._paths) + 1
+        if len(key) > 4:
+            tag_bit |= key[4]
+        state = State(
+            number=len(self.state_rows) // len(_STATE_COLUMNS),
+            tag=tag,
+            attributes=attributes,
+            path_id=path_id,
+            tag_mask=parent.tag_mask | tag_bit,
+            keyword_mask=parent.keyword_mask | keyword_mask,
+            in_link=parent.in_link or is_link,
+            segment=segment,
+            block_level=block_level,
+        )
+        self.state_rows += (path_id, state.in_link, state.tag_mask, state.keyword_mask)
+        return state
+
+    def close_element(self) -> None:
+        """Pop the element: with nothing below it is dropped (the preprocessing step); with a single child it merges
+        into the child (the collapse step); with more, it becomes an inner CDOM node of its parent."""
+        closed, children = self._stack.pop()
+        siblings = self._stack[-1][1]
+        if len(children) == 1:
+            node = children[0]
+            link = (self.node_chains[node], closed.tag, closed.attributes)
+            self.node_chains[node] = self.chains.setdefault(link, len(self.chains))
+            siblings.append(node)
+        elif children:
+            siblings.append(self._inner_node(closed.tag, closed.attributes, children))
+        if closed.block_level:
+            self._pending_break = True
+
+    def _inner_node(self, tag: str, attributes: str, children: list[int]) -> int:
+        node = len(self.node_chains)
+        self.node_chains.append(self.chains.setdefault((-1, tag, attributes), len(self.chains)))
+        self.node_sizes.append(len(children))
+        self.node_run_starts.append(self.node_run_starts[children[0]])
+        self.children += children
+        return node
+
+    def add_block(self, element, raw: str, is_tail: bool) -> None:
+        """A text node that is not blank becomes a block (a leaf of the CDOM) under the open element."""
+        # str.split() splits on exactly the regex's \s; a text that still holds a C0 control goes through the regex.
+        text = " ".join(raw.split())
+        if not text.isprintable():
+            text = block_text(raw)
+            if not text:
+                return
+        page = self.page
+        if len(page.texts) >= self.max_blocks:
+            page.truncated = True
+            return
+        start = self._source_offset(raw)
+        state, siblings = self._stack[-1]
+        page.texts.append(text)
+        page.tag_paths.append(self._tag_path(state.path_id))
+        page.block_elements.append((element, is_tail))
+        source_length = len(page.source)
+        end = start + len(raw)
+        self.block_rows += (start, end if end < source_length else source_length, self._pending_break, state.number)
+        self._pending_break = False
+        node = len(self.node_chains)
+        siblings.append(node)
+        self.node_chains.append(_TEXT_CHAIN)
+        self.node_sizes.append(0)
+        self.node_run_starts.append(node)
+
+    def _source_offset(self, raw: str) -> int:
+        """Best effort: lxml keeps no source offsets, so the text's first word is searched for after the previous
+        block, in a bounded window so that a miss (an entity-escaped word) costs O(window).  Where a word is known to
+        be absent the window is not searched again (the cursor only moves on), so that thousands of one-word blocks
+        behind a long attribute do not search thousands of windows."""
+        source = self.page.source
+        cursor, missed_until = self._cursor, self._missed_until
+        start = cursor if cursor < len(source) else len(source)
+        match = _ANCHOR_WORD.search(raw)
+        if match:
+            word = match.group()
+            window_end = cursor + _OFFSET_WINDOW
+            searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1) if missed_until else cursor
+            found = source.find(word, searched_from, window_end)
+            if found >= 0:
+                start = max(found - match.start(), cursor)
+            else:
+                if len(missed_until) >= 1024:
+                    missed_until.clear()
+                missed_until[word] = window_end
+        if start >= cursor:
+            self._cursor = start + len(raw)
+        return start
+
+    def _tag_path(self, path_id: int) -> str:
+        """The open element's tag path: its last ``TAG_PATH_SEGMENTS`` steps, made once per path id."""
+        tag_path = self._path_strings.get(path_id)
+        if tag_path is None:
+            stack = self._stack
+            segments = [state.segment for state, _ in stack[-TAG_PATH_SEGMENTS:] if state is not _ROOT_STATE]
+            prefix = "…>" if len(stack) > TAG_PATH_SEGMENTS + 1 else ""
+            tag_path = self._path_strings[path_id] = prefix + ">".join([*segments, "#text"])
+        return tag_path
+
+    def close_root(self) -> bool:
+        """The top elements side by side become children of a root node.  Whether the page has any node."""
+        if len(self._top_children) > 1:
+            self._inner_node("#root", "", self._top_children)
+        return bool(self._top_children)
+
+    def number_nodes(self) -> None:
+        """Number the CDOM nodes in pre-order into ``page.node_table`` and ``page.nodes``; fill the block columns.
+
+        Nodes were made in post-order, where a subtree is one run ending at its root: in pre-order a node comes
+        after the nodes of the subtrees to its left (the run before its own) and after its ancestors, so its
+        pre-order number is the start of its run plus its depth.
+        """
+        count = len(self.node_chains)  # the root is the last node made
+        n_children = np.array(self.node_sizes, np.int64)
+        parents = np.full(count, -1, np.int64)
+        parents[self.children] = np.repeat(np.arange(count), n_children)
+        depth_list = [0] * count  # parents are made after their children: walk down from the root
+        parent_list = parents.tolist()
+        for node in range(count - 2, -1, -1):
+            depth_list[node] = depth_list[parent_list[node]] + 1
+        depths = np.array(depth_list, np.int64)
+        run_starts = np.array(self.node_run_starts, np.int64)
+        preorder = run_starts + depths
+        is_leaf = n_children == 0
+        leaves_through = np.cumsum(is_leaf)  # leaves up to and including each node (post-order)
+        order = np.empty(count, np.int64)
+        order[preorder] = np.arange(count)
+        node_table = np.empty((count, len(NODE_COLUMNS)), np.int64)
+        parent_rows = np.where(parents >= 0, preorder[parents], -1)
+        first_blocks = leaves_through[run_starts] - is_leaf[run_starts]
+        for position, column in enumerate((parent_rows, depths, first_blocks, leaves_through, n_children)):
+            node_table[:, position] = column[order]
+        # Equal tag lists and attribute strings are stored once and numbered in pre-order of first use (the empty
+        # attributes first): the features compare and look up numbers, and nodes share the objects.
+        node_chains = np.array(self.node_chains, np.int64)[order]
+        used, first_use = np.unique(node_chains, return_index=True)
+        links = list(self.chains)
+        tag_ids: dict[tuple[str, ...], int] = {}
+        attribute_ids = {"": 0}
+        numbers = np.zeros((len(links), 2), np.int64)
+        for chain in used[np.argsort(first_use)].tolist():
+            tags, attributes = _unchain(links, chain)
+            numbers[chain] = (
+                tag_ids.setdefault(tags, len(tag_ids)),
+                attribute_ids.setdefault(attributes, len(attribute_ids)),
+            )
+        node_table[:, 5:] = numbers[node_chains]
+        self.fill_page(node_table, tag_ids, attribute_ids, preorder[is_leaf])
+
+    def fill_page(self, node_table: np.ndarray, tag_ids: dict, attribute_ids: dict, block_nodes: np.ndarray) -> None:
+        """The last step of :meth:`number_nodes` and of its compiled twin: the numbered nodes (``node_table`` in
+        pre-order; tag lists and attribute strings in id order), the blocks' nodes and the block columns the walk
+        recorded."""
+        page = self.page
+        page.distinct_tags[:], page.distinct_attributes[:] = tag_ids, attribute_ids
+        page.node_table, page.block_nodes = node_table, block_nodes
+        del page.nodes  # made from node_table on first read (Page.__getattr__)
+        text_columns = np.array(self.block_rows, np.int64).reshape(-1, len(_TEXT_COLUMNS) + 1)
+        state_columns = np.array(self.state_rows, np.int64).reshape(-1, len(_STATE_COLUMNS))[text_columns[:, -1]]
+        for names, columns in ((_TEXT_COLUMNS, text_columns), (_STATE_COLUMNS, state_columns)):
+            for position, name in enumerate(names):
+                column = columns[:, position]
+                setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)
