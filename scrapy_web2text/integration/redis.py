@@ -23,9 +23,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.defer import maybe_deferred_to_future
-from scrapy_redis.pipelines import RedisPipeline
-from scrapy_redis.scheduler import Scheduler
 from twisted.internet.threads import deferToThread
+
+from .._extras import missing_extra
+
+try:
+    from scrapy_redis.pipelines import RedisPipeline
+    from scrapy_redis.scheduler import Scheduler
+except ImportError as error:
+    raise missing_extra("scrapy-redis", "redis", "scrapy_web2text.integration.redis") from error
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
