@@ -184,3 +184,20 @@ def test_a_missing_extra_is_named_on_a_plain_install(wheel_venv, tmp_path):
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "pip install 'scrapy-web2text[warc]'" in done.stderr, done.stderr
+
+
+def test_the_wheel_is_stripped_and_its_metadata_complete(wheel_venv):
+    import scrapy_web2text
+
+    with zipfile.ZipFile(wheel_venv["wheel"]) as archive:
+        names = archive.namelist()
+        metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
+        twins = {name: archive.getinfo(name).file_size for name in names if name.endswith(".so")}
+    assert len(twins) == 9
+    for name, size in twins.items():  # unstripped, the twins weigh 0.4-1.4 MB each (debug information)
+        assert size < 400_000, (name, size)
+    fields = re.findall(r"^([\w-]+): (.*)$", metadata, re.M)
+    assert ("Version", scrapy_web2text.__version__) in fields and scrapy_web2text.__version__ == "0.2.0"
+    assert ("License-Expression", "BSD-3-Clause") in fields and ("Author", "scrapy-web2text maintainers") in fields
+    assert not [value for key, value in fields if key == "Classifier" and value.startswith("License ::")]
+    assert {value.split(",")[0] for key, value in fields if key == "Project-URL"} >= {"Source", "Documentation"}
