@@ -178,3 +178,11 @@ def test_warc_output_into_a_folder_is_a_one_line_error(tmp_path):
 def test_warc_of_a_file_that_is_no_archive_is_a_one_line_error(tmp_path):
     one_line_error(web2text("warc", "-o", str(tmp_path / "rows.jsonl"), str(ARTICLE)), "not a WARC or ARC file")
     assert not (tmp_path / "rows.jsonl").exists()
+
+
+def test_a_model_prints_in_one_line():
+    from scrapy_web2text import load_model
+
+    shown = repr(load_model())
+    assert "\n" not in shown and len(shown) < 300
+    assert shown.startswith("Web2TextModel(name='default'") and "threshold=0.35" in shown
