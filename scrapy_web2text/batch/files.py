@@ -13,7 +13,6 @@ from __future__ import annotations
 import glob
 import http.client
 import json
-import re
 import sys
 import urllib.request
 from collections.abc import Callable, Iterable, Iterator
@@ -25,8 +24,6 @@ from .. import __version__, extract
 
 #: The file suffix of each output form, in folder mode.
 SUFFIXES = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}
-#: Characters kept as they are in a name made from a URL (dots go too: the output's suffix is added after).
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class ExtractionFailed(Exception):
@@ -83,7 +80,9 @@ def name_of(location: str) -> str:
         return "stdin"
     if is_url(location):
         stem = location.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0].rstrip("/")
-        return _UNSAFE_NAME.sub("_", stem)[:200] or "page"
+        # ASCII letters, digits, - and _ kept; anything else (dots too: the output's suffix comes after) becomes _.
+        safe = "".join(char if char.isascii() and (char.isalnum() or char in "-_") else "_" for char in stem)
+        return safe[:200] or "page"
     return Path(location).name or "page"
 
 

@@ -102,9 +102,13 @@ class RedisScheduler(Scheduler):
     def open(self, spider: Any) -> Any:
         opened = super().open(spider)
         if self.idle_poll > 0:
-            # Scrapy's own looping call: asyncio's loop or Twisted's reactor, whichever the crawl runs on.
-            self._poller = create_looping_call(self._hand_over_if_idle)
-            self._poller.start(self.idle_poll, now=False)
+            try:
+                # Scrapy's own looping call: asyncio's loop or Twisted's reactor, whichever the crawl runs on.
+                self._poller = create_looping_call(self._hand_over_if_idle)
+                self._poller.start(self.idle_poll, now=False)
+            except RuntimeError as error:  # opened outside a running crawl (no reactor, no loop): nothing to wake
+                self._poller = None
+                logger.debug("Web2Text: no shared-queue poll: %s", error)
         return opened
 
     def close(self, reason: str) -> Any:
