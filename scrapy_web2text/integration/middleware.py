@@ -23,6 +23,9 @@ counted under ``web2text/skipped/<reason>``.  If labelling fails, the items
 still go out, with the output fields empty; the error is logged with the URL
 and counted in ``web2text/errors``.
 
+Per request: ``meta={"web2text": False}`` passes the response's items on untouched
+(``web2text/skipped/disabled_by_meta``), ``meta={"web2text_threshold": 0.6}`` labels them at that threshold.
+
 Settings: every ``WEB2TEXT_*`` setting (see :mod:`scrapy_web2text.integration.settings`);
 ``WEB2TEXT_ENABLED=False`` raises ``NotConfigured``.
 """
