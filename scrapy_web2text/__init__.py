@@ -11,7 +11,7 @@ from ._moved import install_moved_module_aliases
 from .extraction import Block, Extraction, extract
 from .labellers.web2text.network import ModelError, Web2TextModel, load_model
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Addon",

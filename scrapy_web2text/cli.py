@@ -3,28 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import logging
+import os
 import sys
-import urllib.request
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 from . import __version__
-
-
-def _read_source(source: str) -> tuple[bytes, str | None, str | None, str | None]:
-    """Bytes, declared charset, URL and declared content type of a file path, ``-`` or an http(s) URL."""
-    if source == "-":
-        return sys.stdin.buffer.read(), None, None, None
-    if source.startswith(("http://", "https://")):
-        request = urllib.request.Request(source, headers={"User-Agent": f"scrapy-web2text/{__version__}"})
-        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - the user asked for this URL
-            headers = response.headers
-            return response.read(), headers.get_content_charset(), source, headers.get("Content-Type")
-    path = Path(source)
-    return path.read_bytes(), None, path.resolve().as_uri(), None
 
 
 def progress(iterable: Iterable, total: int | None, description: str, unit: str = "page") -> Iterable:
@@ -36,48 +22,28 @@ def progress(iterable: Iterable, total: int | None, description: str, unit: str 
     return tqdm(iterable, total=total, desc=description, unit=unit, file=sys.stderr)
 
 
-def expand_sources(sources: Iterable[str]) -> Iterator[str]:
-    """Paths, with shell-style globs (``pages/**/*.html``) expanded here for shells that do not; URLs and ``-``
-    as they are.  A glob that matches nothing is passed on, to be reported as unreadable."""
-    for source in sources:
-        if source == "-" or source.startswith(("http://", "https://")) or not glob.has_magic(source):
-            yield source
-            continue
-        matches = sorted(glob.glob(source, recursive=True))
-        yield from matches or [source]
-
-
 def _extract(args) -> int:
-    from .extraction import extract
+    from .batch.files import SUFFIXES, Options, Writer, gather_sources, run
 
-    status = 0
-    sources = list(expand_sources(args.sources))
-    formats = () if args.format == "text" else (args.format,)
-    for source in progress(sources, len(sources), "extract", "file") if len(sources) > 1 else sources:
-        try:
-            data, charset, url, content_type = _read_source(source)
-        except OSError as error:
-            print(f"web2text: cannot read {source}: {error}", file=sys.stderr)
-            status = 1
-            continue
-        result = extract(
-            data,
-            url=url,
-            threshold=args.threshold,
-            model=args.model,
-            method=args.method,
-            encoding=charset,
-            content_type=content_type,
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    sources = gather_sources(args.sources, args.input_dir, args.input_file)
+    options = Options(args.format, args.json, args.blocks, args.threshold, args.model, args.method)
+    output = args.output
+    folder = bool(output) and (args.input_dir is not None or output.endswith(("/", "\\")) or Path(output).is_dir())
+    suffix = SUFFIXES["json" if args.json else args.format]
+    writer = Writer(output, folder, suffix, several=len(sources) > 1, headers=not args.json)
+    try:
+        return run(
+            sources,
+            options,
+            writer,
+            workers=args.workers,
+            report=lambda line: print(f"web2text extract: {line}", file=sys.stderr),
+            progress=lambda items, total: progress(items, total, "extract", "file"),
         )
-        if args.json:
-            document = result.to_dict(include_blocks=args.blocks, formats=formats)
-            document["source"] = source
-            print(json.dumps(document, ensure_ascii=False))
-        else:
-            if len(sources) > 1:
-                print(f"==> {source} <==")
-            print(result.main_text if args.format == "text" else getattr(result, args.format))
-    return status
+    finally:
+        writer.close()
 
 
 def _default_data_files() -> list[str]:
@@ -96,6 +62,9 @@ def _data_files(args) -> list[str]:
         missing = [path for path in args.data if not Path(path).is_file()]
         if missing:
             raise MissingData(f"corpus file(s) not found: {', '.join(missing)}")
+        not_gzip = [path for path in args.data if path.endswith(".gz") and not _is_gzip(path)]
+        if not_gzip:
+            raise MissingData(f"not gzip-compressed (a .jsonl.gz corpus is expected): {', '.join(not_gzip)}")
         return list(args.data)
     files = _default_data_files()
     if not files:
@@ -106,6 +75,11 @@ def _data_files(args) -> list[str]:
             f"*.jsonl.gz corpora (looked in {default_data_dir()}; a checkout keeps them in ../shared/data)"
         )
     return files
+
+
+def _is_gzip(path: str) -> bool:
+    with open(path, "rb") as stream:
+        return stream.read(2) == b"\x1f\x8b"
 
 
 def _train(args) -> int:
@@ -208,7 +182,10 @@ def build_parser() -> argparse.ArgumentParser:
             "--model", default=None, help="packaged model name or path to NAME.npz (default: the shipped model)"
         )
         sub.add_argument(
-            "--threshold", type=float, default=None, help="probability a block needs to be kept (default 0.5)"
+            "--threshold",
+            type=float,
+            default=None,
+            help="probability a block needs to be kept (default: the model's own, 0.35 for the shipped model)",
         )
         sub.add_argument(
             "--method",
@@ -218,10 +195,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     extract = add_command("extract", help="print the main text of HTML files or URLs")
     extract.add_argument(
-        "sources", nargs="+", metavar="FILE|GLOB|URL", help="HTML files, globs ('pages/**/*.html'), URLs, - for stdin"
+        "sources", nargs="*", metavar="FILE|GLOB|URL", help="HTML files, globs ('pages/**/*.html'), URLs, - for stdin"
+    )
+    extract.add_argument("--input-dir", metavar="DIR", help="also every file below DIR (then -o is a folder)")
+    extract.add_argument(
+        "-i", "--input-file", metavar="FILE", help="also the URLs or paths in FILE, one a line (# starts a comment)"
     )
     extract.add_argument(
-        "--json", "--jsonl", action="store_true", help="JSON Lines: one JSON object per source, one per line"
+        "-o",
+        "--output",
+        metavar="FILE|DIR/",
+        help="write to FILE instead of standard output; to a folder (one file per input, its name kept, the suffix "
+        "of the form: .txt .md .html .json) when it ends in / or exists as one, or with --input-dir",
+    )
+    extract.add_argument("--workers", type=int, default=1, help="extract in N processes (default 1)")
+    extract.add_argument(
+        "--json",
+        "--jsonl",
+        action="store_true",
+        help="JSON Lines: one object per input (url, title, main_text, main_<format>, blocks, source)",
     )
     extract.add_argument(
         "--format",
@@ -265,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .batch.command import add_warc_command
 
-    add_warc_command(commands)
+    add_warc_command(commands, parents=[verbose])
 
     from .research import benchmark
 
@@ -279,14 +271,31 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    from .batch.files import ExtractionFailed
+
     try:
         from .blas import limit_blas_threads
 
         limit_blas_threads()  # this command owns its process (see limit_blas_threads for why)
+        if sys.stdout is None and args.command in ("evaluate", "benchmark"):
+            raise OSError("standard output is closed")
         return args.handler(args)
-    except (MissingData, ValueError, ImportError, FileNotFoundError) as error:
+    except BrokenPipeError:
+        # The reader of our output went away (| head): stop quietly, with the status a SIGPIPE death gives.
+        _silence_stdout()
+        return 141
+    except (MissingData, ExtractionFailed, ValueError, ImportError, OSError, EOFError) as error:
         print(f"web2text {args.command}: {error}", file=sys.stderr)
         return 2
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush raises nothing either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # no real file descriptor (a test's captured stream)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,7 @@ from .labellers.base import get_labeller
 from .labellers.web2text.network import Web2TextModel
 from .page import CDOMNode, Page, parse_page
 from .page.sniff import non_html_reason
+from .responses import is_response, response_input
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")
@@ -311,7 +312,7 @@ def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **
 
 
 def extract(
-    html: str | bytes,
+    html: str | bytes | Any,
     url: str | None = None,
     *,
     threshold: float | None = None,
@@ -324,7 +325,8 @@ def extract(
     """Label every block of ``html`` as content or boilerplate.
 
     ``html`` is ``str`` or ``bytes`` (bytes are decoded by BOM, ``encoding``,
-    ``<meta charset>``, UTF-8, then Windows-1252; never raising).  Any other
+    ``<meta charset>``, UTF-8, then Windows-1252; never raising), or a Scrapy response (its body, URL and
+    ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.responses`).  Any other
     type raises ``TypeError``.  ``threshold`` is the probability a block
     needs to be kept (default: the model's, which also decodes a page it leaves
     empty once more at half the page's highest probability); ``model`` a loaded
@@ -338,7 +340,11 @@ def extract(
     of parsing ``html`` again where that gives the same blocks (see :func:`~scrapy_web2text.page.parse_page`).
     """
     if not isinstance(html, (str, bytes, bytearray, memoryview)):
-        raise TypeError(f"html must be str or bytes, not {type(html).__name__}")
+        if not is_response(html):
+            raise TypeError(f"html must be str, bytes or a Scrapy response, not {type(html).__name__}")
+        response = response_input(html)
+        html, tree, url = response.html, response.tree if tree is None else tree, url or response.url
+        content_type, encoding = content_type or response.content_type, encoding or response.encoding
     labeller = get_labeller(method)
     reason = non_html_reason(html, content_type)
     if reason is not None:

@@ -140,3 +140,64 @@ def test_the_example_crawl_from_the_wheel_labels_every_html_page(wheel_venv, met
     assert sum(len(item["main_text"]) >= 200 for item in html_items) >= 5
     assert "Traceback" not in log and "'web2text/errors'" not in log
     assert f"method {method}" in log
+
+
+def _venv_command(wheel_venv, name: str) -> str:
+    return str(wheel_venv["python"].parent / name)
+
+
+def test_the_command_line_works_on_a_plain_install(wheel_venv, tmp_path):
+    """No extra installed: --help, one file, a pipe into head, a folder in and out on two processes."""
+    python, web2text = wheel_venv["python"], _venv_command(wheel_venv, "web2text")
+    extras = ("warcio", "dask", "redis", "scrapy_redis", "torch")
+    absent = f"import importlib.util as u; print([m for m in {extras!r} if u.find_spec(m)])"
+    assert _run([str(python), "-c", absent]).stdout.strip() == "[]", "the venv has an extra's packages"
+    page = tmp_path / "page.html"
+    page.write_bytes((REPO / "tests" / "fixtures" / "article.html").read_bytes())
+    pages = tmp_path / "pages"
+    (pages / "more").mkdir(parents=True)
+    for name in ("one.html", "two.html", "more/three.html"):
+        (pages / name).write_bytes(page.read_bytes())
+
+    helped = _run([web2text, "--help"])
+    assert "extract" in helped.stdout and "warc" in helped.stdout and not helped.stderr
+    single = _run([web2text, "extract", str(page)])
+    assert "Volunteers from neighbouring villages" in single.stdout and "Traceback" not in single.stderr
+    piped = _run(["bash", "-c", f"cat {page} | {web2text} extract - | head -1; echo rc=$?"])
+    assert piped.stdout.splitlines() == ["River towns rebuild after the flood", "rc=0"], piped
+    assert "Traceback" not in piped.stderr
+    many = _run([web2text, "extract", "--input-dir", str(pages), "-o", str(tmp_path / "out"), "--workers", "2"])
+    written = sorted(str(path.relative_to(tmp_path / "out")) for path in (tmp_path / "out").rglob("*.txt"))
+    assert written == ["more/three.txt", "one.txt", "two.txt"] and "Traceback" not in many.stderr
+    assert "Volunteers from neighbouring villages" in (tmp_path / "out" / "more" / "three.txt").read_text()
+
+
+def test_a_missing_extra_is_named_on_a_plain_install(wheel_venv, tmp_path):
+    archive = tmp_path / "crawl.warc.gz"
+    archive.write_bytes(b"")
+    done = subprocess.run(
+        [_venv_command(wheel_venv, "web2text"), "warc", "-o", str(tmp_path / "rows.jsonl"), str(archive)],
+        capture_output=True,
+        text=True,
+        env=CLEAN_ENV,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "pip install 'scrapy-web2text[warc]'" in done.stderr, done.stderr
+
+
+def test_the_wheel_is_stripped_and_its_metadata_complete(wheel_venv):
+    import scrapy_web2text
+
+    with zipfile.ZipFile(wheel_venv["wheel"]) as archive:
+        names = archive.namelist()
+        metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
+        twins = {name: archive.getinfo(name).file_size for name in names if name.endswith(".so")}
+    assert len(twins) == 9
+    for name, size in twins.items():  # unstripped, the twins weigh 0.4-1.4 MB each (debug information)
+        assert size < 400_000, (name, size)
+    fields = re.findall(r"^([\w-]+): (.*)$", metadata, re.M)
+    assert ("Version", scrapy_web2text.__version__) in fields and scrapy_web2text.__version__ == "0.2.0"
+    assert ("License-Expression", "BSD-3-Clause") in fields and ("Author", "scrapy-web2text maintainers") in fields
+    assert not [value for key, value in fields if key == "Classifier" and value.startswith("License ::")]
+    assert {value.split(",")[0] for key, value in fields if key == "Project-URL"} >= {"Source", "Documentation"}

@@ -3,3 +3,6 @@
 Needs the ``warc`` extra (``pip install scrapy-web2text[warc]``).  Uses only
 the public :func:`scrapy_web2text.extract`; never Scrapy.
 """
+
+#: Pages larger than this many bytes are skipped (``too_large``), as ``WEB2TEXT_MAX_BYTES`` does in crawls.
+DEFAULT_MAX_BYTES = 5_000_000

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 
-def add_warc_command(commands) -> None:
+def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> None:
     """Register ``warc`` on the ``web2text`` sub-command parser (nothing heavy is imported here)."""
-    from .warc import DEFAULT_MAX_BYTES
+    from . import DEFAULT_MAX_BYTES
 
     warc = commands.add_parser(
         "warc",
+        parents=list(parents),
         help="main text of every HTML response in WARC/ARC files, on a Dask cluster (needs the 'warc' extra)",
         description="One JSON line per HTML response record: url, warc_record_id, warc_date, http_status, title, "
         "main_text and main_<format> for each further format. Inputs already done (OUT.jsonl.done) are skipped.",
@@ -35,10 +37,14 @@ def add_warc_command(commands) -> None:
 
 def run_warc_command(args) -> int:
     from .runner import DEFAULT_CHUNK_RECORDS, Options, check_formats, resolve_inputs, run
+    from .warc import check_archive
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    resolve_inputs(args.inputs)  # missing files fail before a cluster starts
+    if Path(args.output).is_dir():
+        raise ValueError(f"-o {args.output} is a folder: give a JSON Lines file (e.g. {args.output}/a.jsonl)")
+    for path in resolve_inputs(args.inputs):  # missing files and other formats fail before a cluster starts
+        check_archive(path)
     options = Options(check_formats(args.formats.split(",")), args.model, max(0, args.max_bytes))
     summary = run(
         args.inputs,

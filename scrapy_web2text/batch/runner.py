@@ -29,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import Extraction, extract, load_model
-from .warc import DEFAULT_MAX_BYTES, HtmlRecord, plan_chunks, read_html
+from .._extras import missing_extra
+from . import DEFAULT_MAX_BYTES
+from .warc import HtmlRecord, plan_chunks, read_html
 
 logger = logging.getLogger(__name__)
 
@@ -178,7 +180,10 @@ def resolve_inputs(inputs: Sequence[str | os.PathLike]) -> list[str]:
 
 def start_client(workers: int | None, scheduler: str | None):
     """A client of the cluster at ``scheduler``, or of a new local one; returns (client, cluster we started)."""
-    from dask.distributed import Client, LocalCluster
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError as error:
+        raise missing_extra("dask[distributed]", "warc", "web2text warc") from error
 
     if not logging.getLogger().isEnabledFor(logging.INFO):
         # Dask logs every worker start and stop at INFO; web2text -v shows them.

@@ -17,13 +17,21 @@ from __future__ import annotations
 
 import codecs
 import email.message
+import gzip
+import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from warcio.archiveiterator import ArchiveIterator
-from warcio.timeutils import timestamp_to_iso_date
+from .._extras import missing_extra
+from . import DEFAULT_MAX_BYTES
+
+try:
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.timeutils import timestamp_to_iso_date
+except ImportError as error:
+    raise missing_extra("warcio", "warc", "web2text warc") from error
 
 #: Declared types that are HTML.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -40,8 +48,6 @@ MAGIC = (
     (b"\x00\x00\x01\x00", "image"),
 )
 HTML_OPENINGS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<!--", b"<p", b"<div", b"<meta")
-#: Pages larger than this many bytes are skipped (``too_large``), as ``WEB2TEXT_MAX_BYTES`` does in crawls.
-DEFAULT_MAX_BYTES = 5_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,24 @@ def classify(declared: str, head: bytes) -> str | None:
     if declared == "application/pdf":
         return "pdf"
     return "not_html"
+
+
+#: How a WARC record (``WARC/1.0``, ``WARC/1.1``) and an ARC file's first record (``filedesc://``) begin.
+ARCHIVE_OPENINGS = (b"WARC/", b"filedesc://")
+
+
+def check_archive(path: str | Path) -> None:
+    """``ValueError`` naming ``path`` unless it starts like a WARC or ARC file, gzip-compressed or not."""
+    with Path(path).open("rb") as stream:
+        head = stream.read(64)
+    if head.startswith(b"\x1f\x8b"):
+        try:
+            with gzip.open(path, "rb") as stream:
+                head = stream.read(64)
+        except (OSError, EOFError, zlib.error):
+            head = b""
+    if not head.startswith(ARCHIVE_OPENINGS):
+        raise ValueError(f"{path} is not a WARC or ARC file (it starts with {head[:16]!r})")
 
 
 def _open(path: Path, offset: int):

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
+from .chain import PageResult
 from .runtime import get_runtime
 from .settings import FORMAT_FIELDS, Web2TextConfig
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
-
-    from .chain import PageResult
 
 logger = logging.getLogger("scrapy_web2text.integration")
 
@@ -98,19 +98,24 @@ class Web2TextComponent:
         return False
 
     def fill(self, adapter: ItemAdapter, result: PageResult | None) -> None:
-        """Write the output fields; ``None`` (a failed page) writes them empty.
+        """Write the output fields; a failed page (``None`` or a result with an ``error``) writes them empty and,
+        with ``WEB2TEXT_ERROR_FIELD``, the error into that field (counted in ``web2text/failed_items``).
 
         An item that refuses the writes (a frozen dataclass or attrs class) goes on unchanged: counted as
         ``web2text/skipped/read_only_item``, logged once per item class.
         """
+        failed = result is None or result.error is not None
         try:
             config = self.config
-            adapter[config.text_field] = result.main_text if result is not None else ""
+            adapter[config.text_field] = "" if failed else result.main_text
             if config.include_blocks:
-                adapter[config.blocks_field] = list(result.blocks) if result else []
+                adapter[config.blocks_field] = [] if failed else list(result.blocks)
             for name in config.formats:
-                adapter[FORMAT_FIELDS[name]] = getattr(result, name) if result is not None else ""
-            self.fill_title(adapter, result)
+                adapter[FORMAT_FIELDS[name]] = "" if failed else getattr(result, name)
+            if failed:
+                self.mark_failure(adapter, result.error if result is not None else "labelling failed")
+            else:
+                self.fill_title(adapter, result)
             if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
                 del adapter[self.config.html_field]
         except (AttributeError, TypeError) as error:  # FrozenInstanceError is an AttributeError
@@ -118,10 +123,18 @@ class Web2TextComponent:
             return
         self.inc("items")
 
-    def fill_title(self, adapter: ItemAdapter, result: PageResult | None) -> None:
+    def mark_failure(self, adapter: ItemAdapter, error: str) -> None:
+        """Count an item that goes out empty because labelling raised; say why in the error field, if one is set
+        and the item can take it."""
+        self.inc("failed_items")
+        field = self.config.error_field
+        if field and (isinstance(adapter.item, dict) or field in adapter.field_names()):
+            adapter[field] = error
+
+    def fill_title(self, adapter: ItemAdapter, result: PageResult) -> None:
         """The headline into the title field, unless the spider set one or the item cannot take it."""
         field = self.config.title_field
-        if not field or result is None or adapter.get(field):
+        if not field or adapter.get(field):
             return
         if not isinstance(adapter.item, dict) and field not in adapter.field_names():
             return
@@ -158,11 +171,18 @@ class Web2TextComponent:
     # --- pages --------------------------------------------------------------
 
     async def label(
-        self, html: str | bytes, url: str | None, content_type: str | bytes | None = None, tree: Any = None
-    ) -> PageResult | None:
-        """Run the chain off the reactor; count it; ``None`` if it failed (logged with the URL)."""
+        self,
+        html: str | bytes,
+        url: str | None,
+        content_type: str | bytes | None = None,
+        tree: Any = None,
+        threshold: float | None = None,
+    ) -> PageResult:
+        """Run the chain off the reactor (``threshold``: this page's, else the crawl's); count it; a result with
+        ``error`` set if it failed (logged with the URL)."""
+        config = self.config if threshold is None else replace(self.config, threshold=threshold)
         try:
-            result = await self.runtime.extract(html, url, self.model, self.config, content_type, tree)
+            result = await self.runtime.extract(html, url, self.model, config, content_type, tree)
         except BrokenProcessPool as error:
             # A labelling process died (segfault, out-of-memory kill) with this page queued or running in its
             # pool; the next page gets a fresh pool.
@@ -176,7 +196,7 @@ class Web2TextComponent:
                 " and ".join(self.config.output_fields),
                 extra={"spider": self.crawler.spider},
             )
-            return None
+            return PageResult(main_text="", error=f"worker died: {error}")
         except Exception as error:
             self.inc("errors")
             logger.error(
@@ -188,7 +208,7 @@ class Web2TextComponent:
                 extra={"spider": self.crawler.spider},
             )
             logger.debug("Web2Text failure on %s", url, exc_info=error)
-            return None
+            return PageResult(main_text="", error=f"{type(error).__name__}: {error}")
         if result.skipped:
             self.skip(result.skipped)  # not HTML (binary:png, not_html:application/json...): fields go out empty
             return result

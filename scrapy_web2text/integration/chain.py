@@ -27,7 +27,7 @@ class PageResult:
     ``blocks`` holds the block records in ``WEB2TEXT_BLOCKS``'s form (empty for ``"none"``); ``title``,
     ``markdown`` and ``html`` are ``None`` unless the settings ask for them.  ``skipped`` names why a body was not
     labelled (``"binary:png"``, ``"not_html:application/json"``...).  ``timings`` holds milliseconds per stage and
-    ``total``.
+    ``total``.  ``error`` says why labelling raised (``"TypeError: ..."``); the other fields are then empty.
     """
 
     main_text: str
@@ -42,6 +42,7 @@ class PageResult:
     from_noscript: bool = False
     decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
+    error: str | None = None
 
 
 def run_chain(

@@ -47,6 +47,10 @@ class Web2TextCharsetMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Web2TextCharsetMiddleware:
+        """``NotConfigured`` when ``WEB2TEXT_ENABLED`` is False, as for the other two components."""
+        from .settings import Web2TextConfig
+
+        Web2TextConfig.check_enabled(crawler.settings)
         return cls(crawler)
 
     def process_response(self, request: Request, response: Response) -> Response:

@@ -23,6 +23,9 @@ counted under ``web2text/skipped/<reason>``.  If labelling fails, the items
 still go out, with the output fields empty; the error is logged with the URL
 and counted in ``web2text/errors``.
 
+Per request: ``meta={"web2text": False}`` passes the response's items on untouched
+(``web2text/skipped/disabled_by_meta``), ``meta={"web2text_threshold": 0.6}`` labels them at that threshold.
+
 Settings: every ``WEB2TEXT_*`` setting (see :mod:`scrapy_web2text.integration.settings`);
 ``WEB2TEXT_ENABLED=False`` raises ``NotConfigured``.
 """
@@ -39,6 +42,7 @@ from ..page.decode import decode_html
 from .base import Web2TextComponent
 from .charset import header_charset
 from .pools import POOLS
+from .settings import META_ENABLED, META_THRESHOLD, parse_threshold
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -67,12 +71,20 @@ def parsed_tree(response: Response, text: str | None) -> Any:
     return getattr(selector, "root", None)
 
 
+def request_meta(response: Response) -> dict:
+    """The meta of the request behind ``response`` (empty when there is none: ``response.meta`` would raise)."""
+    request = getattr(response, "request", None)
+    meta = getattr(request, "meta", None)
+    return meta if isinstance(meta, dict) else {}
+
+
 class _ResponsePage:
     """One response's HTML, labelled on first need and then reused."""
 
-    def __init__(self, middleware: Web2TextSpiderMiddleware, response: Response):
+    def __init__(self, middleware: Web2TextSpiderMiddleware, response: Response, meta: dict):
         self.middleware = middleware
         self.response = response
+        self.meta = meta
         self.skip_reason = middleware.skip_reason(response)
         self._done = False
         self._result: PageResult | None = None
@@ -102,7 +114,9 @@ class _ResponsePage:
             text = self.text
             # parsel's tree cannot cross to a worker process: a pool that takes no tree does not even get it looked up.
             tree = parsed_tree(self.response, text) if POOLS[self.middleware.config.pool].takes_tree else None
-            self._result = await self.middleware.label(text, self.response.url, content_type, tree)
+            # A bad value raises here, for each item: counted and logged as web2text/skipped/item_error.
+            threshold = parse_threshold(self.meta.get(META_THRESHOLD), f"Request.meta[{META_THRESHOLD!r}]")
+            self._result = await self.middleware.label(text, self.response.url, content_type, tree, threshold)
             self._done = True
         return self._result
 
@@ -137,8 +151,14 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
             yield obj
 
     async def process_spider_output(self, response: Response, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        page = _ResponsePage(self, response)
         self.inc("responses")
+        meta = request_meta(response)
+        if meta.get(META_ENABLED) is False:  # Request(meta={"web2text": False}): this response's items go as they are
+            self.skip("disabled_by_meta")
+            async for obj in result:
+                yield obj
+            return
+        page = _ResponsePage(self, response, meta)
         if page.skip_reason:
             self.skip(page.skip_reason)
         items = 0

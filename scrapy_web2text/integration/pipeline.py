@@ -14,7 +14,7 @@ Division of labour with :class:`~scrapy_web2text.Web2TextSpiderMiddleware`:
 the middleware owns response bodies, the pipeline owns HTML carried by
 items.  When both are enabled, the middleware leaves items that carry HTML
 to the pipeline, and the pipeline leaves alone items whose text field is
-already filled, so no page is labelled twice.  Items without HTML are
+already filled, so no page is labelled twice (and does not count them as skipped).  Items without HTML are
 counted as ``web2text/skipped/no_html`` and pass on untouched; a failed
 labelling leaves the output fields empty and the item goes on.
 
@@ -47,7 +47,10 @@ class Web2TextPipeline(Web2TextComponent):
     async def _process_item(self, item: Any) -> Any:
         adapter = ItemAdapter(item)
         if self.already_labelled(adapter):
-            self.skip("already_labelled")
+            # With the middleware in the crawl, a labelled item is its work (or counted by it, if the spider filled
+            # the text): not a skip.
+            if not self.runtime.has_component(self.crawler, "middleware"):
+                self.skip("already_labelled")
             return item
         html = self.item_html(adapter)
         if html is None:

@@ -119,7 +119,7 @@ class Web2TextRuntime:
                 model_name,
                 getattr(model, "path", None) or config.model,
                 config.method,
-                "model default" if config.threshold is None else config.threshold,
+                threshold_in_force(config.threshold, model),
                 pool.workers,
                 pool.kind,
                 extra={"spider": getattr(crawler, "spider", None)},
@@ -198,6 +198,14 @@ class Web2TextRuntime:
                 return False
             self._notices.add(key)
             return True
+
+
+def threshold_in_force(threshold: float | None, model: Any) -> str:
+    """The start-up line's threshold: the one set, or the model's own (``0.35 (the model's own)``)."""
+    if threshold is not None:
+        return f"{threshold:g}"
+    own = getattr(model, "threshold", None)
+    return f"{own:g} (the model's own)" if isinstance(own, float) else "the method's own"
 
 
 _runtime: Web2TextRuntime | None = None

@@ -26,10 +26,12 @@ Setting                      Default                Meaning
 ``WEB2TEXT_POOL``            ``"thread"``           Worker kind: ``"thread"`` or ``"process"`` (spawned).
 ``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
                                                     environment variable of that name, else 1; ``"keep"``).
+``WEB2TEXT_ERROR_FIELD``     ``""``                 Item field that says why labelling failed (``""``: none).
 ===========================  =====================  =========================================================
 
 A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
-overrides ``WEB2TEXT_THRESHOLD``.
+overrides ``WEB2TEXT_THRESHOLD``; per request, ``meta={"web2text": False}`` leaves the items of its response
+unlabelled and ``meta={"web2text_threshold": 0.6}`` sets the threshold for them.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_CONCURRENCY": 2,
     "WEB2TEXT_BLAS_THREADS": None,
     "WEB2TEXT_POOL": "thread",
+    "WEB2TEXT_ERROR_FIELD": "",
 }
 
 #: ``WEB2TEXT_BLOCKS`` values.
@@ -69,9 +72,33 @@ FORMAT_FIELDS = {"markdown": "main_markdown", "html": "main_html"}
 
 #: The spider attribute that overrides ``WEB2TEXT_THRESHOLD``.
 SPIDER_THRESHOLD_ATTRIBUTE = "web2text_threshold"
+#: ``Request.meta`` keys: ``False`` leaves the response's items unlabelled; a threshold for its items.
+META_ENABLED = "web2text"
+META_THRESHOLD = "web2text_threshold"
 
 
-def _threshold(value: Any, source: str) -> float | None:
+def _integer(settings: Any, name: str, minimum: int) -> int:
+    """An integer setting, with a message that names it (Scrapy's ``getint`` does not)."""
+    value = settings.get(name, DEFAULTS[name])
+    try:
+        number = int(value) if not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        number = None
+    if number is None or number < minimum:
+        raise ValueError(f"{name} must be a whole number of at least {minimum}, not {value!r}")
+    return number
+
+
+def _boolean(settings: Any, name: str) -> bool:
+    """A boolean setting (``True``/``False``, ``1``/``0``, ``"true"``/``"false"``), with a message that names it."""
+    try:
+        return settings.getbool(name, DEFAULTS[name])
+    except ValueError:
+        raise ValueError(f"{name} must be True or False (or 1/0), not {settings.get(name)!r}") from None
+
+
+def parse_threshold(value: Any, source: str) -> float | None:
+    """A threshold from a setting, a spider attribute or a request's meta: ``None``, or a number in (0, 1)."""
     if value is None or value == "":
         return None
     try:
@@ -103,33 +130,39 @@ class Web2TextConfig:
     title_field: str | None = "title"
     blas_threads: str | None = None
     pool: str = "thread"
+    error_field: str | None = None
+
+    @staticmethod
+    def check_enabled(settings: Any) -> None:
+        """``NotConfigured`` when ``WEB2TEXT_ENABLED`` is False."""
+        # Imported here, not at the top: worker processes unpickle this class and need no Scrapy.
+        from scrapy.exceptions import NotConfigured
+
+        if not _boolean(settings, "WEB2TEXT_ENABLED"):
+            raise NotConfigured("WEB2TEXT_ENABLED is False")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Web2TextConfig:
         """Read the crawler's settings; ``NotConfigured`` when disabled, ``ValueError`` when wrong."""
-        # Imported here, not at the top: worker processes unpickle this class and need no Scrapy.
-        from scrapy.exceptions import NotConfigured
-
         settings = crawler.settings
 
         def get(name: str) -> Any:
             return settings.get(name, DEFAULTS[name])
 
-        if not settings.getbool("WEB2TEXT_ENABLED", DEFAULTS["WEB2TEXT_ENABLED"]):
-            raise NotConfigured("WEB2TEXT_ENABLED is False")
+        cls.check_enabled(settings)
         from ..labellers import get_labeller
 
         method = str(get("WEB2TEXT_METHOD"))
         get_labeller(method)  # unknown names fail here, at start-up
-        threshold = _threshold(get("WEB2TEXT_THRESHOLD"), "WEB2TEXT_THRESHOLD")
+        threshold = parse_threshold(get("WEB2TEXT_THRESHOLD"), "WEB2TEXT_THRESHOLD")
         spider = getattr(crawler, "spider", None)
         if spider is not None and getattr(spider, SPIDER_THRESHOLD_ATTRIBUTE, None) is not None:
-            threshold = _threshold(
+            threshold = parse_threshold(
                 getattr(spider, SPIDER_THRESHOLD_ATTRIBUTE), f"spider attribute {SPIDER_THRESHOLD_ATTRIBUTE}"
             )
         text_field = str(get("WEB2TEXT_TEXT_FIELD") or "")
         blocks_field = str(get("WEB2TEXT_BLOCKS_FIELD") or "")
-        include_blocks = settings.getbool("WEB2TEXT_INCLUDE_BLOCKS", DEFAULTS["WEB2TEXT_INCLUDE_BLOCKS"])
+        include_blocks = _boolean(settings, "WEB2TEXT_INCLUDE_BLOCKS")
         block_form = str(get("WEB2TEXT_BLOCKS") or "none").lower()
         if block_form not in BLOCK_FORMS:
             raise ValueError(f"WEB2TEXT_BLOCKS must be one of {', '.join(BLOCK_FORMS)}, not {block_form!r}")
@@ -143,9 +176,7 @@ class Web2TextConfig:
                 formats.append(name)
         if not text_field or (include_blocks and not blocks_field):
             raise ValueError("WEB2TEXT_TEXT_FIELD and WEB2TEXT_BLOCKS_FIELD must name item fields")
-        concurrency = settings.getint("WEB2TEXT_CONCURRENCY", DEFAULTS["WEB2TEXT_CONCURRENCY"])
-        if concurrency < 1:
-            raise ValueError(f"WEB2TEXT_CONCURRENCY must be at least 1, not {concurrency}")
+        concurrency = _integer(settings, "WEB2TEXT_CONCURRENCY", 1)
         pool = str(get("WEB2TEXT_POOL") or "").strip().lower()
         if pool not in POOLS:
             raise ValueError(
@@ -160,14 +191,15 @@ class Web2TextConfig:
             include_blocks=include_blocks,
             html_field=str(get("WEB2TEXT_HTML_FIELD") or "") or None,
             url_field=str(get("WEB2TEXT_URL_FIELD") or "") or None,
-            drop_html=settings.getbool("WEB2TEXT_DROP_HTML", DEFAULTS["WEB2TEXT_DROP_HTML"]),
-            max_bytes=max(0, settings.getint("WEB2TEXT_MAX_BYTES", DEFAULTS["WEB2TEXT_MAX_BYTES"])),
+            drop_html=_boolean(settings, "WEB2TEXT_DROP_HTML"),
+            max_bytes=_integer(settings, "WEB2TEXT_MAX_BYTES", 0),
             concurrency=concurrency,
             block_form=block_form if include_blocks else "none",
             formats=tuple(formats),
             title_field=str(get("WEB2TEXT_TITLE_FIELD") or "") or None,
             blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
             pool=pool,
+            error_field=str(get("WEB2TEXT_ERROR_FIELD") or "") or None,
         )
 
     @property

@@ -73,6 +73,18 @@ class Web2TextModel:
         return self.metadata.get("name") or self.config.get("name", "unnamed")
 
     @property
+    def threshold(self) -> float:
+        """The p(content) a block needs when no threshold is given (the model file's own, else 0.5)."""
+        return float(self.config.get("threshold", 0.5))
+
+    def __repr__(self) -> str:
+        """One line, not the weights: name, file, feature set and threshold."""
+        return (
+            f"Web2TextModel(name={self.name!r}, path={self.path!r}, features={self.config.get('features', 'paper')!r}"
+            f", threshold={self.threshold:g})"
+        )
+
+    @property
     def extended(self) -> bool:
         """Whether the model reads the extended block features (page context)."""
         return self.config.get("features", "paper") == "extended"

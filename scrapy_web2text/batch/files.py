@@ -1,0 +1,266 @@
+"""``web2text extract`` on many inputs: where they come from, where each one's output goes, and worker processes.
+
+Inputs are files, globs, http(s) URLs or ``-`` (standard input), from the command line, from ``--input-dir`` (every
+file below it) and from ``-i`` (a file of URLs or paths, one a line).  Output goes to standard output, to one file
+(``-o FILE``) or, one file per input with its name kept (``-o DIR/``, or ``--input-dir``), to a folder.  With
+``--workers N`` the pages are extracted in N processes; outputs are written in input order either way.
+
+Uses only the public :func:`scrapy_web2text.extract`; never Scrapy.
+"""
+
+from __future__ import annotations
+
+import glob
+import http.client
+import json
+import sys
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import __version__, extract
+
+#: The file suffix of each output form, in folder mode.
+SUFFIXES = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}
+
+
+class ExtractionFailed(Exception):
+    """Labelling one input raised (a method or model that cannot run): the run stops with this message."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: ``location`` is a path, a URL or ``-``; ``name`` the output file's name in folder mode."""
+
+    location: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Options:
+    """What each input's output is: the ``extract`` arguments and the output form."""
+
+    form: str = "text"  # text, markdown or html
+    json: bool = False
+    blocks: bool = True
+    threshold: float | None = None
+    model: str | None = None
+    method: str = "web2text"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One input done: its rendered output, or why it could not be read."""
+
+    source: Source
+    output: str | None
+    error: str | None = None
+
+
+def is_url(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
+def expand_sources(sources: Iterable[str]) -> Iterator[str]:
+    """Paths, with shell-style globs (``pages/**/*.html``) expanded here for shells that do not; URLs and ``-``
+    as they are.  A glob that matches nothing is passed on, to be reported as unreadable."""
+    for source in sources:
+        if source == "-" or is_url(source) or not glob.has_magic(source):
+            yield source
+            continue
+        matches = sorted(glob.glob(source, recursive=True))
+        yield from matches or [source]
+
+
+def name_of(location: str) -> str:
+    """The output name of an input given on the command line or in ``-i``: a file's name, a URL's host and path."""
+    if location == "-":
+        return "stdin"
+    if is_url(location):
+        stem = location.split("://", 1)[1].split("?", 1)[0].split("#", 1)[0].rstrip("/")
+        # ASCII letters, digits, - and _ kept; anything else (dots too: the output's suffix comes after) becomes _.
+        safe = "".join(char if char.isascii() and (char.isalnum() or char in "-_") else "_" for char in stem)
+        return safe[:200] or "page"
+    return Path(location).name or "page"
+
+
+def gather_sources(arguments: Iterable[str], input_dir: str | None, input_file: str | None) -> list[Source]:
+    """Every input, in order: the arguments (globs expanded), then ``-i``'s lines, then the files below
+    ``--input-dir`` (sorted, their relative paths as names).  Raises ``FileNotFoundError`` for a missing
+    ``-i`` file or ``--input-dir``, ``ValueError`` when there is no input at all."""
+    locations = list(expand_sources(arguments))
+    if input_file is not None:
+        with open(input_file, encoding="utf-8", errors="replace") as lines:
+            locations += [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    sources = [Source(location, name_of(location)) for location in locations]
+    if input_dir is not None:
+        root = Path(input_dir)
+        if not root.is_dir():
+            raise FileNotFoundError(f"--input-dir {input_dir}: no such directory")
+        files = sorted(path for path in root.rglob("*") if path.is_file())
+        sources += [Source(str(path), str(path.relative_to(root))) for path in files]
+    if not sources:
+        raise ValueError("no input: give files, URLs or -, --input-dir DIR or -i FILE")
+    return sources
+
+
+def read_source(location: str) -> tuple[bytes, str | None, str | None, str | None]:
+    """Bytes, declared charset, URL and declared content type of a path, ``-`` or an http(s) URL.
+
+    Raises ``OSError`` (``ValueError`` for a malformed URL) when the input cannot be read."""
+    if location == "-":
+        if sys.stdin is None:
+            raise OSError("standard input is closed")
+        return sys.stdin.buffer.read(), None, None, None
+    if is_url(location):
+        request = urllib.request.Request(location, headers={"User-Agent": f"scrapy-web2text/{__version__}"})
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 - the user asked for this URL
+            headers = response.headers
+            return response.read(), headers.get_content_charset(), location, headers.get("Content-Type")
+    path = Path(location)
+    return path.read_bytes(), None, path.resolve().as_uri(), None
+
+
+def render(source: Source, data: bytes | None, options: Options) -> Outcome:
+    """Read (unless ``data`` is given), extract and render one input; a read failure is an outcome, a labelling
+    failure raises :class:`ExtractionFailed`."""
+    try:
+        body, charset, url, content_type = read_source(source.location) if data is None else (data, None, None, None)
+    except (OSError, ValueError, http.client.HTTPException) as error:
+        return Outcome(source, None, f"cannot read {source.location}: {error}")
+    try:
+        result = extract(
+            body,
+            url=url,
+            threshold=options.threshold,
+            model=options.model,
+            method=options.method,
+            encoding=charset,
+            content_type=content_type,
+        )
+        if not options.json:
+            return Outcome(source, result.main_text if options.form == "text" else getattr(result, options.form))
+        document = result.to_dict(include_blocks=options.blocks)
+        document["title"] = result.title
+        if options.form != "text":
+            document[f"main_{options.form}"] = getattr(result, options.form)
+        document["source"] = source.location
+        return Outcome(source, json.dumps(document, ensure_ascii=False))
+    except Exception as error:
+        raise ExtractionFailed(f"{source.location}: {type(error).__name__}: {error}") from None
+
+
+def _render_job(job: tuple[Source, bytes | None, Options]) -> Outcome:
+    return render(*job)
+
+
+def outcomes(sources: list[Source], options: Options, workers: int = 1) -> Iterator[Outcome]:
+    """Each input's :class:`Outcome`, in input order; ``workers`` > 1 extracts in that many processes.
+
+    Standard input is read here, once, whatever the worker count (a worker process has none)."""
+    jobs = [(source, read_stdin_once(source), options) for source in sources]
+    if workers <= 1 or len(jobs) <= 1:
+        yield from map(_render_job, jobs)
+        return
+    import multiprocessing
+
+    # spawn, not fork: a forked copy of a process with BLAS threads can deadlock, and spawn is what macOS and
+    # Windows do anyway.
+    executor: Executor = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn"))
+    try:
+        yield from executor.map(_render_job, jobs)
+    finally:
+        # A closed output pipe or an interrupt stops the run here: queued pages are dropped, not waited for.
+        executor.shutdown(wait=False, cancel_futures=True)
+
+
+def read_stdin_once(source: Source) -> bytes | None:
+    if source.location != "-":
+        return None
+    if sys.stdin is None:
+        return None  # read_source reports it, as for any input that cannot be read
+    return sys.stdin.buffer.read()
+
+
+class Writer:
+    """Where outputs go: standard output or one file (each input's output a paragraph, headed by its name when
+    there are several), or a folder (a file per input, its name kept and its suffix the form's)."""
+
+    def __init__(self, output: str | None, folder: bool, suffix: str, several: bool, headers: bool):
+        self.folder = Path(output) if folder and output else None
+        self.suffix = suffix
+        self.headers = several and headers
+        self._names: set[str] = set()
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.stream = None
+        elif output:
+            self.stream = open(output, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        else:
+            if sys.stdout is None:
+                raise OSError("standard output is closed: give -o FILE or -o DIR/")
+            self.stream = sys.stdout
+
+    def write(self, outcome: Outcome) -> Path | None:
+        """Write one output; returns the file written in folder mode."""
+        assert outcome.output is not None
+        if self.folder is None:
+            if self.headers:
+                self.stream.write(f"==> {outcome.source.location} <==\n")
+            self.stream.write(outcome.output + "\n")
+            return None
+        target = self._target(outcome.source)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(outcome.output + "\n", encoding="utf-8")
+        return target
+
+    def _target(self, source: Source) -> Path:
+        """The input's name with the form's suffix; ``-2``, ``-3``... when two inputs would share a name."""
+        name = (
+            str(Path(source.name).with_suffix(self.suffix)) if Path(source.name).suffix else source.name + self.suffix
+        )
+        stem, counter = name[: -len(self.suffix)], 2
+        while name in self._names:
+            name, counter = f"{stem}-{counter}{self.suffix}", counter + 1
+        self._names.add(name)
+        target = self.folder / name
+        if (
+            not is_url(source.location)
+            and source.location != "-"
+            and target.resolve() == Path(source.location).resolve()
+        ):
+            raise ExtractionFailed(f"{target} is the input {source.location}: give another -o folder")
+        return target
+
+    def close(self) -> None:
+        if self.stream is not None and self.stream is not sys.stdout:
+            self.stream.close()
+        elif self.stream is sys.stdout:
+            self.stream.flush()
+
+
+def run(
+    sources: list[Source],
+    options: Options,
+    writer: Writer,
+    workers: int = 1,
+    report: Callable[[str], None] = print,
+    progress: Callable[[Iterable, int], Iterable] | None = None,
+) -> int:
+    """Extract every input and write its output; returns 0, or 1 if some input could not be read (each reported
+    in one line; the others are still done)."""
+    status = 0
+    pending = outcomes(sources, options, workers)
+    shown: Iterable[Outcome] = progress(pending, len(sources)) if progress and len(sources) > 1 else pending
+    try:
+        for outcome in shown:
+            if outcome.error is not None:
+                report(outcome.error)
+                status = 1
+                continue
+            writer.write(outcome)
+    finally:
+        pending.close()  # stops the worker processes at once when the loop ends early
+    return status
