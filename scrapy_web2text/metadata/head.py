@@ -10,14 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from lxml import etree
-
 #: At most this many ``<meta>``/``<link>`` elements are read (real pages have tens).
 MAX_HEAD_ELEMENTS = 2000
 #: At most this many values are kept per field and source (a list field keeps fewer still, ``MAX_LIST_ITEMS``).
 MAX_VALUES_PER_NAME = 50
 
-_HEAD_ELEMENTS = etree.XPath("//meta[@content] | //link[@href] | //html[@lang] | //html[@xml:lang]")
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
 #: meta name or property (lower case) -> (field, source).  The first of a field's names found wins within a
 #: source; across sources, the reader's order of sources decides.
@@ -101,7 +99,8 @@ class HeadValues:
 def read_head(root: Any) -> HeadValues:
     """Every known ``<meta>``, ``<link rel=canonical|license>`` and the ``<html lang>`` of ``root``."""
     head = HeadValues()
-    for count, element in enumerate(_HEAD_ELEMENTS(root)):
+    # iter() walks lazily: the cap stops it, where an XPath would first collect every match of a hostile page
+    for count, element in enumerate(root.iter("meta", "link", "html")):
         if count >= MAX_HEAD_ELEMENTS:
             head.overflow = True
             break
@@ -118,7 +117,9 @@ def read_head(root: Any) -> HeadValues:
 
 
 def _read_link(head: HeadValues, element: Any) -> None:
-    relations = (element.get("rel") or "").lower().split()
+    if not element.get("href"):
+        return
+    relations = (element.get("rel") or "")[:200].lower().split()
     if "canonical" in relations:
         head.add("canonical_url", "meta", element.get("href"))
     elif "license" in relations:
