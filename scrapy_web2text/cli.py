@@ -69,15 +69,27 @@ def _extract(args) -> int:
             encoding=charset,
             content_type=content_type,
         )
+        with_metadata = args.json if args.metadata is None else args.metadata
         if args.json:
-            document = result.to_dict(include_blocks=args.blocks, formats=formats)
+            document = result.to_dict(include_blocks=args.blocks, formats=formats + ("metadata",) * with_metadata)
             document["source"] = source
             print(json.dumps(document, ensure_ascii=False))
         else:
             if len(sources) > 1:
                 print(f"==> {source} <==")
+            if with_metadata:
+                print(metadata_header(result.metadata))
             print(result.main_text if args.format == "text" else getattr(result, args.format))
     return status
+
+
+def metadata_header(metadata) -> str:
+    """The fields a page has, one ``field: value`` line each, and a blank line: the text output's header."""
+    lines = []
+    for name in metadata.found():
+        value = getattr(metadata, name)
+        lines.append(f"{name}: {'; '.join(value) if isinstance(value, tuple) else value}")
+    return "\n".join(lines) + "\n"
 
 
 def _default_data_files() -> list[str]:
@@ -230,6 +242,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="main content as plain text (default), Markdown or clean HTML; with --json adds that key",
     )
     extract.add_argument("--no-blocks", dest="blocks", action="store_false", help="with --json: leave out the blocks")
+    extract.add_argument(
+        "--with-metadata",
+        dest="metadata",
+        action="store_true",
+        default=None,
+        help="authors, dates, language, site... (docs: metadata): a 'metadata' object in --json rows (the default "
+        "there), 'field: value' lines before the text otherwise",
+    )
+    extract.add_argument("--no-metadata", dest="metadata", action="store_false", help="with --json: no metadata")
     model_options(extract)
     extract.set_defaults(handler=_extract)
 

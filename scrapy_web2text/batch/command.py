@@ -14,7 +14,8 @@ def add_warc_command(commands) -> None:
         "warc",
         help="main text of every HTML response in WARC/ARC files, on a Dask cluster (needs the 'warc' extra)",
         description="One JSON line per HTML response record: url, warc_record_id, warc_date, http_status, title, "
-        "main_text and main_<format> for each further format. Inputs already done (OUT.jsonl.done) are skipped.",
+        "main_text, main_<format> for each further format and, with --with-metadata, metadata. Inputs already done "
+        "(OUT.jsonl.done) are skipped.",
     )
     warc.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC or ARC files, gzip-compressed or not")
     warc.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="JSON Lines output (appended)")
@@ -23,6 +24,9 @@ def add_warc_command(commands) -> None:
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="join a running Dask cluster instead")
     warc.add_argument(
         "--formats", default="text", help="comma-separated: text plus renderings Extraction provides (e.g. markdown)"
+    )
+    warc.add_argument(
+        "--with-metadata", action="store_true", help="a 'metadata' object per row: authors, dates, language, site..."
     )
     warc.add_argument("--model", default=None, help="packaged model name or path to NAME.npz (default: shipped)")
     warc.add_argument("--chunk-records", type=int, default=None, help="records per task (default 1000)")
@@ -39,7 +43,9 @@ def run_warc_command(args) -> int:
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     resolve_inputs(args.inputs)  # missing files fail before a cluster starts
-    options = Options(check_formats(args.formats.split(",")), args.model, max(0, args.max_bytes))
+    options = Options(
+        check_formats(args.formats.split(",")), args.model, max(0, args.max_bytes), metadata=args.with_metadata
+    )
     summary = run(
         args.inputs,
         args.output,
