@@ -36,7 +36,7 @@ _ITEMPROPS = etree.XPath("count(//*[@itemprop])")
 ARTICLE_TYPES = frozenset(
     """Article NewsArticle BlogPosting Report ScholarlyArticle TechArticle AnalysisNewsArticle OpinionNewsArticle
     ReportageNewsArticle ReviewNewsArticle LiveBlogPosting SocialMediaPosting DiscussionForumPosting Review Recipe
-    HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode QAPage Question JobPosting""".split()
+    HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode JobPosting""".split()
 )
 PAGE_TYPES = frozenset(
     "WebPage ItemPage AboutPage ContactPage CollectionPage ProfilePage FAQPage SearchResultsPage".split()
@@ -56,11 +56,30 @@ class Objects:
 
     def main(self) -> dict[str, Any] | None:
         """The page's main object: the first article-like one, else the first web page, else the first that has
-        a headline, an author or a publication date."""
+        a headline, an author or a publication date; its references (``{"@id": ...}``) replaced by the objects
+        they name."""
         for candidates in (self.of_types(ARTICLE_TYPES), self.of_types(PAGE_TYPES)):
             if candidates:
-                return candidates[0]
-        return next((obj for obj in self.objects if {"headline", "author", "datePublished"} & obj.keys()), None)
+                return self.resolved(candidates[0])
+        found = next((obj for obj in self.objects if {"headline", "author", "datePublished"} & obj.keys()), None)
+        return self.resolved(found) if found is not None else None
+
+    def resolved(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` with each reference among its values (one level, lists included) replaced by the object of the
+        same ``@id``: Yoast's graphs name the author, the publisher and the image that way."""
+        index = {item["@id"]: item for item in self.objects if isinstance(item.get("@id"), str) and len(item) > 2}
+        if not index:
+            return obj
+
+        def resolve(value: Any) -> Any:
+            if isinstance(value, dict) and isinstance(value.get("@id"), str) and len(value) <= 2:
+                return index.get(value["@id"], value)
+            return value
+
+        return {
+            key: [resolve(item) for item in value[:MAX_LIST_WALK]] if isinstance(value, list) else resolve(value)
+            for key, value in obj.items()
+        }
 
 
 def _types(value: Any) -> list[str]:
@@ -81,8 +100,8 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
         if isinstance(value, list):
             queue.extend(child for child in islice(value, MAX_LIST_WALK) if isinstance(child, (dict, list)))
             continue
-        if "@type" in value:
-            found.objects.append({**value, "@type": _types(value["@type"])})
+        if "@type" in value or len(value) > 1 and "@id" in value:
+            found.objects.append({**value, "@type": _types(value.get("@type"))})
         queue.extend(child for child in islice(value.values(), MAX_LIST_WALK) if isinstance(child, (dict, list)))
     if queue:
         notes.append(f"{source}: more than {MAX_OBJECTS} objects; the rest not read")

@@ -36,7 +36,7 @@ from .visible import read_byline
 
 #: schema.org properties read for each field, in order.
 _PROPERTIES = {
-    "title": ("headline", "name", "alternativeHeadline"),
+    "title": ("headline",),  # a name is often the site's or a product's; the heading on the page is better
     "authors": ("author", "creator"),
     "date_published": ("datePublished", "dateCreated", "uploadDate"),
     "date_modified": ("dateModified",),
@@ -165,6 +165,11 @@ def _absolute(value: Any, base: str | None) -> str | None:
     return resolved if resolved.startswith(("http://", "https://")) and " " not in resolved else None
 
 
+def _image(value: Any, base: str | None) -> str | None:
+    url = _absolute(value, base)
+    return url if url and "#" not in url else None  # ".../#primaryimage": a reference to an object not found
+
+
 def _authors(value: Any, base: str | None = None) -> tuple[str, ...]:
     names = (_name(item) for item in _each(value))
     # a profile URL is not a name (OpenGraph's article:author usually is one)
@@ -195,7 +200,7 @@ _CONVERTERS: dict[str, Callable[[Any, str | None], Any]] = {
     "date_modified": lambda value, base: iso_date(_first(value)),
     "language": _language_tag,
     "description": lambda value, base: clean_text(_name(value), MAX_DESCRIPTION_CHARS),
-    "image": _absolute,
+    "image": lambda value, base: _image(value, base),
     "canonical_url": _absolute,
     "tags": _keywords,
     "categories": _keywords,

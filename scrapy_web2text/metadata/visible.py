@@ -34,6 +34,14 @@ _MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I
 _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
 _SEPARATORS = re.compile(r"\s*(?:[|·•–—/]|\bon\b|\bam\b|\ble\b|\bel\b|\bupdated\b|\d).*$", re.I)
 _JOINERS = re.compile(r"\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b)\s*", re.I)
+#: Words a byline line holds beside a name: months and weekdays (a date's), never names by themselves.
+_NOT_NAMES = frozenset(
+    """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august september
+    october november december mon tue wed thu fri sat sun monday tuesday wednesday thursday friday saturday sunday
+    januar februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août septembre
+    octobre novembre décembre enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
+    diciembre updated published posted share comments""".split()
+)
 _PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter ten y".split())
 
 
@@ -61,24 +69,22 @@ def read_byline(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[t
 
 
 def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int):
-    """(line text, its block element or None) for the blocks in ``start:end``; a block's line is the text of its
-    nearest block-level element (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line)."""
+    """(text, element or None) for the blocks in ``start:end``: the text of a block's nearest block-level element
+    (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element, then the block's own text
+    with the element holding it."""
     seen: set[int] = set()
     for index in range(start, min(end, len(texts))):
         element, in_tail = elements[index] if index < len(elements) else (None, False)
         if element is not None and in_tail:  # the text follows the element: it sits in the element's parent
             element = element.getparent()
         line_element = _line_element(element) if element is not None else None
-        if line_element is None:
-            if len(texts[index]) <= MAX_LINE_CHARS:
-                yield texts[index], None
-            continue
-        if id(line_element) in seen:
-            continue
-        seen.add(id(line_element))
-        line = _bounded_text(line_element)
-        if line is not None:
-            yield line, line_element
+        if line_element is not None and id(line_element) not in seen:
+            seen.add(id(line_element))
+            line = _bounded_text(line_element)
+            if line is not None:
+                yield line, line_element
+        if len(texts[index]) <= MAX_LINE_CHARS:
+            yield texts[index], element
 
 
 def _line_element(element: Any) -> Any:
@@ -124,12 +130,18 @@ def _authors_of(line: str, element: Any) -> tuple[str, ...]:
         return ()
     names = _SEPARATORS.sub("", names)
     found = tuple(name for name in (part.strip(" .:") for part in _JOINERS.split(names)) if _looks_like_name(name))
+    if match is None and not any(" " in name for name in found):
+        return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
     return found[:5]
 
 
 def _looks_like_name(text: str) -> bool:
     words = text.split()
+    if _BY.match(text + " x") and len(words) <= 2:  # "By", "Written by": the byline's word, not a name
+        return False
     if not 1 <= len(words) <= 5 or len(text) > 60 or any(char in text for char in '@:;!?()[]{}<>"='):
+        return False
+    if any(word.lower().strip(".,") in _NOT_NAMES for word in words):
         return False
     return all(word[0].isupper() or word.lower() in _PARTICLES for word in words) and any(
         word[0].isupper() for word in words
