@@ -89,3 +89,24 @@ def test_an_unknown_field_fails_at_start_up(untrained_model):
     crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_METADATA": ["author"]})
     with pytest.raises(ValueError, match="unknown field.*'author'.*authors"):
         Web2TextConfig.from_crawler(crawler)
+
+
+def test_the_example_crawl_writes_metadata_into_its_feed(tmp_path):
+    from .scrapy_support import require_default_model
+    from .test_scrapy_crawl import crawl
+
+    result = crawl(tmp_path, None, require_default_model())
+    by_file = {item["url"].split("/site/", 1)[1]: item for item in result["items"]}
+    night_train = by_file["articles/night-train.html"]  # JSON-LD and OpenGraph, as a news site writes them
+    assert night_train["web2text_authors"] == ["Aisha Rahman"]
+    assert night_train["web2text_date_published"] == "2024-06-11T06:00:00+02:00"
+    assert night_train["web2text_language"] == "en"
+    assert night_train["web2text_image"] == "https://allotment-notes.example/images/logo.png"
+    assert night_train["web2text_tags"] == ["night trains", "slow travel"]
+    rain_garden = by_file["articles/rain-garden.html"]  # no JSON-LD: its <meta> date and its visible byline
+    assert rain_garden["web2text_authors"] == ["Oluwaseun Adeyemi"]
+    assert rain_garden["web2text_date_published"] == "2024-04-09"
+    assert by_file["articles/hochbeet-anlegen.html"]["web2text_language"] == "de"
+    stats = result["probe"]["stats"]
+    assert stats["web2text/metadata/authors"] >= 8 and stats["web2text/metadata/site_name"] >= 20
+    assert "web2text_authors" not in by_file["files/planting-calendar.pdf"] and "Traceback" not in result["log"]
