@@ -200,13 +200,16 @@ class Extraction:
         from .metadata import read_metadata  # extruct and htmldate load with the first page that asks
 
         labelled = self._labelled_page()
+        source = None
         if labelled is not None:
             texts, keep = labelled.page.texts, labelled.keep.astype(bool).tolist()
-            elements = labelled.page.block_elements
+            elements, source = labelled.page.block_elements, labelled.page.source
         else:
             texts, keep = [block.text for block in self.blocks], [block.is_content for block in self.blocks]
             elements = [(block.element, block.in_tail) for block in self.blocks]
-        return read_metadata(self.root, self.url, texts, keep, elements, self.main_text, lambda: self.title)
+        return read_metadata(
+            self.root, self.url, texts, keep, elements, self.main_text, lambda: self.title, source=source
+        )
 
     def xpaths(self) -> list[str | None]:
         """Each block's XPath, anchored at its nearest ancestor with a page-unique ``id`` where there is one

@@ -29,8 +29,8 @@ MAX_LIST_WALK = 200
 MAX_PROPERTY_TEXT = 2000
 
 _JSON_LD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
-_ITEMSCOPES = etree.XPath("count(//*[@itemscope])")
-_ITEMPROPS = etree.XPath("count(//*[@itemprop])")
+_ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
+_ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
 
 #: schema.org types of a page's main object, most specific first within each group.
 ARTICLE_TYPES = frozenset(

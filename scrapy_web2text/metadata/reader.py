@@ -76,10 +76,13 @@ def read_metadata(
     main_text: str,
     headline: str | Callable[[], str | None] | None = None,
     content_language: str | None = None,
+    source: str | None = None,
 ) -> Metadata:
     """The metadata of a parsed page (``root``) whose blocks are ``texts``/``keep``/``elements`` (see
     :meth:`scrapy_web2text.Extraction.metadata`); ``headline`` is the extraction's title (or what computes it, called
-    only where structured data gives no headline), ``content_language`` an HTTP ``Content-Language`` header."""
+    only where structured data gives no headline), ``content_language`` an HTTP ``Content-Language`` header,
+    ``source`` the text the tree was parsed from, if known (a page without structured data is then not searched
+    for it)."""
     if root is None:
         return Metadata()
     base = url if url and url.startswith(("http://", "https://")) else None
@@ -88,7 +91,7 @@ def read_metadata(
     head = read_head(root)
     if head.overflow:
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
-    for objects in (read_json_ld(root), read_microdata(root, base)):
+    for objects in _structured_data(root, base, source):
         notes += objects.notes
         _from_objects(chosen, objects, base)
     if chosen.missing("title"):  # the heading on the page: og:title and <title> often carry the site's name
@@ -96,7 +99,7 @@ def read_metadata(
     _from_head(chosen, head, base)
     _dates_from_htmldate(chosen, root, url)
     if chosen.missing("authors") or chosen.missing("date_published"):
-        byline = read_byline(texts, keep, elements)
+        byline = read_byline(texts, keep, elements, chosen.missing("authors"), chosen.missing("date_published"))
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     chosen.offer("date_published", date_in_url(url), URL)
@@ -107,6 +110,19 @@ def read_metadata(
 
 
 # --- structured data ------------------------------------------------------------------------------------------
+
+
+def _structured_data(root: Any, base: str | None, source: str | None) -> list[Objects]:
+    """The JSON-LD and microdata objects; a syntax the source text never names is not searched for (a substring
+    test of the text costs less than a walk over the tree).  extruct's JSON-LD reader matches the type exactly, in
+    lower case; ``itemscope`` is an attribute name, matched as HTML writes it (lower case, upper case, or
+    ``itemScope``)."""
+    found = []
+    if source is None or "application/ld+json" in source:
+        found.append(read_json_ld(root))
+    if source is None or any(spelling in source for spelling in ("itemscope", "ITEMSCOPE", "itemScope")):
+        found.append(read_microdata(root, base))
+    return found
 
 
 def _from_objects(chosen: _Fields, objects: Objects, base: str | None) -> None:

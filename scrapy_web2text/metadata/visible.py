@@ -31,6 +31,7 @@ _BY = re.compile(
     re.I,
 )
 _MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I)
+_DIGIT = re.compile(r"\d")
 _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
 _SEPARATORS = re.compile(r"\s*(?:[|·•–—/]|\bon\b|\bam\b|\ble\b|\bel\b|\bupdated\b|\d).*$", re.I)
 _JOINERS = re.compile(r"\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b)\s*", re.I)
@@ -51,19 +52,26 @@ class Byline:
     date: str | None = None
 
 
-def read_byline(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tuple[Any, bool]]) -> Byline:
-    """The authors and date stated in the lines around the first content block (empty when none)."""
+def read_byline(
+    texts: Sequence[str],
+    keep: Sequence[bool],
+    elements: Sequence[tuple[Any, bool]],
+    want_authors: bool = True,
+    want_date: bool = True,
+) -> Byline:
+    """The authors and date stated in the lines around the first content block (empty when none); only what is
+    wanted is looked for."""
     first = next((index for index, kept in enumerate(keep) if kept), None)
-    if first is None:
+    if first is None or not (want_authors or want_date):
         return Byline()
     authors: tuple[str, ...] = ()
     date = None
     for line, element in _lines(texts, elements, max(0, first - BLOCKS_BEFORE), first + BLOCKS_AFTER):
-        if not authors:
+        if want_authors and not authors:
             authors = _authors_of(line, element)
-        if date is None:
+        if want_date and date is None:
             date = _date_of(line, element)
-        if authors and date:
+        if (authors or not want_authors) and (date or not want_date):
             break
     return Byline(authors, date)
 
@@ -124,8 +132,8 @@ def _authors_of(line: str, element: Any) -> tuple[str, ...]:
     match = _BY.match(line)
     if match is not None:
         names = match.group(1)
-    elif element is not None and _marked(element, _MARKS):
-        names = line
+    elif element is not None and " " in line.strip() and line[:1].isupper() and _marked(element, _MARKS):
+        names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()
     names = _SEPARATORS.sub("", names)
@@ -154,6 +162,8 @@ def _date_of(line: str, element: Any) -> str | None:
             stated = iso_date((time.get("datetime") or "")[:40])
             if stated:
                 return stated
-    if element is None or _marked(element, _DATE_MARKS) or len(line) <= 80:
+    if len(_DIGIT.findall(line)) < 4:  # no year: no date (htmldate's own first test)
+        return None
+    if element is None or len(line) <= 80 or _marked(element, _DATE_MARKS):
         return date_in_text(line)
     return None
