@@ -207,9 +207,9 @@ class Extraction:
         else:
             texts, keep = [block.text for block in self.blocks], [block.is_content for block in self.blocks]
             elements = [(block.element, block.in_tail) for block in self.blocks]
-        return read_metadata(
-            self.root, self.url, texts, keep, elements, self.main_text, lambda: self.title, source=source
-        )
+        # the headline when already found (a crawl's title field), else what finds it if no markup names a title
+        headline = self._formats["title"] if "title" in self._formats else (lambda: self.title)
+        return read_metadata(self.root, self.url, texts, keep, elements, self.main_text, headline, source=source)
 
     def xpaths(self) -> list[str | None]:
         """Each block's XPath, anchored at its nearest ancestor with a page-unique ``id`` where there is one

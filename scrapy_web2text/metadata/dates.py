@@ -77,11 +77,11 @@ def _options(original: bool) -> Any:
     return Extractor(False, latest_date(), EARLIEST, original, "%Y-%m-%d")
 
 
-def htmldate_header(root: Any, original: bool = True) -> str | None:
-    """htmldate's reading of the page's ``<meta>`` dates (its long list of names and their precedence)."""
+def htmldate_header(head: Any, original: bool = True) -> str | None:
+    """htmldate's reading of the ``<meta>`` dates under ``head`` (its long list of names and their precedence)."""
     from htmldate.core import examine_header
 
-    return examine_header(root, _options(original))
+    return examine_header(head, _options(original))
 
 
 def htmldate_time_elements(root: Any) -> str | None:

@@ -10,6 +10,7 @@ walked up to :data:`MAX_OBJECTS` dictionaries.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -169,6 +170,7 @@ def _as_json_ld(item: Any, depth: int) -> Any:
     return converted
 
 
+@functools.cache
 def _bounded_microdata_extractor() -> type:
     from extruct.w3cmicrodata import MicrodataExtractor
 

@@ -96,22 +96,26 @@ class HeadValues:
             found.append(value)
 
 
+def head_of(root: Any) -> Any:
+    """The ``<head>`` element (where the parser puts every ``<meta>`` and ``<link>`` before ``<body>``), else the
+    root."""
+    head = root.find("head")
+    return head if head is not None else root
+
+
 def read_head(root: Any) -> HeadValues:
-    """Every known ``<meta>``, ``<link rel=canonical|license>`` and the ``<html lang>`` of ``root``."""
+    """Every known ``<meta>`` and ``<link rel=canonical|license>`` of the page's head, and its ``<html lang>``."""
     head = HeadValues()
+    if root.tag == "html":
+        head.html_lang = root.get("lang") or root.get(_XML_LANG)
     # iter() walks lazily: the cap stops it, where an XPath would first collect every match of a hostile page
-    for count, element in enumerate(root.iter("meta", "link", "html")):
+    for count, element in enumerate(head_of(root).iter("meta", "link")):
         if count >= MAX_HEAD_ELEMENTS:
             head.overflow = True
             break
-        tag = element.tag
-        if tag == "html":
-            head.html_lang = (
-                head.html_lang or element.get("lang") or element.get("{http://www.w3.org/XML/1998/namespace}lang")
-            )
-        elif tag == "link":
+        if element.tag == "link":
             _read_link(head, element)
-        elif tag == "meta":
+        else:
             _read_meta(head, element)
     return head
 

@@ -14,7 +14,7 @@ from urllib.parse import urljoin, urlsplit
 
 from .dates import date_in_url, htmldate_header, htmldate_time_elements, iso_date
 from .embedded import Objects, read_json_ld, read_microdata
-from .head import HeadValues, read_head
+from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .model import (
     BYLINE,
@@ -79,8 +79,9 @@ def read_metadata(
     source: str | None = None,
 ) -> Metadata:
     """The metadata of a parsed page (``root``) whose blocks are ``texts``/``keep``/``elements`` (see
-    :meth:`scrapy_web2text.Extraction.metadata`); ``headline`` is the extraction's title (or what computes it, called
-    only where structured data gives no headline), ``content_language`` an HTTP ``Content-Language`` header,
+    :meth:`scrapy_web2text.Extraction.metadata`); ``headline`` is the extraction's title, tried after structured
+    data, or what finds it, then called only where no markup declares a title; ``content_language`` an HTTP
+    ``Content-Language`` header,
     ``source`` the text the tree was parsed from, if known (a page without structured data is then not searched
     for it)."""
     if root is None:
@@ -94,9 +95,11 @@ def read_metadata(
     for objects in _structured_data(root, base, source):
         notes += objects.notes
         _from_objects(chosen, objects, base)
-    if chosen.missing("title"):  # the heading on the page: og:title and <title> often carry the site's name
-        chosen.offer("title", clean_text(headline() if callable(headline) else headline), HEADLINE)
+    if not callable(headline):  # the heading found on the page, already known
+        chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
+    if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
+        chosen.offer("title", clean_text(headline()), HEADLINE)
     _dates_from_htmldate(chosen, root, url)
     if chosen.missing("authors") or chosen.missing("date_published"):
         byline = read_byline(texts, keep, elements, chosen.missing("authors"), chosen.missing("date_published"))
@@ -115,12 +118,12 @@ def read_metadata(
 def _structured_data(root: Any, base: str | None, source: str | None) -> list[Objects]:
     """The JSON-LD and microdata objects; a syntax the source text never names is not searched for (a substring
     test of the text costs less than a walk over the tree).  extruct's JSON-LD reader matches the type exactly, in
-    lower case; ``itemscope`` is an attribute name, matched as HTML writes it (lower case, upper case, or
-    ``itemScope``)."""
+    lower case; ``itemscope`` is matched as pages write it (``itemscope``, or ``itemScope`` from templates written
+    for React)."""
     found = []
     if source is None or "application/ld+json" in source:
         found.append(read_json_ld(root))
-    if source is None or any(spelling in source for spelling in ("itemscope", "ITEMSCOPE", "itemScope")):
+    if source is None or "itemscope" in source or "itemScope" in source:
         found.append(read_microdata(root, base))
     return found
 
@@ -255,7 +258,7 @@ def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
 def _dates_from_htmldate(chosen: _Fields, root: Any, url: str | None) -> None:
     if not chosen.missing("date_published"):
         return
-    chosen.offer("date_published", htmldate_header(root), META)
+    chosen.offer("date_published", htmldate_header(head_of(root)), META)
     if chosen.missing("date_published"):
         chosen.offer("date_published", htmldate_time_elements(root), TIME_ELEMENT)
 
