@@ -333,8 +333,11 @@ from scrapy_web2text import extract
 result = extract({page(json_ld(ARTICLE)).encode()!r}, url="https://town.example/2024/01/02/a.html")
 assert "extruct" not in sys.modules and "htmldate" not in sys.modules, "loaded without metadata"
 metadata = result.metadata
-assert "extruct" in sys.modules and "htmldate" in sys.modules
 assert metadata.authors == ("Aisha Rahman", "Jonas Weber"), metadata
+# no markup date here: htmldate's readers run (the <meta> names, <time> elements, the URL)
+dated = extract({page().encode()!r}, url="https://town.example/2024/01/02/a.html").metadata
+assert dated.date_published == "2024-01-02", dated
+assert "extruct" in sys.modules and "htmldate" in sys.modules
 assert not events, events
 print("ok")
 """

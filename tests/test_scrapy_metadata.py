@@ -85,9 +85,17 @@ def test_the_setting_read_from_a_string(value, expected, untrained_model):
     assert Web2TextConfig.from_crawler(crawler).metadata == expected
 
 
-def test_an_unknown_field_fails_at_start_up(untrained_model):
-    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_METADATA": ["author"]})
-    with pytest.raises(ValueError, match="unknown field.*'author'.*authors"):
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (["author"], "unknown field.*'author'.*authors"),
+        ('{"authors": ', "not a JSON object"),
+        ({"tags": ""}, "item field"),
+    ],
+)
+def test_a_wrong_setting_fails_at_start_up(untrained_model, value, message):
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_METADATA": value})
+    with pytest.raises(ValueError, match=message):
         Web2TextConfig.from_crawler(crawler)
 
 

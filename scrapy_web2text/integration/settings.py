@@ -99,7 +99,13 @@ def metadata_fields(value: Any) -> tuple[tuple[str, str], ...]:
         return ()
     if isinstance(value, str):
         value = value.strip()
-        value = json.loads(value) if value.startswith("{") else [name for name in value.split(",") if name.strip()]
+        if value.startswith("{"):
+            try:
+                value = json.loads(value)
+            except ValueError as error:
+                raise ValueError(f"WEB2TEXT_METADATA: not a JSON object ({error}): {value[:200]!r}") from None
+        else:
+            value = [name for name in value.split(",") if name.strip()]
     pairs = (
         [(str(name).strip(), str(field).strip()) for name, field in dict(value).items()]
         if hasattr(value, "items")

@@ -79,11 +79,12 @@ def read_metadata(
     source: str | None = None,
 ) -> Metadata:
     """The metadata of a parsed page (``root``) whose blocks are ``texts``/``keep``/``elements`` (see
-    :meth:`scrapy_web2text.Extraction.metadata`); ``headline`` is the extraction's title, tried after structured
-    data, or what finds it, then called only where no markup declares a title; ``content_language`` an HTTP
-    ``Content-Language`` header,
-    ``source`` the text the tree was parsed from, if known (a page without structured data is then not searched
-    for it)."""
+    :attr:`scrapy_web2text.Extraction.metadata`).
+
+    ``headline`` is the extraction's title (tried right after structured data), or what finds it (called only
+    where no markup declares a title); ``content_language`` an HTTP ``Content-Language`` header; ``source`` the
+    text the tree was parsed from, if known (a page whose text names no structured data is not searched for it).
+    """
     if root is None:
         return Metadata()
     base = url if url and url.startswith(("http://", "https://")) else None
@@ -105,7 +106,8 @@ def read_metadata(
         byline = read_byline(texts, keep, elements, chosen.missing("authors"), chosen.missing("date_published"))
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
-    chosen.offer("date_published", date_in_url(url), URL)
+    if chosen.missing("date_published"):
+        chosen.offer("date_published", date_in_url(url), URL)
     _language(chosen, head, main_text, content_language)
     if chosen.missing("site_name") and base:
         chosen.offer("site_name", urlsplit(base).hostname, URL)
