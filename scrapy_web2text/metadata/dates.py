@@ -21,7 +21,7 @@ LATEST_AHEAD = dt.timedelta(days=2)
 #: An ISO 8601 date, alone or with a time and zone; anything longer is not looked at.
 MAX_DATE_CHARS = 40
 _ISO = re.compile(
-    r"\s*(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?\s*(Z|[+-]\d{2}:?\d{2})?)?\s*"
+    r"\A\s*+(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?\s*+(Z|[+-]\d{2}:?\d{2})?)?\s*+"
 )
 
 

@@ -26,15 +26,17 @@ _INLINE = frozenset(
     "a abbr b bdi bdo cite code data em font i img kbd mark q s samp small span strong sub sup time u".split()
 )
 _BY = re.compile(
-    r"^\s*(?:by|von|par|por|door|di|av|af|przez|автор|written by|posted by"
-    r"|text(?:e)?\s*:|autor(?:in)?\s*:|author\s*:)\s+(.+)$",
+    r"^\s*+(?:by|von|par|por|door|di|av|af|przez|автор|written by|posted by"
+    r"|text(?:e)?\s*+:|autor(?:in)?\s*+:|author\s*+:)\s++(.+)",
     re.I,
 )
 _MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I)
 _DIGIT = re.compile(r"\d")
 _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
-_SEPARATORS = re.compile(r"\s*(?:[|·•–—/]|\bon\b|\bam\b|\ble\b|\bel\b|\bupdated\b|\d).*$", re.I)
-_JOINERS = re.compile(r"\s*(?:,|&|\band\b|\bund\b|\bet\b|\by\b|\be\b|\ben\b)\s*", re.I)
+#: What ends the names of a byline: a separator, a date, "on"/"am"/"le"/"el" (before a date), "updated".
+_SEPARATORS = re.compile(r"(?:[|·•–—/]|\bon\b|\bam\b|\ble\b|\bel\b|\bupdated\b|\d)(?s:.*)", re.I)
+#: What joins two names: a comma, "&", "and" in a few languages.
+_JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 #: Words a byline line holds beside a name: months and weekdays (a date's), never names by themselves.
 _NOT_NAMES = frozenset(
     """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august september
