@@ -104,6 +104,10 @@ setup(
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).
         "webencodings>=0.5",
+        # Extraction.metadata (docs/metadata.rst), on by default in the CLI's JSON: Zyte's reader of JSON-LD and
+        # microdata, and trafilatura's date reader (metadata/dates.py calls its readers directly: <2).
+        "extruct>=0.16",
+        "htmldate>=1.9,<2",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"

@@ -14,7 +14,8 @@ every element's text and tail (the floor for any extractor on lxml); a crawl's l
 settings (``extract()`` plus the item's block records and title); trafilatura's ``extract`` when installed;
 the ratios between them; and the peak Python memory per page of ``extract()`` (tracemalloc, a separate pass).
 Where the compiled twins are built, ``extract()`` also runs with them switched off ("Python only"), interleaved,
-and the median per-page ratio of the two is printed.
+and the median per-page ratio of the two is printed.  ``--metadata`` adds ``extract()`` with
+:attr:`~scrapy_web2text.Extraction.metadata` read, interleaved too, and its ratio to ``extract()`` alone.
 The Web2Text paper's 54 ms per page is printed beside.
 """
 
@@ -174,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
         help="BLAS threads, as the crawler runtime and the CLI set them (default 1; 'keep': numpy's own default)",
     )
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
+    parser.add_argument(
+        "--metadata",
+        action="store_true",
+        help="also time extract() with Extraction.metadata read (docs/metadata.rst), and the ratio (goal <= 1.25)",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the per-page timings here")
     args = parser.parse_args(argv)
     global clock
@@ -194,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         "lxml parse": lxml_parse,
         "lxml parse+visit": lxml_parse_and_visit,
     }
+    if args.metadata:
+        contenders["extract() + metadata"] = lambda data: extract(data).metadata
     crawl_job = crawl_job_with_default_settings()
     contenders["crawl job"] = lambda data: crawl_job(data)
     if SPEEDUPS is not None:
@@ -261,6 +269,13 @@ def main(argv: list[str] | None = None) -> int:
         first_ratio = statistics.median(first_runs["extract()"]) / statistics.median(first_runs["trafilatura"])
         print(f"  extract() / trafilatura, first runs:  {first_ratio:.2f}  (median of each page's first run)")
     print(f"  extract() / paper's 54 ms, median:    {statistics.median(times['extract()']) / PAPER_MS:.2f}")
+    if args.metadata:
+        per_page = [a / b for a, b in zip(times["extract() + metadata"], times["extract()"])]
+        print(
+            f"  extract() + metadata / extract(), median: {ratio('extract() + metadata', 'extract()'):.3f}  "
+            f"(goal <= 1.25; median of per-page ratios {statistics.median(per_page):.3f}, "
+            f"90th percentile {percentile(per_page, 0.9):.3f})"
+        )
     if SPEEDUPS is not None:
         per_page = [a / b for a, b in zip(times["extract()"], times["extract(), Python only"])]
         print(

@@ -18,6 +18,7 @@ __all__ = [
     "Block",
     "Extraction",
     "Web2TextCharsetMiddleware",
+    "Metadata",
     "ModelError",
     "Web2TextModel",
     "Web2TextPipeline",
@@ -33,6 +34,8 @@ _LAZY_EXPORTS = {
     "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
     "Web2TextPipeline": "scrapy_web2text.integration.pipeline",
     "Web2TextCharsetMiddleware": "scrapy_web2text.integration.charset",
+    # extruct and htmldate load with the metadata package, not with ``import scrapy_web2text``
+    "Metadata": "scrapy_web2text.metadata",
 }
 
 

@@ -28,7 +28,8 @@ def _extract(args) -> int:
     if args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     sources = gather_sources(args.sources, args.input_dir, args.input_file)
-    options = Options(args.format, args.json, args.blocks, args.threshold, args.model, args.method)
+    with_metadata = args.json if args.metadata is None else args.metadata
+    options = Options(args.format, args.json, args.blocks, args.threshold, args.model, args.method, with_metadata)
     output = args.output
     folder = bool(output) and (args.input_dir is not None or output.endswith(("/", "\\")) or Path(output).is_dir())
     suffix = SUFFIXES["json" if args.json else args.format]
@@ -222,6 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="main content as plain text (default), Markdown or clean HTML; with --json adds that key",
     )
     extract.add_argument("--no-blocks", dest="blocks", action="store_false", help="with --json: leave out the blocks")
+    extract.add_argument(
+        "--with-metadata",
+        dest="metadata",
+        action="store_true",
+        default=None,
+        help="authors, dates, language, site... (docs: metadata): a 'metadata' object in --json rows (the default "
+        "there), 'field: value' lines before the text otherwise",
+    )
+    extract.add_argument("--no-metadata", dest="metadata", action="store_false", help="with --json: no metadata")
     model_options(extract)
     extract.set_defaults(handler=_extract)
 

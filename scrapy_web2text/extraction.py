@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from .labellers.web2text.network import Web2TextModel
 from .page import CDOMNode, Page, parse_page
 from .page.sniff import non_html_reason
 from .responses import is_response, response_input
+
+if TYPE_CHECKING:
+    from .metadata import Metadata
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")
@@ -93,11 +96,11 @@ class Extraction:
     inline neighbours are joined with a space.  ``timings`` holds
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
     ``skipped`` names why a body was not labelled (``"binary:png"``, ``"binary:pdf"``, ``"binary"``,
-    ``"not_html:<type>"``); it then has no blocks and empty main text.  :attr:`title`, :attr:`markdown` and
-    :attr:`html` are computed on first access, from the page's tree and the labels; the result (and each
-    :class:`Block`) keeps that lxml tree alive while it is referenced, so keep the fields you need, not the
-    results, when collecting many pages.  A result of :func:`extract` builds its :class:`Block` objects when
-    ``blocks`` (or anything that reads them) is first read: most callers only want the main text.
+    ``"not_html:<type>"``); it then has no blocks and empty main text.  :attr:`title`, :attr:`markdown`,
+    :attr:`html` and :attr:`metadata` are computed on first access, from the page's tree and the labels; the
+    result (and each :class:`Block`) keeps that lxml tree alive while it is referenced, so keep the fields you
+    need, not the results, when collecting many pages.  A result of :func:`extract` builds its :class:`Block`
+    objects when ``blocks`` (or anything that reads them) is first read: most callers only want the main text.
     """
 
     main_text: str
@@ -187,6 +190,28 @@ class Extraction:
         """The main content as Markdown (``#`` headings by level, ``-`` lists, pipe tables, quotes, code)."""
         return self._format("markdown", lambda: output.to_markdown(self.html))
 
+    @property
+    def metadata(self) -> Metadata:
+        """What the page says about itself (authors, dates, language, site, description, image, tags...), each
+        value with its source: see :class:`~scrapy_web2text.metadata.Metadata`.  Read on first access from the
+        tree already parsed and the labelled blocks; a page that was not labelled has empty metadata."""
+        return self._format("metadata", self._read_metadata)
+
+    def _read_metadata(self) -> Metadata:
+        from .metadata import read_metadata  # extruct and htmldate load with the first page that asks
+
+        labelled = self._labelled_page()
+        source = None
+        if labelled is not None:
+            texts, keep = labelled.page.texts, labelled.keep.astype(bool).tolist()
+            elements, source = labelled.page.block_elements, labelled.page.source
+        else:
+            texts, keep = [block.text for block in self.blocks], [block.is_content for block in self.blocks]
+            elements = [(block.element, block.in_tail) for block in self.blocks]
+        # the headline when already found (a crawl's title field), else what finds it if no markup names a title
+        headline = self._formats["title"] if "title" in self._formats else (lambda: self.title)
+        return read_metadata(self.root, self.url, texts, keep, elements, self.main_text, headline, source=source)
+
     def xpaths(self) -> list[str | None]:
         """Each block's XPath, anchored at its nearest ancestor with a page-unique ``id`` where there is one
         (``//*[@id="main"]/p[2]``), else absolute; computed once."""
@@ -216,10 +241,11 @@ class Extraction:
         return list(self._format(f"blocks:{form}", compute))
 
     def to_dict(self, include_blocks: bool = True, formats: tuple[str, ...] = ()) -> dict[str, Any]:
-        """``formats`` adds ``"markdown"``/``"html"``/``"title"`` keys."""
+        """``formats`` adds ``"markdown"``/``"html"``/``"title"`` keys; ``"metadata"`` adds
+        :meth:`Metadata.to_dict`."""
         out: dict[str, Any] = {"url": self.url, "method": self.method, "model": self.model, "main_text": self.main_text}
         for name in formats:
-            out[name] = getattr(self, name)
+            out[name] = self.metadata.to_dict() if name == "metadata" else getattr(self, name)
         if self.skipped:
             out["skipped"] = self.skipped
         if include_blocks:

@@ -73,6 +73,17 @@ WHY_LINEAR = {
     "research.metrics._TOKEN": r"\w+ always matches the whole run",
     "research.peers._SPACES": r"\s+ always matches the whole run",
     "research.alignment._SPACES": r"\s+ always matches the whole run",
+    "metadata.model._CONTROL": "one character class",
+    "metadata.model._SPACE": r"\s+ always matches the whole run",
+    "metadata.dates._ISO": r"anchored at \A (one attempt), digit counts bounded, blank runs possessive",
+    "metadata.language._TAG": r"anchored at ^ without MULTILINE (one attempt), repetitions bounded",
+    "metadata.language._WORDS": r"\w+ always matches the whole run",
+    "metadata.visible._BY": r"anchored at ^ (one attempt), blank runs possessive, (.+) takes the rest",
+    "metadata.visible._MARKS": "an alternation of literals: bounded per position",
+    "metadata.visible._DATE_MARKS": "an alternation of literals: bounded per position",
+    "metadata.visible._DIGIT": "one character",
+    "metadata.visible._SEPARATORS": "one bounded token, then (?s:.*) takes the rest: the first start that fits matches",
+    "metadata.visible._JOINERS": "a blank run is entered only at its first blank (lookbehind) and taken whole",
 }
 
 #: Functions that run a regex at import only, on the package's own constant patterns (never on a page).

@@ -33,6 +33,10 @@ WEB2TEXT_INCLUDE_BLOCKS = True
 WEB2TEXT_BLOCKS = "compact"  # [label, probability, xpath] per block; "full": dicts with the text; "none"
 WEB2TEXT_FORMATS = ["text"]  # add "markdown" / "html" for main_markdown / main_html
 WEB2TEXT_TITLE_FIELD = "title"  # the headline, when the spider did not set a title itself
+# What each page says about itself (docs/metadata.rst), into web2text_authors, web2text_date_published...
+# (the default is [], no metadata); the feed's fixed columns follow.
+WEB2TEXT_METADATA = ["authors", "date_published", "language", "site_name", "description", "image", "tags"]
+FEED_EXPORT_FIELDS += [f"web2text_{name}" for name in WEB2TEXT_METADATA]
 WEB2TEXT_HTML_FIELD = "html"
 WEB2TEXT_MAX_BYTES = 5_000_000
 WEB2TEXT_CONCURRENCY = 2

@@ -16,7 +16,8 @@ def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> N
         parents=list(parents),
         help="main text of every HTML response in WARC/ARC files, on a Dask cluster (needs the 'warc' extra)",
         description="One JSON line per HTML response record: url, warc_record_id, warc_date, http_status, title, "
-        "main_text and main_<format> for each further format. Inputs already done (OUT.jsonl.done) are skipped.",
+        "main_text, main_<format> for each further format and, with --with-metadata, metadata. Inputs already done "
+        "(OUT.jsonl.done) are skipped.",
     )
     warc.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC or ARC files, gzip-compressed or not")
     warc.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="JSON Lines output (appended)")
@@ -25,6 +26,9 @@ def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> N
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="join a running Dask cluster instead")
     warc.add_argument(
         "--formats", default="text", help="comma-separated: text plus renderings Extraction provides (e.g. markdown)"
+    )
+    warc.add_argument(
+        "--with-metadata", action="store_true", help="a 'metadata' object per row: authors, dates, language, site..."
     )
     warc.add_argument("--model", default=None, help="packaged model name or path to NAME.npz (default: shipped)")
     warc.add_argument("--chunk-records", type=int, default=None, help="records per task (default 1000)")
@@ -45,7 +49,9 @@ def run_warc_command(args) -> int:
         raise ValueError(f"-o {args.output} is a folder: give a JSON Lines file (e.g. {args.output}/a.jsonl)")
     for path in resolve_inputs(args.inputs):  # missing files and other formats fail before a cluster starts
         check_archive(path)
-    options = Options(check_formats(args.formats.split(",")), args.model, max(0, args.max_bytes))
+    options = Options(
+        check_formats(args.formats.split(",")), args.model, max(0, args.max_bytes), metadata=args.with_metadata
+    )
     summary = run(
         args.inputs,
         args.output,

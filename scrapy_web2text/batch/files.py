@@ -48,6 +48,7 @@ class Options:
     threshold: float | None = None
     model: str | None = None
     method: str = "web2text"
+    metadata: bool = False  # JSON rows: a "metadata" object; text: a "field: value" header
 
 
 @dataclass(frozen=True)
@@ -141,8 +142,9 @@ def render(source: Source, data: bytes | None, options: Options) -> Outcome:
             content_type=content_type,
         )
         if not options.json:
-            return Outcome(source, result.main_text if options.form == "text" else getattr(result, options.form))
-        document = result.to_dict(include_blocks=options.blocks)
+            text = result.main_text if options.form == "text" else getattr(result, options.form)
+            return Outcome(source, metadata_header(result.metadata) + "\n" + text if options.metadata else text)
+        document = result.to_dict(include_blocks=options.blocks, formats=("metadata",) if options.metadata else ())
         document["title"] = result.title
         if options.form != "text":
             document[f"main_{options.form}"] = getattr(result, options.form)
@@ -150,6 +152,15 @@ def render(source: Source, data: bytes | None, options: Options) -> Outcome:
         return Outcome(source, json.dumps(document, ensure_ascii=False))
     except Exception as error:
         raise ExtractionFailed(f"{source.location}: {type(error).__name__}: {error}") from None
+
+
+def metadata_header(metadata) -> str:
+    """The fields a page has, one ``field: value`` line each, and a blank line: the text output's header."""
+    lines = []
+    for name in metadata.found():
+        value = getattr(metadata, name)
+        lines.append(f"{name}: {'; '.join(value) if isinstance(value, tuple) else value}")
+    return "\n".join(lines) + "\n"
 
 
 def _render_job(job: tuple[Source, bytes | None, Options]) -> Outcome:

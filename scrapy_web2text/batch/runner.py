@@ -45,6 +45,8 @@ class Options:
     formats: tuple[str, ...] = ("text",)
     model: str | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: Each row also carries the page's ``metadata`` (:meth:`scrapy_web2text.metadata.Metadata.to_dict`).
+    metadata: bool = False
 
 
 @dataclass
@@ -68,8 +70,9 @@ class Summary:
         return out
 
 
-#: Properties of :class:`Extraction` that are not a rendering of the main content (per-block data, the headline).
-NOT_FORMATS = frozenset({"content_blocks", "labels", "title"})
+#: Properties of :class:`Extraction` that are not a rendering of the main content (per-block data, the headline,
+#: the metadata: ``--with-metadata``).
+NOT_FORMATS = frozenset({"content_blocks", "labels", "title", "metadata"})
 
 
 def available_formats() -> list[str]:
@@ -113,6 +116,8 @@ def record_row(record: HtmlRecord, options: Options) -> dict[str, Any]:
     for name in options.formats:
         if name != "text":
             row[f"main_{name}"] = getattr(extraction, name)
+    if options.metadata:
+        row["metadata"] = extraction.metadata.to_dict()
     return row
 
 
@@ -214,7 +219,7 @@ def run(
 ) -> Summary:
     """Extract every HTML response of ``inputs`` into ``output`` (appended); see the module documentation."""
     paths = resolve_inputs(inputs)
-    options = Options(check_formats(options.formats), options.model, options.max_bytes)
+    options = Options(check_formats(options.formats), options.model, options.max_bytes, options.metadata)
     if chunk_records < 1:
         raise ValueError(f"--chunk-records must be at least 1, not {chunk_records}")
     output = Path(output)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
+from ..metadata.model import LIST_FIELDS
 from .chain import PageResult
 from .runtime import get_runtime
 from .settings import FORMAT_FIELDS, Web2TextConfig
@@ -116,6 +117,7 @@ class Web2TextComponent:
                 self.mark_failure(adapter, result.error if result is not None else "labelling failed")
             else:
                 self.fill_title(adapter, result)
+                self.fill_metadata(adapter, result)
             if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
                 del adapter[self.config.html_field]
         except (AttributeError, TypeError) as error:  # FrozenInstanceError is an AttributeError
@@ -141,6 +143,13 @@ class Web2TextComponent:
         title = result.title
         if title:
             adapter[field] = title
+
+    def fill_metadata(self, adapter: ItemAdapter, result: PageResult | None) -> None:
+        """The ``WEB2TEXT_METADATA`` fields: a value, or ``None`` (``[]`` for a list field) where the page had none."""
+        found = result.metadata if result is not None else {}
+        for name, item_field in self.config.metadata:
+            value = found.get(name)
+            adapter[item_field] = value if value is not None else ([] if name in LIST_FIELDS else None)
 
     def skip_item(self, reason: str, item: Any, error: BaseException) -> None:
         """Count an item passed on unchanged under ``web2text/skipped/<reason>``; log once per reason and class."""
@@ -221,6 +230,9 @@ class Web2TextComponent:
             self.inc("from_noscript")
         if result.decoded_again:
             self.inc("decoded_again")
+        for name, value in result.metadata.items():
+            if value:
+                self.inc(f"metadata/{name}")  # pages with this field found
         if self.stats is not None:
             for stage, ms in result.timings.items():
                 key = f"{PREFIX}/time_ms" if stage == "total" else f"{PREFIX}/time_ms/{stage}"

@@ -43,6 +43,8 @@ class PageResult:
     decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     error: str | None = None
+    #: The ``WEB2TEXT_METADATA`` fields asked for -> their values (lists as lists; ``None``/``[]`` when not found).
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def run_chain(
@@ -85,5 +87,14 @@ def run_chain(
         decoded_again=extraction.decoded_again,
         timings=dict(extraction.timings),
     )
+    if config.metadata and not extraction.skipped:
+        result.metadata.update(requested_metadata(extraction, config))
     result.timings["total"] = 1000 * (time.perf_counter() - clock)
     return result
+
+
+def requested_metadata(extraction: Any, config: Web2TextConfig) -> dict[str, Any]:
+    """The ``WEB2TEXT_METADATA`` fields of ``extraction.metadata`` (read here, on the worker)."""
+    metadata = extraction.metadata
+    values = {name: getattr(metadata, name) for name, _ in config.metadata}
+    return {name: list(value) if isinstance(value, tuple) else value for name, value in values.items()}

@@ -18,6 +18,8 @@ Setting                      Default                Meaning
                                                     ``"full"`` (also the text) or ``"none"``.
 ``WEB2TEXT_FORMATS``         ``["text"]``           Also ``"markdown"``, ``"html"``: ``main_markdown``/``main_html``.
 ``WEB2TEXT_TITLE_FIELD``     ``"title"``            Item field for the headline (``""``: none); never overwritten.
+``WEB2TEXT_METADATA``        ``[]``                 Metadata fields (``"authors"``, ``"date_published"``...) into
+                                                    ``web2text_<field>``, or a dict ``{field: item field}``.
 ``WEB2TEXT_HTML_FIELD``      ``"html"``             Item field holding raw HTML put there by the spider.
 ``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
 ``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
@@ -36,6 +38,7 @@ unlabelled and ``meta={"web2text_threshold": 0.6}`` sets the threshold for them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +58,7 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_BLOCKS": "compact",
     "WEB2TEXT_FORMATS": ["text"],
     "WEB2TEXT_TITLE_FIELD": "title",
+    "WEB2TEXT_METADATA": [],
     "WEB2TEXT_HTML_FIELD": "html",
     "WEB2TEXT_URL_FIELD": "url",
     "WEB2TEXT_DROP_HTML": False,
@@ -69,6 +73,9 @@ DEFAULTS: dict[str, Any] = {
 BLOCK_FORMS = ("compact", "full", "none")
 #: ``WEB2TEXT_FORMATS`` values -> the item field each fills (``"text"`` fills ``WEB2TEXT_TEXT_FIELD``).
 FORMAT_FIELDS = {"markdown": "main_markdown", "html": "main_html"}
+
+#: The item field of a metadata field named in a ``WEB2TEXT_METADATA`` list: ``web2text_authors``...
+METADATA_FIELD_PREFIX = "web2text_"
 
 #: The spider attribute that overrides ``WEB2TEXT_THRESHOLD``.
 SPIDER_THRESHOLD_ATTRIBUTE = "web2text_threshold"
@@ -110,6 +117,37 @@ def parse_threshold(value: Any, source: str) -> float | None:
     return threshold
 
 
+def metadata_fields(value: Any) -> tuple[tuple[str, str], ...]:
+    """``WEB2TEXT_METADATA`` as ``((metadata field, item field), ...)``: a list (or comma-separated string) of
+    :data:`~scrapy_web2text.metadata.FIELDS` names, each into ``web2text_<name>``, or a dict naming the item fields."""
+    from ..metadata.model import FIELDS
+
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        value = value.strip()
+        if value.startswith("{"):
+            try:
+                value = json.loads(value)
+            except ValueError as error:
+                raise ValueError(f"WEB2TEXT_METADATA: not a JSON object ({error}): {value[:200]!r}") from None
+        else:
+            value = [name for name in value.split(",") if name.strip()]
+    pairs = (
+        [(str(name).strip(), str(field).strip()) for name, field in dict(value).items()]
+        if hasattr(value, "items")
+        else [(str(name).strip(), METADATA_FIELD_PREFIX + str(name).strip()) for name in value]
+    )
+    unknown = [name for name, _ in pairs if name not in FIELDS]
+    if unknown:
+        raise ValueError(
+            f"WEB2TEXT_METADATA: unknown field(s) {', '.join(map(repr, unknown))}; choose from {', '.join(FIELDS)}"
+        )
+    if any(not field for _, field in pairs):
+        raise ValueError("WEB2TEXT_METADATA: every metadata field needs an item field name")
+    return tuple(dict.fromkeys(pairs))
+
+
 @dataclass(frozen=True)
 class Web2TextConfig:
     """The settings of one crawler, read and checked once."""
@@ -130,6 +168,8 @@ class Web2TextConfig:
     title_field: str | None = "title"
     blas_threads: str | None = None
     pool: str = "thread"
+    #: ``WEB2TEXT_METADATA``: (metadata field, item field) pairs.
+    metadata: tuple[tuple[str, str], ...] = ()
     error_field: str | None = None
 
     @staticmethod
@@ -200,10 +240,11 @@ class Web2TextConfig:
             blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
             pool=pool,
             error_field=str(get("WEB2TEXT_ERROR_FIELD") or "") or None,
+            metadata=metadata_fields(get("WEB2TEXT_METADATA")),
         )
 
     @property
     def output_fields(self) -> tuple[str, ...]:
         """The fields every labelled item gets (the optional title field is not among them)."""
         fields = (self.text_field, self.blocks_field) if self.include_blocks else (self.text_field,)
-        return fields + tuple(FORMAT_FIELDS[name] for name in self.formats)
+        return fields + tuple(FORMAT_FIELDS[name] for name in self.formats) + tuple(item for _, item in self.metadata)

@@ -1,0 +1,194 @@
+"""Metadata, field by field: how often this project and trafilatura's ``extract_metadata`` find a value, how often
+they agree, and how right both are about dates and authors against the page's own JSON-LD.
+
+    python benchmarks/metadata.py                      # every validation page of ../shared/data
+    python benchmarks/metadata.py --corpus wcxb --limit 50 --json metadata.json
+
+One process, the same pages, both tools on a page before the next.  Part 1, on the pages as they are: per field,
+the share of pages where each tool found a value, and among the pages where both did, the share where they agree
+(dates: the same day; authors, tags, categories: the same set, case-insensitively; URLs: equal without a trailing
+slash; text: equal after white space and case are folded).  Part 2, on the pages whose JSON-LD names a publication
+date or an author: that JSON-LD is removed from the page first (every ``<script type="application/ld+json">``),
+then each tool's date and authors are scored against it: ``found`` (a value at all), ``right`` (the same day; the
+same set of names) as a share of those pages, and ``precision`` (right among found).  So the other markup, the
+visible byline and the URL are what is measured there.  trafilatura's rows need the ``bench`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from scrapy_web2text import extract  # noqa: E402
+from scrapy_web2text.research.corpus import default_data_dir  # noqa: E402
+
+DATA = default_data_dir()
+#: This project's field -> trafilatura's Document attribute.
+FIELD_PAIRS = {
+    "title": "title",
+    "authors": "author",
+    "date_published": "date",
+    "site_name": "sitename",
+    "description": "description",
+    "canonical_url": "url",
+    "image": "image",
+    "tags": "tags",
+    "categories": "categories",
+    "license": "license",
+    "language": "language",
+}
+OURS_ONLY = ("date_modified", "breadcrumbs")
+_JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>.*?</script\s*>", re.I | re.S)
+
+
+def load_pages(corpus: str | None, split: str, limit: int | None) -> list[dict]:
+    pages = []
+    for path in sorted(DATA.glob("*.jsonl.gz")):
+        if corpus and path.name.split(".")[0] != corpus:
+            continue
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                record = json.loads(line)
+                if record.get("split") == split and (record.get("html") or "").strip():
+                    pages.append(record)
+    return pages[:limit] if limit else pages
+
+
+def ours(html: str, url: str | None) -> dict:
+    return extract(html, url=url).metadata.to_dict()
+
+
+def theirs(html: str, url: str | None) -> dict | None:
+    try:
+        from trafilatura.metadata import extract_metadata
+    except ImportError:
+        return None
+    try:
+        document = extract_metadata(html, default_url=url)
+    except Exception:  # noqa: BLE001 - a peer's failure on one page is that page's empty row
+        return {}
+    values = {name: getattr(document, attribute, None) for name, attribute in FIELD_PAIRS.items()}
+    author = values["authors"]
+    values["authors"] = [name.strip() for name in author.split(";") if name.strip()] if author else []
+    return values
+
+
+def _fold(value: str) -> str:
+    return " ".join(value.split()).casefold()
+
+
+def agree(name: str, mine, other) -> bool:
+    if name.startswith("date"):
+        return str(mine)[:10] == str(other)[:10]
+    if isinstance(mine, list) or isinstance(other, list):
+        return {_fold(v) for v in mine or []} == {_fold(v) for v in other or []}
+    if name in ("canonical_url", "image", "license"):
+        return str(mine).rstrip("/") == str(other).rstrip("/")
+    if name == "language":
+        return str(mine).split("-")[0].lower() == str(other).split("-")[0].lower()
+    return _fold(str(mine)) == _fold(str(other))
+
+
+def json_ld_truth(metadata: dict) -> dict:
+    """The date and authors the page's own JSON-LD states (as extruct reads it for this project)."""
+    return {
+        name: metadata[name] for name in ("date_published", "authors") if metadata["sources"].get(name) == "json-ld"
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", help="one corpus (file name without .jsonl.gz); default: all")
+    parser.add_argument("--split", default="validation")
+    parser.add_argument("--limit", type=int, help="first N pages only")
+    parser.add_argument("--json", metavar="PATH", help="also write the figures here")
+    args = parser.parse_args(argv)
+    pages = load_pages(args.corpus, args.split, args.limit)
+    if not pages:
+        print(f"no {args.split} pages in {DATA}", file=sys.stderr)
+        return 2
+    found: Counter = Counter()
+    both: Counter = Counter()
+    agreed: Counter = Counter()
+    scored: Counter = Counter()
+    peer = theirs("<html><body><p>x</p></body></html>", None) is not None
+    for record in pages:
+        html, url = record["html"], record.get("url")
+        mine, other = ours(html, url), theirs(html, url) if peer else None
+        for name in (*FIELD_PAIRS, *OURS_ONLY):
+            has_mine = mine[name] not in (None, [], "")
+            found["ours", name] += has_mine
+            if other is None or name not in other:
+                continue
+            has_other = other[name] not in (None, [], "")
+            found["trafilatura", name] += has_other
+            if has_mine and has_other:
+                both[name] += 1
+                agreed[name] += agree(name, mine[name], other[name])
+        truth = json_ld_truth(mine)
+        if truth:
+            _score_without_json_ld(_JSON_LD.sub("", html), url, truth, scored, peer)
+    figures = report(len(pages), found, both, agreed, scored, peer)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def _score_without_json_ld(stripped: str, url: str | None, truth: dict, scored: Counter, peer: bool) -> None:
+    tools = {"ours": ours(stripped, url)}
+    if peer:
+        tools["trafilatura"] = theirs(stripped, url) or {}
+    for name, expected in truth.items():
+        scored["pages", name] += 1
+        for tool, values in tools.items():
+            value = values.get(name)
+            if value in (None, [], ""):
+                continue
+            scored[tool, name, "found"] += 1
+            scored[tool, name, "right"] += agree(name, value, expected)
+
+
+def report(total: int, found: Counter, both: Counter, agreed: Counter, scored: Counter, peer: bool) -> dict:
+    def share(part: int, whole: int) -> str:
+        return f"{100 * part / whole:5.1f} %" if whole else "    -  "
+
+    print(f"{total} pages; found = share of pages with a value; agree = share of the pages where both found one")
+    print(f"{'field':16} {'ours found':>11} {'trafilatura':>12} {'both':>6} {'agree':>8}")
+    figures: dict = {"pages": total, "fields": {}, "without_json_ld": {}}
+    for name in (*FIELD_PAIRS, *OURS_ONLY):
+        theirs_found = share(found["trafilatura", name], total) if peer and name in FIELD_PAIRS else "    -  "
+        print(
+            f"{name:16} {share(found['ours', name], total):>11} {theirs_found:>12} {both[name]:>6} "
+            f"{share(agreed[name], both[name]):>8}"
+        )
+        figures["fields"][name] = {
+            "ours_found": found["ours", name],
+            "trafilatura_found": found["trafilatura", name] if peer else None,
+            "both": both[name],
+            "agree": agreed[name],
+        }
+    print()
+    print("pages whose JSON-LD states the field, scored with that JSON-LD removed from the page:")
+    print(f"{'field':16} {'pages':>6} {'tool':>12} {'found':>8} {'right':>8} {'precision':>10}")
+    for name in ("date_published", "authors"):
+        pages = scored["pages", name]
+        for tool in ("ours", "trafilatura") if peer else ("ours",):
+            right, hits = scored[tool, name, "right"], scored[tool, name, "found"]
+            print(
+                f"{name:16} {pages:>6} {tool:>12} {share(hits, pages):>8} {share(right, pages):>8} "
+                f"{share(right, hits):>10}"
+            )
+            figures["without_json_ld"][f"{tool}/{name}"] = {"pages": pages, "found": hits, "right": right}
+    return figures
+
+
+if __name__ == "__main__":
+    sys.exit(main())

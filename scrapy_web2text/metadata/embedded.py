@@ -1,0 +1,195 @@
+"""Structured data embedded in the page: JSON-LD and microdata, read by ``extruct`` from the tree already parsed,
+then reduced to schema.org's objects (:class:`Objects`) that the reader takes fields from.
+
+extruct (Zyte's library for this) handles what hand-written code gets wrong: JSON-LD with comments or HTML
+comment markers around it, microdata's nested items and ``itemref``.  What it is given is bounded first: a
+JSON-LD script over :data:`MAX_JSON_LD_CHARS` is skipped, a page with more microdata items or properties than
+:data:`MAX_MICRODATA_ITEMS`/:data:`MAX_MICRODATA_PROPERTIES` is not read for microdata, and the objects found are
+walked up to :data:`MAX_OBJECTS` dictionaries.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from lxml import etree
+
+MAX_JSON_LD_CHARS = 200_000
+MAX_JSON_LD_SCRIPTS = 20
+MAX_MICRODATA_ITEMS = 50
+MAX_MICRODATA_PROPERTIES = 500
+#: Dictionaries visited in the structured data of one page, and the items of one list looked at.
+MAX_OBJECTS = 2000
+MAX_LIST_WALK = 200
+#: A microdata property's text is read up to this many characters.
+MAX_PROPERTY_TEXT = 2000
+
+_JSON_LD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
+_ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
+_ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
+
+#: schema.org types of a page's main object, most specific first within each group.
+ARTICLE_TYPES = frozenset(
+    """Article NewsArticle BlogPosting Report ScholarlyArticle TechArticle AnalysisNewsArticle OpinionNewsArticle
+    ReportageNewsArticle ReviewNewsArticle LiveBlogPosting SocialMediaPosting DiscussionForumPosting Review Recipe
+    HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode JobPosting""".split()
+)
+PAGE_TYPES = frozenset(
+    "WebPage ItemPage AboutPage ContactPage CollectionPage ProfilePage FAQPage SearchResultsPage".split()
+)
+
+
+@dataclass
+class Objects:
+    """The schema.org objects of one syntax, each a dict with a ``@type`` list."""
+
+    source: str
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def of_types(self, types: frozenset[str]) -> list[dict[str, Any]]:
+        return [obj for obj in self.objects if types.intersection(obj["@type"])]
+
+    def main(self) -> dict[str, Any] | None:
+        """The page's main object: the first article-like one, else the first web page, else the first that has
+        a headline, an author or a publication date; its references (``{"@id": ...}``) replaced by the objects
+        they name."""
+        for candidates in (self.of_types(ARTICLE_TYPES), self.of_types(PAGE_TYPES)):
+            if candidates:
+                return self.resolved(candidates[0])
+        found = next((obj for obj in self.objects if {"headline", "author", "datePublished"} & obj.keys()), None)
+        return self.resolved(found) if found is not None else None
+
+    def resolved(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` with each reference among its values (one level, lists included) replaced by the object of the
+        same ``@id``: Yoast's graphs name the author, the publisher and the image that way."""
+        index = {item["@id"]: item for item in self.objects if isinstance(item.get("@id"), str) and len(item) > 2}
+        if not index:
+            return obj
+
+        def resolve(value: Any) -> Any:
+            if isinstance(value, dict) and isinstance(value.get("@id"), str) and len(value) <= 2:
+                return index.get(value["@id"], value)
+            return value
+
+        return {
+            key: [resolve(item) for item in value[:MAX_LIST_WALK]] if isinstance(value, list) else resolve(value)
+            for key, value in obj.items()
+        }
+
+
+def _types(value: Any) -> list[str]:
+    values = value if isinstance(value, list) else [value]
+    # "http://schema.org/NewsArticle", "schema:NewsArticle" -> "NewsArticle"
+    return [str(item).rsplit("/", 1)[-1].rsplit(":", 1)[-1] for item in values[:10] if isinstance(item, str)]
+
+
+def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
+    """Every dict reachable from ``roots`` (``@graph`` included), breadth first, at most :data:`MAX_OBJECTS` lists
+    and dicts."""
+    found = Objects(source, notes=notes)
+    queue = deque(root for root in islice(roots, MAX_LIST_WALK) if isinstance(root, (dict, list)))
+    visited = 0
+    while queue and visited < MAX_OBJECTS:
+        value = queue.popleft()
+        visited += 1
+        if isinstance(value, list):
+            queue.extend(child for child in islice(value, MAX_LIST_WALK) if isinstance(child, (dict, list)))
+            continue
+        if "@type" in value or len(value) > 1 and "@id" in value:
+            found.objects.append({**value, "@type": _types(value.get("@type"))})
+        queue.extend(child for child in islice(value.values(), MAX_LIST_WALK) if isinstance(child, (dict, list)))
+    if queue:
+        notes.append(f"{source}: more than {MAX_OBJECTS} objects; the rest not read")
+    return found
+
+
+def read_json_ld(root: Any) -> Objects:
+    """The JSON-LD objects of ``root``'s ``<script type="application/ld+json">`` elements."""
+    from extruct.jsonld import JsonLdExtractor
+
+    extractor = JsonLdExtractor()
+    items: list[Any] = []
+    notes: list[str] = []
+    for count, script in enumerate(_JSON_LD_SCRIPTS(root)):
+        if count >= MAX_JSON_LD_SCRIPTS:
+            notes.append(f"json-ld: more than {MAX_JSON_LD_SCRIPTS} scripts; the rest not read")
+            break
+        size = len(script.text or "")
+        if size > MAX_JSON_LD_CHARS:
+            notes.append(f"json-ld: a script of {size} characters skipped (limit {MAX_JSON_LD_CHARS})")
+            continue
+        try:
+            items.extend(extractor.extract_items(script))  # the script itself: extruct's XPath is descendant-or-self
+        except (ValueError, RecursionError, TypeError, AttributeError) as error:
+            # invalid JSON (extruct's lenient second try failed too), or nesting deeper than Python's parser goes
+            notes.append(f"json-ld: a script that is not valid JSON skipped ({type(error).__name__})")
+    return walk_objects(items, "json-ld", notes)
+
+
+def read_microdata(root: Any, base_url: str | None) -> Objects:
+    """The microdata items of ``root`` as schema.org objects (``{"@type": [...], property: value...}``)."""
+    notes: list[str] = []
+    items = int(_ITEMSCOPES(root))
+    if not items:
+        return Objects("microdata")
+    properties = int(_ITEMPROPS(root))
+    if items > MAX_MICRODATA_ITEMS or properties > MAX_MICRODATA_PROPERTIES:
+        notes.append(
+            f"microdata: {items} items, {properties} properties: not read (limits {MAX_MICRODATA_ITEMS}, "
+            f"{MAX_MICRODATA_PROPERTIES})"
+        )
+        return Objects("microdata", notes=notes)
+    try:
+        extracted = _bounded_microdata_extractor()().extract_items(root, base_url)
+    except (ValueError, TypeError, AttributeError) as error:
+        notes.append(f"microdata: not read ({type(error).__name__}: {error})")
+        return Objects("microdata", notes=notes)
+    return walk_objects([_as_json_ld(item, 0) for item in extracted], "microdata", notes)
+
+
+def _as_json_ld(item: Any, depth: int) -> Any:
+    """extruct's microdata item (``{"type", "properties"}``) in JSON-LD's shape (``{"@type", property...}``)."""
+    if not isinstance(item, dict) or depth > 20:
+        return item if not isinstance(item, dict) else {}
+    if "properties" not in item and "type" not in item:
+        return item
+    converted: dict[str, Any] = {"@type": item.get("type") or "Thing"}
+    for name, value in (item.get("properties") or {}).items():
+        if isinstance(value, list):
+            converted[name] = [_as_json_ld(part, depth + 1) for part in value]
+        else:
+            converted[name] = _as_json_ld(value, depth + 1)
+    if "value" in item and "name" not in converted:
+        converted["name"] = item["value"]
+    return converted
+
+
+@functools.cache
+def _bounded_microdata_extractor() -> type:
+    from extruct.w3cmicrodata import MicrodataExtractor
+
+    class BoundedMicrodataExtractor(MicrodataExtractor):
+        """extruct's microdata reader with a property's text read up to :data:`MAX_PROPERTY_TEXT` characters: its
+        own copies and cleans the whole element (an ``articleBody`` is the whole article)."""
+
+        def _extract_textContent(self, node: Any) -> str:  # noqa: N802 - extruct's name
+            return " ".join(_bounded_text(node)).strip()
+
+    return BoundedMicrodataExtractor
+
+
+def _bounded_text(node: Any) -> Iterator[str]:
+    size = 0
+    for text in node.itertext():
+        if not isinstance(text, str):
+            continue
+        yield text[: MAX_PROPERTY_TEXT - size]
+        size += len(text)
+        if size >= MAX_PROPERTY_TEXT:
+            return

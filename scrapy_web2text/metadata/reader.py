@@ -1,0 +1,274 @@
+"""One page's :class:`~.model.Metadata`, from its parsed tree and its labelled blocks.
+
+Each field takes the first source that gives it a value, in this order: JSON-LD, microdata, OpenGraph, other
+``<meta>`` declarations, then what htmldate reads (``<meta>`` dates under other names, ``<time>`` elements), the
+visible byline, and the URL.  Structured data comes first because a site writes it for machines, on purpose,
+about this page; a ``<meta>`` can be a template's leftover; the visible byline is a guess from the page's layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from .dates import date_in_url, htmldate_header, htmldate_time_elements, iso_date
+from .embedded import Objects, read_json_ld, read_microdata
+from .head import HeadValues, head_of, read_head
+from .language import normalise, page_language
+from .model import (
+    BYLINE,
+    HEADLINE,
+    HTML_LANG,
+    MAX_DESCRIPTION_CHARS,
+    MAX_LIST_ITEMS,
+    MAX_URL_CHARS,
+    META,
+    OPENGRAPH,
+    TEXT,
+    TIME_ELEMENT,
+    URL,
+    Metadata,
+    clean_list,
+    clean_text,
+)
+from .visible import read_byline
+
+#: schema.org properties read for each field, in order.
+_PROPERTIES = {
+    "title": ("headline",),  # a name is often the site's or a product's; the heading on the page is better
+    "authors": ("author", "creator"),
+    "date_published": ("datePublished", "dateCreated", "uploadDate"),
+    "date_modified": ("dateModified",),
+    "language": ("inLanguage",),
+    "description": ("description", "abstract"),
+    "image": ("image", "thumbnailUrl"),
+    "canonical_url": ("url", "mainEntityOfPage"),
+    "tags": ("keywords",),
+    "categories": ("articleSection", "genre"),
+    "license": ("license",),
+}
+
+
+class _Fields:
+    """The values chosen so far: the first source to give a field a value keeps it."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.sources: dict[str, str] = {}
+
+    def offer(self, name: str, value: Any, source: str | None) -> None:
+        if name not in self.values and value not in (None, "", ()):
+            self.values[name] = value
+            if source:
+                self.sources[name] = source
+
+    def missing(self, name: str) -> bool:
+        return name not in self.values
+
+
+def read_metadata(
+    root: Any,
+    url: str | None,
+    texts: Sequence[str],
+    keep: Sequence[bool],
+    elements: Sequence[tuple[Any, bool]],
+    main_text: str,
+    headline: str | Callable[[], str | None] | None = None,
+    content_language: str | None = None,
+    source: str | None = None,
+) -> Metadata:
+    """The metadata of a parsed page (``root``) whose blocks are ``texts``/``keep``/``elements`` (see
+    :attr:`scrapy_web2text.Extraction.metadata`).
+
+    ``headline`` is the extraction's title (tried right after structured data), or what finds it (called only
+    where no markup declares a title); ``content_language`` an HTTP ``Content-Language`` header; ``source`` the
+    text the tree was parsed from, if known (a page whose text names no structured data is not searched for it).
+    """
+    if root is None:
+        return Metadata()
+    base = url if url and url.startswith(("http://", "https://")) else None
+    chosen = _Fields()
+    notes: list[str] = []
+    head = read_head(root)
+    if head.overflow:
+        notes.append("meta: too many <meta>/<link> elements; the rest not read")
+    for objects in _structured_data(root, base, source):
+        notes += objects.notes
+        _from_objects(chosen, objects, base)
+    if not callable(headline):  # the heading found on the page, already known
+        chosen.offer("title", clean_text(headline), HEADLINE)
+    _from_head(chosen, head, base)
+    if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
+        chosen.offer("title", clean_text(headline()), HEADLINE)
+    _dates_from_htmldate(chosen, root, url)
+    if chosen.missing("authors") or chosen.missing("date_published"):
+        byline = read_byline(texts, keep, elements, chosen.missing("authors"), chosen.missing("date_published"))
+        chosen.offer("authors", byline.authors, BYLINE)
+        chosen.offer("date_published", byline.date, BYLINE)
+    if chosen.missing("date_published"):
+        chosen.offer("date_published", date_in_url(url), URL)
+    _language(chosen, head, main_text, content_language)
+    if chosen.missing("site_name") and base:
+        chosen.offer("site_name", urlsplit(base).hostname, URL)
+    return Metadata(**chosen.values, sources=chosen.sources, notes=tuple(notes))
+
+
+# --- structured data ------------------------------------------------------------------------------------------
+
+
+def _structured_data(root: Any, base: str | None, source: str | None) -> list[Objects]:
+    """The JSON-LD and microdata objects; a syntax the source text never names is not searched for (a substring
+    test of the text costs less than a walk over the tree).  extruct's JSON-LD reader matches the type exactly, in
+    lower case; ``itemscope`` is matched as pages write it (``itemscope``, or ``itemScope`` from templates written
+    for React)."""
+    found = []
+    if source is None or "application/ld+json" in source:
+        found.append(read_json_ld(root))
+    if source is None or "itemscope" in source or "itemScope" in source:
+        found.append(read_microdata(root, base))
+    return found
+
+
+def _from_objects(chosen: _Fields, objects: Objects, base: str | None) -> None:
+    source = objects.source
+    main = objects.main()
+    if main is not None:
+        for name, properties in _PROPERTIES.items():
+            if chosen.missing(name):
+                value = next((main[key] for key in properties if main.get(key) not in (None, "", [])), None)
+                chosen.offer(name, _CONVERTERS[name](value, base) if value is not None else None, source)
+        publisher = main.get("publisher") or main.get("isPartOf")
+        chosen.offer("site_name", clean_text(_name(publisher)), source)
+    for website in objects.of_types(frozenset({"WebSite"}))[:1]:
+        chosen.offer("site_name", clean_text(_name(website)), source)
+    for trail in objects.of_types(frozenset({"BreadcrumbList"}))[:1]:
+        chosen.offer("breadcrumbs", _breadcrumbs(trail), source)
+
+
+def _first(value: Any) -> Any:
+    return value[0] if isinstance(value, list) and value else value
+
+
+def _name(value: Any) -> str | None:
+    """A schema.org thing's name (a string as it is; a Person's name or given + family name)."""
+    value = _first(value)
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, dict):
+        return None
+    name = value.get("name")
+    if isinstance(name, list):
+        name = _first(name)
+    if isinstance(name, str):
+        return name
+    given, family = value.get("givenName"), value.get("familyName")
+    if isinstance(given, str) and isinstance(family, str):
+        return f"{given} {family}"
+    return None
+
+
+def _each(value: Any) -> list[Any]:
+    """A value that may be one thing or a list, as a list of at most ten times the list cap."""
+    return value[: 10 * MAX_LIST_ITEMS] if isinstance(value, list) else [value]
+
+
+def _absolute(value: Any, base: str | None) -> str | None:
+    """An http(s) URL, resolved against ``base``: no ``javascript:``/``data:`` value survives."""
+    value = _first(value)
+    if isinstance(value, dict):
+        value = value.get("url") or value.get("contentUrl") or value.get("@id")
+        value = _first(value)
+    if not isinstance(value, str) or len(value) > MAX_URL_CHARS:
+        return None
+    value = value.strip()
+    resolved = urljoin(base, value) if base else value
+    return resolved if resolved.startswith(("http://", "https://")) and " " not in resolved else None
+
+
+def _image(value: Any, base: str | None) -> str | None:
+    url = _absolute(value, base)
+    return url if url and "#" not in url else None  # ".../#primaryimage": a reference to an object not found
+
+
+def _authors(value: Any, base: str | None = None) -> tuple[str, ...]:
+    names = (_name(item) for item in _each(value))
+    # a profile URL is not a name (OpenGraph's article:author usually is one)
+    return clean_list(name for name in names if name and not name.lstrip().startswith(("http://", "https://", "/")))
+
+
+def _keywords(value: Any, base: str | None = None) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value[:5000].split(",")
+    return clean_list(_name(item) for item in _each(value))
+
+
+def _license(value: Any, base: str | None) -> str | None:
+    return _absolute(value, base) or clean_text(_name(value))
+
+
+def _language_tag(value: Any, base: str | None = None) -> str | None:
+    value = _first(value)
+    if isinstance(value, dict):
+        value = value.get("alternateName") or value.get("name")
+    return normalise(value) if isinstance(value, str) else None
+
+
+_CONVERTERS: dict[str, Callable[[Any, str | None], Any]] = {
+    "title": lambda value, base: clean_text(_name(value)),
+    "authors": _authors,
+    "date_published": lambda value, base: iso_date(_first(value)),
+    "date_modified": lambda value, base: iso_date(_first(value)),
+    "language": _language_tag,
+    "description": lambda value, base: clean_text(_name(value), MAX_DESCRIPTION_CHARS),
+    "image": lambda value, base: _image(value, base),
+    "canonical_url": _absolute,
+    "tags": _keywords,
+    "categories": _keywords,
+    "license": _license,
+    "site_name": lambda value, base: clean_text(_name(value)),
+}
+
+
+def _breadcrumbs(trail: dict[str, Any]) -> tuple[str, ...]:
+    entries = [entry for entry in _each(trail.get("itemListElement")) if isinstance(entry, dict)]
+
+    def position(entry: dict[str, Any]) -> float:
+        try:
+            return float(entry.get("position"))
+        except (TypeError, ValueError):
+            return float("inf")
+
+    return clean_list(_name(entry) or _name(entry.get("item")) for entry in sorted(entries, key=position))
+
+
+# --- the head and the dates -----------------------------------------------------------------------------------
+
+
+def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
+    for source in (OPENGRAPH, META):
+        for (name, value_source), values in head.values.items():
+            if value_source != source or name == "og_type" or not chosen.missing(name):
+                continue
+            if name in ("authors", "tags", "categories"):
+                value: Any = _CONVERTERS[name](values, base)
+            else:
+                value = _CONVERTERS[name](values[0], base)
+            chosen.offer(name, value, source)
+
+
+def _dates_from_htmldate(chosen: _Fields, root: Any, url: str | None) -> None:
+    if not chosen.missing("date_published"):
+        return
+    chosen.offer("date_published", htmldate_header(head_of(root)), META)
+    if chosen.missing("date_published"):
+        chosen.offer("date_published", htmldate_time_elements(root), TIME_ELEMENT)
+
+
+def _language(chosen: _Fields, head: HeadValues, main_text: str, content_language: str | None) -> None:
+    declared, source = chosen.values.pop("language", None), chosen.sources.pop("language", None)
+    for candidate, candidate_source in ((head.html_lang, HTML_LANG), (content_language, META)):
+        if declared is None and normalise(candidate):
+            declared, source = normalise(candidate), candidate_source
+    language, identified_by = page_language(declared, main_text)
+    chosen.offer("language", language, identified_by or source or TEXT)

@@ -1,0 +1,171 @@
+"""The byline and date a reader sees: the short lines just above the main text (and at its very start) that name
+an author ("By Aisha Rahman", a ``class="author"`` element) or state a date, for pages whose markup does not.
+
+Only the blocks around the first content block are looked at (:data:`BLOCKS_BEFORE`, :data:`BLOCKS_AFTER`), each
+line up to :data:`MAX_LINE_CHARS` characters: the cost does not grow with the page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+from .dates import date_in_text, iso_date
+
+BLOCKS_BEFORE = 15
+BLOCKS_AFTER = 6
+#: A byline or date line is short; a longer one is a paragraph.
+MAX_LINE_CHARS = 160
+#: Ancestors of a block looked at for a byline's class, id, rel or itemprop.
+ANCESTORS = 3
+
+_INLINE = frozenset(
+    "a abbr b bdi bdo cite code data em font i img kbd mark q s samp small span strong sub sup time u".split()
+)
+_BY = re.compile(
+    r"^\s*+(?:by|von|par|por|door|di|av|af|przez|автор|written by|posted by"
+    r"|text(?:e)?\s*+:|autor(?:in)?\s*+:|author\s*+:)\s++(.+)",
+    re.I,
+)
+_MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I)
+_DIGIT = re.compile(r"\d")
+_DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
+#: What ends the names of a byline: a separator, a date, "on"/"am"/"le"/"el" (before a date), "updated".
+_SEPARATORS = re.compile(r"(?:[|·•–—/]|\bon\b|\bam\b|\ble\b|\bel\b|\bupdated\b|\d)(?s:.*)", re.I)
+#: What joins two names: a comma, "&", "and" in a few languages.
+_JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
+#: Words a byline line holds beside a name: months and weekdays (a date's), never names by themselves.
+_NOT_NAMES = frozenset(
+    """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august september
+    october november december mon tue wed thu fri sat sun monday tuesday wednesday thursday friday saturday sunday
+    januar februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août septembre
+    octobre novembre décembre enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
+    diciembre updated published posted share comments""".split()
+)
+_PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter ten y".split())
+
+
+@dataclass(frozen=True, slots=True)
+class Byline:
+    authors: tuple[str, ...] = ()
+    date: str | None = None
+
+
+def read_byline(
+    texts: Sequence[str],
+    keep: Sequence[bool],
+    elements: Sequence[tuple[Any, bool]],
+    want_authors: bool = True,
+    want_date: bool = True,
+) -> Byline:
+    """The authors and date stated in the lines around the first content block (empty when none); only what is
+    wanted is looked for."""
+    first = next((index for index, kept in enumerate(keep) if kept), None)
+    if first is None or not (want_authors or want_date):
+        return Byline()
+    authors: tuple[str, ...] = ()
+    date = None
+    for line, element in _lines(texts, elements, max(0, first - BLOCKS_BEFORE), first + BLOCKS_AFTER):
+        if want_authors and not authors:
+            authors = _authors_of(line, element)
+        if want_date and date is None:
+            date = _date_of(line, element)
+        if (authors or not want_authors) and (date or not want_date):
+            break
+    return Byline(authors, date)
+
+
+def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int):
+    """(text, element or None) for the blocks in ``start:end``: the text of a block's nearest block-level element
+    (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element, then the block's own text
+    with the element holding it."""
+    seen: set[int] = set()
+    for index in range(start, min(end, len(texts))):
+        element, in_tail = elements[index] if index < len(elements) else (None, False)
+        if element is not None and in_tail:  # the text follows the element: it sits in the element's parent
+            element = element.getparent()
+        line_element = _line_element(element) if element is not None else None
+        if line_element is not None and id(line_element) not in seen:
+            seen.add(id(line_element))
+            line = _bounded_text(line_element)
+            if line is not None:
+                yield line, line_element
+        if len(texts[index]) <= MAX_LINE_CHARS:
+            yield texts[index], element
+
+
+def _line_element(element: Any) -> Any:
+    for _ in range(6):
+        if not isinstance(element.tag, str) or element.tag not in _INLINE:
+            return element
+        parent = element.getparent()
+        if parent is None:
+            return element
+        element = parent
+    return element
+
+
+def _bounded_text(element: Any) -> str | None:
+    parts, size = [], 0
+    for text in element.itertext():
+        parts.append(text)
+        size += len(text)
+        if size > MAX_LINE_CHARS:
+            return None
+    return " ".join(" ".join(parts).split())
+
+
+def _marked(element: Any, pattern: re.Pattern[str]) -> bool:
+    """``element`` or one of its first ancestors has a class, id, rel or itemprop matching ``pattern``."""
+    for _ in range(ANCESTORS + 1):
+        if element is None:
+            return False
+        names = " ".join(element.get(name) or "" for name in ("class", "id", "rel", "itemprop"))
+        if names.strip() and pattern.search(names[:300]):
+            return True
+        element = element.getparent()
+    return False
+
+
+def _authors_of(line: str, element: Any) -> tuple[str, ...]:
+    match = _BY.match(line)
+    if match is not None:
+        names = match.group(1)
+    elif element is not None and " " in line.strip() and line[:1].isupper() and _marked(element, _MARKS):
+        names = line  # (the class is looked at only for a line that could hold a full name)
+    else:
+        return ()
+    names = _SEPARATORS.sub("", names)
+    found = tuple(name for name in (part.strip(" .:") for part in _JOINERS.split(names)) if _looks_like_name(name))
+    if match is None and not any(" " in name for name in found):
+        return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
+    return found[:5]
+
+
+def _looks_like_name(text: str) -> bool:
+    words = text.split()
+    if _BY.match(text + " x") and len(words) <= 2:  # "By", "Written by": the byline's word, not a name
+        return False
+    if not 1 <= len(words) <= 5 or len(text) > 60 or any(char in text for char in '@:;!?()[]{}<>"='):
+        return False
+    if any(word.lower().strip(".,") in _NOT_NAMES for word in words):
+        return False
+    return all(word[0].isupper() or word.lower() in _PARTICLES for word in words) and any(
+        word[0].isupper() for word in words
+    )
+
+
+def _date_of(line: str, element: Any) -> str | None:
+    if element is not None:
+        for time in islice(element.iter("time"), 10):
+            stated = iso_date((time.get("datetime") or "")[:40])
+            if stated:
+                return stated
+    if len(_DIGIT.findall(line)) < 4:  # no year: no date (htmldate's own first test)
+        return None
+    if element is None or len(line) <= 80 or _marked(element, _DATE_MARKS):
+        return date_in_text(line)
+    return None
