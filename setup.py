@@ -70,6 +70,10 @@ setup(
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).
         "webencodings>=0.5",
+        # The legacy encoding of undeclared pages that are not UTF-8 (page/decode.py).
+        "charset-normalizer>=3.0",
+        # The clean HTML output's sanitiser (output.py): Ammonia's allow-list, in Rust.
+        "nh3>=0.2.14",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"

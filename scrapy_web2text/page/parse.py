@@ -69,7 +69,13 @@ def _to_utf8(html: str, encoded: bytes | None = None) -> tuple[str, bytes]:
     return html, data
 
 
-def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int = MAX_BLOCKS, tree: Any = None) -> Page:
+def parse_page(
+    html: str | bytes,
+    encoding: str | None = None,
+    max_blocks: int = MAX_BLOCKS,
+    tree: Any = None,
+    encoded: bytes | None = None,
+) -> Page:
     """Parse HTML into a :class:`Page` of CDOM nodes and blocks.
 
     ``html`` may be ``str`` or ``bytes`` (decoded with :func:`decode_html`,
@@ -78,9 +84,9 @@ def parse_page(html: str | bytes, encoding: str | None = None, max_blocks: int =
     root that parsel already built from the same text (``Selector(text=html).root``,
     what Scrapy's ``response.selector`` holds): it is walked instead of parsing
     again where it is the tree this function would build (:func:`reusable_tree`),
-    and it is never changed.
+    and it is never changed.  ``encoded``: ``html`` (text) in UTF-8, where the caller has it (the page's bytes).
     """
-    utf8 = None  # the page's bytes, where they are the decoded text's UTF-8
+    utf8 = encoded if isinstance(html, str) else None  # the page's bytes, where they are the decoded text's UTF-8
     if isinstance(html, (bytes, bytearray, memoryview)):
         html, utf8 = decode_html_utf8(bytes(html), encoding)
     elif not isinstance(html, str):
