@@ -179,8 +179,9 @@ class Extraction:
 
     @property
     def html(self) -> str:
-        """The main content as clean HTML (``<div>`` with headings, paragraphs, lists, tables... kept)."""
-        return self._format("html", lambda: output.clean_html(*self._elements()))
+        """The main content as clean HTML (``<div>`` with headings, paragraphs, lists, tables... kept), sanitised:
+        only http, https and mailto links, absolute against :attr:`url` when it is given."""
+        return self._format("html", lambda: output.clean_html(*self._elements(), url=self.url))
 
     @property
     def markdown(self) -> str:

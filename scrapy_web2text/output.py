@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from lxml import etree
 
@@ -35,6 +36,9 @@ _BLANK_LINES = re.compile(r"\n{3,}")
 _NON_WORDS = re.compile(r"\W+")
 _BLANKS = re.compile(r"\s+")
 #: Characters XML (and so lxml's tree) refuses: C0 controls other than tab and line ends, U+FFFE, U+FFFF.
+#: Characters the URL parser drops anywhere in a URL.
+_URL_IGNORED = re.compile("[\t\n\r]")
+_C0_AND_SPACE = "".join(map(chr, range(33)))
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
@@ -151,8 +155,17 @@ class _AbsolutePaths:
 # --- clean HTML ----------------------------------------------------------------------------------
 
 
+#: How deep the clean HTML nests at most: deeper kept elements are unwrapped into the element at this depth (a
+#: block-level one leaves a ``<br>``), their text kept in order.  Markdown converters recurse over the tree (400
+#: nested ``<div>`` raised ``RecursionError`` in markdownify), and no reader needs more.
+MAX_OUTPUT_DEPTH = 48
+#: Kept elements that run inline; the others start a new line where they are unwrapped past MAX_OUTPUT_DEPTH.
+INLINE_TAGS = frozenset("em strong b i u s sub sup a br code q kbd samp".split())
+
+
 def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> Any:
-    """A new ``<div>`` holding the kept blocks' text under the structure that carried it."""
+    """A new ``<div>`` holding the kept blocks' text under the structure that carried it (at most
+    :data:`MAX_OUTPUT_DEPTH` deep)."""
     # Sets of the elements themselves, not of id(): lxml creates element proxies on access, and only a live
     # proxy keeps its identity.
     kept_text: set[Any] = set()
@@ -170,50 +183,110 @@ def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[b
     if not needed:
         return out
     top = next(iter(block_elements))[0].getroottree().getroot()
-    # Iterative copy (pages nest thousands of elements deep): (source element, target) pairs; a tail marker
-    # (None, (child, target)) adds a child's kept tail text after the child.
-    work: list[tuple[Any, Any]] = [(top, out)]
+    texts = _TextBuffer()
+    # Iterative copy (pages nest thousands of elements deep): (source element, target, target's depth) triples; a
+    # tail marker (None, (child, target), depth) adds a child's kept tail text after the child.
+    work: list[tuple[Any, Any, int]] = [(top, out, 0)]
     while work:
-        source, target = work.pop()
+        source, target, depth = work.pop()
         if source is None:
             child, parent_target = target
-            _append_text(parent_target, child.tail)
+            texts.append(parent_target, child.tail)
             continue
         tag = _tag(source)
-        if tag in KEPT_TAGS:
-            target = etree.SubElement(target, tag)
+        copied = "div" if tag in BLOCK_CONTAINERS else tag if tag in KEPT_TAGS else None
+        if copied in INLINE_TAGS and copied == target.tag and copied != "a":
+            copied = None  # <b> in <b> is one <b>: 10,000 nested ones make one, not a tree MAX_OUTPUT_DEPTH deep
+        if copied is not None and depth >= MAX_OUTPUT_DEPTH:
+            if copied not in INLINE_TAGS:
+                texts.line_break(target)
+        elif copied is not None:
+            target = etree.SubElement(target, copied)
+            texts.added(target)
+            depth += 1
             if tag == "a" and source.get("href"):
-                target.set("href", _NOT_XML.sub("", source.get("href")))
-        elif tag in BLOCK_CONTAINERS:
-            target = etree.SubElement(target, "div")
+                target.set("href", link_target(source.get("href")))
         if source in kept_text:
-            _append_text(target, source.text)
+            texts.append(target, source.text)
         for child in reversed(source):
             if child in kept_tail:
-                work.append((None, (child, target)))
+                work.append((None, (child, target), depth))
             if child in needed or _tag(child) in ("br", "hr"):
-                work.append((child, target))
+                work.append((child, target, depth))
+    texts.write()
     return out
 
 
-def _append_text(target: Any, text: str | None) -> None:
-    if not text:
-        return
-    text = _NOT_XML.sub(" ", text)
-    if len(target):
-        last = target[-1]
-        last.tail = (last.tail or "") + text
-    else:
-        target.text = (target.text or "") + text
+def link_target(href: str) -> str:
+    """An ``href`` as a browser reads it: without tabs and line breaks anywhere and without leading or trailing
+    controls and spaces (``jav&#x09;ascript:`` is ``javascript:``), and without characters XML refuses."""
+    return _NOT_XML.sub("", _URL_IGNORED.sub("", href).strip(_C0_AND_SPACE))
 
 
-def clean_html(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> str:
-    """The kept blocks as clean HTML (a ``<div>``; empty string when nothing is kept)."""
+class _TextBuffer:
+    """The text of the clean tree, gathered as pieces per element and joined once at the end: adding each piece to
+    a growing string (and asking lxml for an element's last child, which counts its children) was quadratic on a
+    paragraph of 100,000 ``<br>``."""
+
+    def __init__(self):
+        self.last_child: dict[Any, Any] = {}  # target element -> its last element child so far
+        self.pieces: dict[tuple[Any, bool], list[str]] = {}  # (element, is_tail) -> text pieces
+
+    def added(self, element: Any) -> None:
+        self.last_child[element.getparent()] = element
+
+    def append(self, target: Any, text: str | None) -> None:
+        if not text:
+            return
+        last = self.last_child.get(target)
+        key = (last, True) if last is not None else (target, False)
+        self.pieces.setdefault(key, []).append(_NOT_XML.sub(" ", text))
+
+    def line_break(self, target: Any) -> None:
+        """A ``<br>`` in ``target``, unless its content already ends with one."""
+        last = self.last_child.get(target)
+        if last is not None and last.tag == "br" and (last, True) not in self.pieces:
+            return
+        self.added(etree.SubElement(target, "br"))
+
+    def write(self) -> None:
+        for (element, is_tail), pieces in self.pieces.items():
+            if is_tail:
+                element.tail = "".join(pieces)
+            else:
+                element.text = "".join(pieces)
+
+
+#: Link schemes the clean HTML and Markdown keep; every other (``javascript:``, ``vbscript:``, ``data:``...) is
+#: removed with the link, its text kept.
+LINK_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def clean_html(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool], url: str | None = None) -> str:
+    """The kept blocks as clean HTML (a ``<div>``; empty string when nothing is kept), sanitised by ``nh3`` (the
+    Ammonia sanitiser): only :data:`KEPT_TAGS`, ``href`` only on links, only :data:`LINK_SCHEMES`; relative links
+    made absolute against ``url`` where it is an http(s) URL."""
     tree = clean_html_tree(block_elements, keep)
     if not len(tree) and not (tree.text or "").strip():
         return ""
     _drop_empty(tree)
-    return etree.tostring(tree, method="html", encoding="unicode")
+    return sanitise(etree.tostring(tree, method="html", encoding="unicode"), url)
+
+
+def sanitise(html: str, url: str | None = None) -> str:
+    """``html`` through ``nh3`` with the clean HTML's allow-list (see :func:`clean_html`)."""
+    import nh3
+
+    base = url if url and urlsplit(url).scheme in ("http", "https") else None
+    return nh3.clean(
+        html,
+        tags=set(KEPT_TAGS | {"div"}),
+        attributes={"a": {"href"}},
+        url_schemes=set(LINK_SCHEMES),
+        url_relative=("rewrite_with_base", base) if base else "pass_through",
+        link_rel=None,
+        strip_comments=True,
+    )
 
 
 def _drop_empty(tree: Any) -> None:
@@ -241,22 +314,71 @@ def _append_tail(element: Any, text: str) -> None:
 
 
 def to_markdown(html: str) -> str:
-    """Clean HTML as Markdown: ``#`` headings by level, ``-`` lists, pipe tables, ``>`` quotes, fenced code."""
+    """Clean HTML as Markdown: ``#`` headings by level, ``-`` lists, pipe tables, ``>`` quotes, fenced code.
+
+    The page's text is escaped where Markdown would read it as markup that acts (``<`` of raw HTML and autolinks,
+    ``[``/``]`` of links and images, ``\\``, and ``&`` of a character reference), and link targets are
+    percent-encoded where they would end the link: page text never becomes HTML or a live link.  ``*`` and ``_``
+    stay unescaped (emphasis is only formatting, and ``snake_case`` stays readable)."""
     if not html:
         return ""
-    from markdownify import markdownify
+    markdown = _converter().convert(html)
+    return _BLANK_LINES.sub("\n\n", markdown).strip()
 
-    markdown = markdownify(
-        html,
+
+#: Markdown-significant characters of page text that could make HTML or a link, and a character reference's ``&``.
+_MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]<>])|&(?=#?\w+;)")
+_BACKTICK_RUNS = re.compile("`+")
+#: Characters of a link target that would end it or open HTML in Markdown's ``[text](target)``.
+_TARGET_SAFE = "".join(chr(code) for code in range(33, 127) if chr(code) not in "()<>\\")
+
+
+def _escape_markdown(text: str) -> str:
+    return _MARKDOWN_ACTIVE.sub(lambda match: "\\" + match.group(0), text)
+
+
+_CONVERTER_CLASS = None
+
+
+def _converter():
+    """A Markdown converter (markdownify's, with the escaping and link targets above); one per call, as a
+    converter keeps state while it converts."""
+    global _CONVERTER_CLASS
+    if _CONVERTER_CLASS is None:
+        from markdownify import MarkdownConverter
+
+        class _SafeConverter(MarkdownConverter):
+            def escape(self, text, parent_tags):
+                return _escape_markdown(super().escape(text, parent_tags)) if text else ""
+
+            def convert_a(self, el, text, parent_tags):
+                if el.get("href"):
+                    el["href"] = quote(el["href"], safe=_TARGET_SAFE)
+                return super().convert_a(el, text, parent_tags)
+
+            def convert_pre(self, el, text, parent_tags):
+                # A fence longer than any run of backticks in the code: a "```" line of the page cannot close it.
+                converted = super().convert_pre(el, text, parent_tags)
+                longest = max(map(len, _BACKTICK_RUNS.findall(text or "")), default=0)
+                if longest < 3 or not converted:
+                    return converted
+                fence = "`" * (longest + 1)
+                opening, _, rest = converted.partition("```")
+                body, _, closing = rest.rpartition("```")
+                return f"{opening}{fence}{body}{fence}{closing}"
+
+        _CONVERTER_CLASS = _SafeConverter
+    return _CONVERTER_CLASS(
         heading_style="ATX",
         bullets="-",
         code_language="",
         table_infer_header=True,
         escape_underscores=False,
         escape_asterisks=False,
+        escape_misc=False,
+        autolinks=False,
         bs4_options="lxml",  # lxml's parser: about twice as fast as html.parser on these trees
     )
-    return _BLANK_LINES.sub("\n\n", markdown).strip()
 
 
 # --- the headline --------------------------------------------------------------------------------
