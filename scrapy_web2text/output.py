@@ -60,10 +60,31 @@ def _owner(element: Any, is_tail: bool) -> Any:
 # --- block paths ---------------------------------------------------------------------------------
 
 
+#: The longest block XPath emitted.  A longer one keeps its last steps behind ``//`` (``//div[3]/p[2]``: still a
+#: valid XPath, which may match more than the block's element): without a cap, 50,000 blocks 1,900 elements deep
+#: made 381 MB of paths from a 0.57 MB page.  Real pages' paths are 40-100 characters.
+MAX_XPATH_CHARS = 256
+
+
+def cut_xpath(path: str, limit: int = MAX_XPATH_CHARS) -> str:
+    """``path``, or where it is longer than ``limit``, ``//`` and the longest run of its last whole steps that fits
+    (the last step alone where even that is longer)."""
+    if len(path) <= limit:
+        return path
+    start = len(path) - (limit - 1)
+    if path.startswith('//*[@id="'):
+        start = max(start, path.index('"]') + 2)  # the id itself may hold "/": never cut inside the anchor
+    boundary = path.find("/", start)
+    if boundary < 0:
+        boundary = path.rfind("/")
+    return "/" + path[boundary:]
+
+
 def block_xpath(element: Any, is_tail: bool) -> str:
-    """The absolute XPath of the element that holds a block's text (libxml2 computes it, in C)."""
+    """The absolute XPath of the element that holds a block's text (libxml2 computes it, in C), cut to
+    :data:`MAX_XPATH_CHARS`."""
     owner = _owner(element, is_tail)
-    return owner.getroottree().getpath(owner)
+    return cut_xpath(owner.getroottree().getpath(owner))
 
 
 #: The compiled twin of :func:`block_xpaths` (``_paths.pyx``), or ``None`` where it is not built or turned off.
@@ -73,38 +94,22 @@ def block_xpath(element: Any, is_tail: bool) -> str:
 def block_xpaths(root: Any, block_elements: Sequence[tuple[Any, bool]]) -> list[str]:
     """Each block's XPath, starting from its nearest ancestor with an ``id`` unique in the page
     (``//*[@id="main"]/div[2]/p``) when there is one: shorter (57 -> 40 characters on Dragnet pages) and still
-    valid when the page changes above that element."""
+    valid when the page changes above that element.  Each path is cut to :data:`MAX_XPATH_CHARS`
+    (:func:`cut_xpath`), as it is built: a page's paths cost at most that much each, whatever its depth."""
     if root is None:
         return [block_xpath(element, is_tail) for element, is_tail in block_elements]
     if compiled_block_xpaths is not None and isinstance(root, etree._Element):
-        paths = compiled_block_xpaths(root, list(block_elements))
+        paths = compiled_block_xpaths(root, list(block_elements), MAX_XPATH_CHARS)
         if paths is not None:
             return paths
-    tree = root.getroottree()
     seen: dict[str, int] = {}
     for element in root.iter():
         identifier = element.get("id") if isinstance(element.tag, str) else None
         if identifier:
             seen[identifier] = seen.get(identifier, 0) + 1
     unique = {identifier for identifier, count in seen.items() if count == 1 and '"' not in identifier}
-    absolute = _AbsolutePaths(tree)
-    anchors: dict[Any, str] = {}  # element -> the anchored path, shared by the blocks under it
-    paths = []
-    for element, is_tail in block_elements:
-        owner = _owner(element, is_tail)
-        path = anchors.get(owner)
-        if path is None:
-            path = absolute(owner)
-            ancestor = owner
-            while ancestor is not None:
-                identifier = ancestor.get("id") if isinstance(ancestor.tag, str) else None
-                if identifier in unique:
-                    path = f'//*[@id="{identifier}"]' + path[len(absolute(ancestor)) :]
-                    break
-                ancestor = ancestor.getparent()
-            anchors[owner] = path
-        paths.append(path)
-    return paths
+    anchored = _AnchoredPaths(root.getroottree(), unique)
+    return [anchored(_owner(element, is_tail)) for element, is_tail in block_elements]
 
 
 class _AbsolutePaths:
@@ -150,6 +155,41 @@ class _AbsolutePaths:
             tag = child.tag
             seen[tag] = seen.get(tag, 0) + 1
             self.steps[child] = f"/{tag}[{seen[tag]}]" if totals[tag] > 1 else f"/{tag}"
+
+
+class _AnchoredPaths(_AbsolutePaths):
+    """Each element's path from its parent's: ``//*[@id="X"]`` for an element whose ``id`` is unique in the page,
+    else the parent's path and the element's step, cut to :data:`MAX_XPATH_CHARS` (the same as cutting the whole
+    path: the cut keeps whole last steps)."""
+
+    def __init__(self, tree: Any, unique: set[str]):
+        super().__init__(tree)
+        self.unique = unique
+
+    def __call__(self, element: Any) -> str:
+        path = self.paths.get(element)
+        if path is not None:
+            return path
+        chain = []
+        while element is not None and element not in self.paths:
+            chain.append(element)
+            element = element.getparent()
+        path = "" if element is None else self.paths[element]
+        for node in reversed(chain):
+            parent = node.getparent()
+            identifier = node.get("id") if isinstance(node.tag, str) else None
+            if identifier in self.unique:
+                path = f'//*[@id="{identifier}"]'
+            elif parent is None:
+                path = cut_xpath(self.tree.getpath(node))  # the root: libxml2's own
+            elif not isinstance(node.tag, str):  # a comment or PI: its step as libxml2 writes it
+                path = cut_xpath(path + self.tree.getpath(node)[len(self.tree.getpath(parent)) :])
+            else:
+                if node not in self.steps:
+                    self._number_children(parent)
+                path = cut_xpath(path + self.steps[node])
+            self.paths[node] = path
+        return path
 
 
 # --- clean HTML ----------------------------------------------------------------------------------
@@ -413,10 +453,17 @@ def _comparable(text: str) -> str:
     return _NON_WORDS.sub(" ", text).strip().casefold()
 
 
+#: A metadata title is cut to this many characters (no headline is longer): matching it against every heading
+#: then costs at most this much per heading, not the title's length (a 1 MB title and 20,000 headings took 3.5 s).
+MAX_TITLE_CHARS = 1000
+
+
 def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> str | None:
     """The page's headline: a heading block that matches the metadata title, else the first ``h1`` (content
     blocks first), else the metadata title."""
     from_metadata = metadata_title(root)
+    if from_metadata and len(from_metadata) > MAX_TITLE_CHARS:
+        from_metadata = from_metadata[:MAX_TITLE_CHARS].rstrip()
     wanted = _comparable(from_metadata) if from_metadata else ""
     headings: list[tuple[bool, str, str]] = []  # (kept, tag, text)
     for index, heading in _first_blocks_of_headings(block_elements):
@@ -426,7 +473,7 @@ def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequ
     if wanted:
         for _, _, text in headings:
             candidate = _comparable(text)
-            if candidate and (candidate == wanted or (len(candidate) > 8 and candidate in wanted)):
+            if candidate == wanted or (8 < len(candidate) <= len(wanted) and candidate in wanted):
                 return text
     for want_kept in (True, False):
         for kept, tag, text in headings:
