@@ -42,6 +42,9 @@ class PageResult:
     from_noscript: bool = False
     decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
+    #: ``"<format>: <error>"`` for each optional format (Markdown, HTML, title) that raised: the item keeps its
+    #: main text and blocks, and that field goes out empty.
+    failed_formats: tuple[str, ...] = ()
 
 
 def run_chain(
@@ -68,12 +71,14 @@ def run_chain(
         content_type=content_type,
         tree=tree,
     )
-    formats = {name: getattr(extraction, name) for name in config.formats}
+    failed: list[str] = []
+    formats = {name: _optional(extraction, name, failed) for name in config.formats}
+    title = _optional(extraction, "title", failed) if config.title_field else None
     labels = extraction.labels  # not extraction.blocks: a frozen Block per block that nothing here keeps
     result = PageResult(
         main_text=extraction.main_text,
         blocks=tuple(extraction.block_records(config.block_form)) if config.block_form != "none" else (),
-        title=extraction.title if config.title_field else None,
+        title=title,
         markdown=formats.get("markdown"),
         html=formats.get("html"),
         skipped=extraction.skipped,
@@ -83,6 +88,17 @@ def run_chain(
         from_noscript=extraction.from_noscript,
         decoded_again=extraction.decoded_again,
         timings=dict(extraction.timings),
+        failed_formats=tuple(failed),
     )
     result.timings["total"] = 1000 * (time.perf_counter() - clock)
     return result
+
+
+def _optional(extraction: Any, name: str, failed: list[str]) -> Any:
+    """An optional format of ``extraction`` (empty, and noted in ``failed``, where computing it raises): one
+    format's failure never costs a page its main text and blocks."""
+    try:
+        return getattr(extraction, name)
+    except Exception as error:  # noqa: BLE001 - any failure of a format is the same to the item: that field empty
+        failed.append(f"{name}: {type(error).__name__}: {error}")
+        return None if name == "title" else ""
