@@ -235,8 +235,10 @@ def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[b
             continue
         tag = _tag(source)
         copied = "div" if tag in BLOCK_CONTAINERS else tag if tag in KEPT_TAGS else None
-        if copied in INLINE_TAGS and copied == target.tag and copied != "a":
-            copied = None  # <b> in <b> is one <b>: 10,000 nested ones make one, not a tree MAX_OUTPUT_DEPTH deep
+        if copied == target.tag and (copied in INLINE_TAGS or copied == "div") and copied != "a":
+            # <b> in <b> is one <b>, a <div> first in an empty <div> one <div>: 10,000 nested ones make one
+            if copied != "div" or texts.is_empty(target):
+                copied = None
         if copied is not None and depth >= MAX_OUTPUT_DEPTH:
             if copied not in INLINE_TAGS:
                 texts.line_break(target)
@@ -281,6 +283,10 @@ class _TextBuffer:
         last = self.last_child.get(target)
         key = (last, True) if last is not None else (target, False)
         self.pieces.setdefault(key, []).append(_NOT_XML.sub(" ", text))
+
+    def is_empty(self, element: Any) -> bool:
+        """Nothing was put in ``element`` yet."""
+        return element not in self.last_child and (element, False) not in self.pieces
 
     def line_break(self, target: Any) -> None:
         """A ``<br>`` in ``target``, unless its content already ends with one."""

@@ -6,8 +6,12 @@ about 100x), never a wall-clock budget that a loaded machine could miss.
 
 from __future__ import annotations
 
+import base64
 import io
 import random
+import re
+import time
+import tracemalloc
 from collections import Counter
 
 import pytest
@@ -132,3 +136,273 @@ def test_warc_records_with_the_charset_in_their_http_header_decode(tmp_path):
     for row in rows:
         assert "skipped" not in row
         assert pages[row["url"]][:12] in row["main_text"]
+
+
+# --- 2. deep nesting through every output ---------------------------------------------------------------------
+
+WORDS = "Some words of the article. " * 40
+DEEP_PAGES = {
+    "400 divs": "<div>" * 400 + f"<p>{WORDS}</p>",
+    "5,000 nested tables": "<table><tr><td>" * 5000 + f"<p>{WORDS}</p>",
+    "10,000 nested b": "<p>" + "<b>" * 10000 + WORDS + "</p>",
+    "400 nested lists": "<ul><li>" * 400 + WORDS,
+    "2,000 nested blockquotes": "<blockquote>" * 2000 + f"<p>{WORDS}</p>",
+}
+
+
+@pytest.mark.parametrize("name", DEEP_PAGES)
+def test_markdown_and_every_output_survive_deep_nesting_without_recursion_error(name):
+    result = extract(DEEP_PAGES[name])
+    assert "Some words of the article." in result.main_text
+    assert "Some words of the article." in result.markdown
+    assert "Some words of the article." in result.html
+    assert len(result.block_records("compact")) == len(result.blocks)
+    result.title  # noqa: B018 - computed without raising
+    assert result.html.count("<") < 4 * 200  # the clean tree nests at most MAX_OUTPUT_DEPTH deep
+
+
+def test_paragraphs_past_the_output_depth_stay_apart():
+    wrapped = "<section>" + "<article><div>" * 150 + "<p>Lead paragraph of the article, with words.</p>"
+    html = wrapped + "".join(f"<p>Paragraph number {n} of the article, with words.</p>" for n in range(20))
+    lines = [line.strip() for line in extract(html, threshold=0.001).markdown.splitlines()]
+    assert "Lead paragraph of the article, with words." in lines
+    assert all(f"Paragraph number {n} of the article, with words." in lines for n in range(20))
+
+
+def test_a_failing_format_leaves_the_items_main_text_and_blocks(monkeypatch, untrained_model):
+    from scrapy_web2text import output
+    from scrapy_web2text.integration.chain import run_chain
+
+    from .test_process_pool import config_for
+
+    def broken(html):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(output, "to_markdown", broken)  # an injected fault: no page breaks it any more
+    config = config_for(untrained_model, WEB2TEXT_FORMATS=["text", "markdown", "html"], WEB2TEXT_THRESHOLD=0.001)
+    result = run_chain(f"<html><body><p>{WORDS}</p></body></html>", "http://example.com/", None, config)
+    assert "Some words of the article." in result.main_text and result.blocks
+    assert result.markdown == "" and "Some words" in result.html
+    assert result.failed_formats == ("markdown: RecursionError: maximum recursion depth exceeded",)
+
+
+# --- 3. safe outputs ------------------------------------------------------------------------------------------
+
+#: The spellings of a script link browsers run, and the other schemes that must never reach a reader.
+HOSTILE_HREFS = [
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(1)",
+    " \x01javascript:alert(1)",
+    "jav&#x09;ascript:alert(1)",
+    "jav&#10;ascript:alert(1)",
+    "&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;alert(1)",
+    "javascript&colon;alert(1)",
+    "vbscript:msgbox(1)",
+    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+]
+
+
+def _links_page(hrefs: list[str], text: str = "") -> str:
+    links = "".join(
+        f'<p>Link {n} goes <a href="{href}">somewhere else</a> in this text.</p>' for n, href in enumerate(hrefs)
+    )
+    return f"<html><body><h1>Headline</h1><p>{WORDS}</p>{links}<p>{text}{WORDS}</p></body></html>"
+
+
+def _rendered_markdown(markdown: str) -> str:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").render(markdown)
+
+
+def _hrefs(html: str) -> list[str]:
+    return re.findall(r"""href=["']?([^"' >]*)""", html)
+
+
+@pytest.mark.parametrize("url", [None, "https://example.com/news/story.html"])
+def test_script_and_data_links_are_gone_from_the_html_and_markdown(url):
+    result = extract(_links_page(HOSTILE_HREFS), url, threshold=0.001)
+    assert result.main_text.count("somewhere else") == len(HOSTILE_HREFS)  # the links' text stays
+    for html in (result.html, _rendered_markdown(result.markdown)):
+        assert "somewhere else" in html
+        squashed = re.sub(r"[\s\x00-\x1f]+", "", html.lower())
+        assert "javascript" not in squashed and "vbscript" not in squashed and "data:" not in squashed
+        assert not _hrefs(html)
+
+
+def test_links_are_made_absolute_when_the_url_is_known():
+    hrefs = ["/a/page.html", "other.html", "https://elsewhere.org/x", "mailto:someone@example.com", "//cdn.example/x"]
+    result = extract(_links_page(hrefs), "https://example.com/news/story.html", threshold=0.001)
+    expected = [
+        "https://example.com/a/page.html",
+        "https://example.com/news/other.html",
+        "https://elsewhere.org/x",
+        "mailto:someone@example.com",
+        "https://cdn.example/x",
+    ]
+    assert _hrefs(result.html) == expected
+    assert _hrefs(_rendered_markdown(result.markdown)) == expected
+    # Without a URL, relative links stay relative (nothing to resolve them against); schemes are still checked.
+    assert _hrefs(extract(_links_page(hrefs[:2]), threshold=0.001).html) == hrefs[:2]
+
+
+def test_page_text_never_becomes_raw_html_or_a_live_link_in_the_markdown():
+    text = (
+        "&lt;img src=x onerror=alert(1)&gt; [click](javascript:alert(1)) &lt;script&gt;alert(2)&lt;/script&gt; "
+        "![x](http://tracker.example/p.gif) &lt;https://autolink.example&gt; [ref]: javascript:alert(3) "
+        "&amp;lt;b&amp;gt; "
+    )
+    result = extract(_links_page([], text), threshold=0.001)
+    rendered = _rendered_markdown(result.markdown)
+    assert "<img" not in rendered and "<script" not in rendered and "<b>" not in rendered
+    assert not _hrefs(rendered) and "<a " not in rendered
+    # The text reads as the page shows it, escapes and all.
+    assert "&lt;img src=x onerror=alert(1)&gt;" in rendered and "[click](javascript:alert(1))" in rendered
+    assert "&lt;img" in result.html and "<img" not in result.html
+
+
+def test_code_with_a_fence_inside_cannot_close_its_block():
+    html = f"<html><body><p>{WORDS}</p><pre>```\n&lt;img src=x onerror=alert(1)&gt;\n```</pre><p>{WORDS}</p>"
+    rendered = _rendered_markdown(extract(html, threshold=0.001).markdown)
+    assert "<img" not in rendered and "&lt;img src=x" in rendered
+
+
+# --- 4. quadratic outputs ----------------------------------------------------------------------------------
+
+
+def _best_of(function, runs: int = 2) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        clock = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - clock)
+    return max(best, 0.005)
+
+
+def _growth(page, output, small: int) -> float:
+    """How many times longer ``output`` takes on ``page(10 * small)`` than on ``page(small)`` (results
+    computed afresh each run; the extraction itself is not timed)."""
+    results = {}
+
+    def run(n: int) -> None:
+        result = extract(page(n))
+        results[n] = result
+        clock = time.perf_counter()
+        output(result)
+        return time.perf_counter() - clock
+
+    def timed(n: int) -> float:
+        return max(min(run(n) for _ in range(2)), 0.005)
+
+    return timed(10 * small) / timed(small)
+
+
+#: Generous: linear code grows about 10x, quadratic code about 100x.
+LINEAR = 30
+
+
+def test_many_kept_pieces_under_one_parent_give_html_and_markdown_in_linear_time():
+    page = lambda n: "<p>" + "word <br>" * n + "</p>"  # noqa: E731
+    assert _growth(page, lambda result: result.html, 1000) < LINEAR
+    assert _growth(page, lambda result: result.markdown, 500) < LINEAR
+
+
+def test_closed_dialogs_are_removed_in_linear_time():
+    from scrapy_web2text.page import parse_page
+
+    page = lambda n: f"<p>{WORDS}</p>" + "<dialog>x</dialog>y" * n  # noqa: E731
+    small, large = _best_of(lambda: parse_page(page(2000))), _best_of(lambda: parse_page(page(20000)))
+    assert large / small < LINEAR
+    assert parse_page(page(3)).texts[-1] == "y y y"
+
+
+def test_title_matching_costs_headings_times_a_bounded_title():
+    from scrapy_web2text.output import MAX_TITLE_CHARS
+
+    page = lambda n: "<title>" + "a" * (50 * n) + "</title>" + "<h2>aaaaaaaaaaa</h2>" * n  # noqa: E731
+    assert _growth(page, lambda result: result.title, 1000) < LINEAR
+    title = extract("<title>" + "Headline words " * 1000 + "</title><p>text</p>").title
+    assert len(title) <= MAX_TITLE_CHARS
+
+
+# --- 5. block XPaths on deep pages ------------------------------------------------------------------------
+
+
+def test_block_xpaths_are_bounded_on_deep_pages():
+    from scrapy_web2text.output import MAX_XPATH_CHARS
+
+    from .test_block_paths import python_paths
+
+    result = extract("<div>" * 1900 + "<p>w</p>" * 5000)
+    paths = [record[2] for record in result.block_records("compact")]
+    assert len(paths) == 5000 and max(map(len, paths)) <= MAX_XPATH_CHARS
+    assert paths[-1].startswith("//div/div") and paths[-1].endswith("/p[5000]")
+    assert paths == python_paths(result.root, [(b.element, b.in_tail) for b in result.blocks])
+    # A cut path still finds its block's element (among others: the cut drops the steps above).
+    assert result.blocks[-1].element in result.root.getroottree().xpath(paths[-1])
+    custom = "<" + "x" * 40 + ">"
+    deep = extract(custom * 1500 + "<p>w</p>" * 3000)
+    assert sum(len(record[2]) for record in deep.block_records("compact")) <= 3000 * MAX_XPATH_CHARS
+
+
+def test_a_cut_xpath_never_splits_an_anchor_or_a_step():
+    from scrapy_web2text.output import cut_xpath
+
+    anchored = '//*[@id="a/b/c"]' + "/div" * 100 + "/p[2]"
+    assert cut_xpath(anchored, 40) == "//div/div/div/div/div/div/div/div/p[2]"
+    assert cut_xpath('//*[@id="' + "x" * 60 + '"]/p', 40) == "//p"
+    assert cut_xpath("/html/body/" + "y" * 80, 40) == "//" + "y" * 80  # one step longer than the cap: kept whole
+    assert cut_xpath("/html/body/p", 40) == "/html/body/p"
+
+
+# --- 6. long runs of word characters ---------------------------------------------------------------------
+
+PARAGRAPH = "<p>" + "Some words of the article here, to read. " * 20 + "</p>"
+LONG_RUNS = {
+    "3,000 underscores": "_" * 3000,
+    "20 KB of x": "x" * 20_000,
+    "a base64 blob": base64.b64encode(random.Random(1).randbytes(6000)).decode(),
+}
+
+
+@pytest.mark.parametrize("name", LONG_RUNS)
+def test_one_long_run_of_word_characters_keeps_the_neighbouring_paragraphs(name):
+    result = extract(PARAGRAPH + "<p>" + LONG_RUNS[name] + "</p>" + PARAGRAPH)
+    assert result.main_text.count("Some words of the article here") == 40
+
+
+def test_a_word_counts_at_most_max_word_chars_in_both_counts():
+    import numpy as np
+
+    from scrapy_web2text.labellers.web2text import counts
+
+    texts = ["_" * 3000, "short words here", "x" * 70 + " and " + "y" * 10]
+    compiled = counts.block_counts(texts, np.zeros(3, bool))["word_length"]
+    saved, counts.compiled_text_counts = counts.compiled_text_counts, None
+    try:
+        python = counts.block_counts(texts, np.zeros(3, bool))["word_length"]
+    finally:
+        counts.compiled_text_counts = saved
+    assert compiled.tolist() == python.tolist() == [64, 14, 64 + 3 + 10]
+
+
+def test_a_huge_text_node_keeps_the_planted_paragraph_in_bounded_memory():
+    html = PARAGRAPH + "<p>" + "x" * 5_000_000 + "</p>" + PARAGRAPH
+    tracemalloc.start()
+    try:
+        result = extract(html)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.main_text.count("Some words of the article here") == 40
+    assert peak < 20 * len(
+        html
+    )  # a few copies of the text (source, parser input, block text), never a per-character table
+
+
+# --- 7. noembed ---------------------------------------------------------------------------------------------
+
+
+def test_noembed_content_never_shows_as_literal_tags():
+    result = extract(f"<p>{WORDS}</p><noembed><p>Your browser cannot embed this.</p></noembed><p>{WORDS}</p>")
+    assert "<p>" not in result.main_text and "cannot embed" not in result.main_text

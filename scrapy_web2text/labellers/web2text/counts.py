@@ -248,7 +248,7 @@ def _character_counts(
     counts["words"] = np.bincount(word_owner, minlength=n).astype(float)
     # A word's length counts at most MAX_WORD_CHARS characters: its characters at that distance from its start or
     # further are left out (each character's word start is the last start at or before it).
-    positions = np.arange(len(codes))
+    positions = np.arange(len(codes), dtype=np.int32 if len(codes) < 2**31 else np.int64)
     word_begins = np.maximum.accumulate(np.where(word_start, positions, 0))
     counts["word_length"] = per_block(is_word & (positions - word_begins < MAX_WORD_CHARS))
     counts["capital_words"] = np.bincount(word_owner[(properties[word_starts] & UPPER) != 0], minlength=n).astype(float)
