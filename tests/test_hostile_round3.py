@@ -33,12 +33,12 @@ RUSSIAN = "Съешь же ещё этих мягких французских �
 #: (text, encoding) of the legacy pages a crawl still meets.
 LEGACY = [
     (JAPANESE, "shift_jis"),
-    (JAPANESE, "euc_jp"),
+    (JAPANESE, "euc-jp"),
     (CHINESE, "gb18030"),
     (CHINESE, "gbk"),
-    (KOREAN, "euc_kr"),
+    (KOREAN, "euc-kr"),
     (RUSSIAN, "windows-1251"),
-    (RUSSIAN, "koi8_r"),
+    (RUSSIAN, "koi8-r"),
 ]
 
 

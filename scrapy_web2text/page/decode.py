@@ -207,12 +207,15 @@ def _web_codec(name: str) -> str | None:
 
 def _unlikely_korean(match) -> bool:
     """A Korean reading (cp949) whose syllables are mostly outside the 2,350 of KS X 1001, the ones Korean text
-    uses: Shift_JIS kana read as cp949 give such rare syllables, with less "chaos" than the right reading."""
+    uses, or that is thick with lone jamo: Shift_JIS and EUC-JP kana read as cp949 give such text, with less
+    "chaos" than the right reading."""
     if match.encoding not in ("cp949", "euc_kr"):
         return False
-    syllables = [character for character in str(match) if "\uac00" <= character <= "\ud7a3"]
+    text = str(match)
+    syllables = [character for character in text if "\uac00" <= character <= "\ud7a3"]
+    jamo = sum(1 for character in text if "\u3130" <= character <= "\u318f")
     rare = sum(1 for character in syllables if not _in_euc_kr(character))
-    return rare > 0.2 * len(syllables)
+    return rare > 0.2 * len(syllables) or jamo > 0.1 * (len(syllables) + jamo)
 
 
 def _in_euc_kr(character: str) -> bool:
