@@ -57,6 +57,10 @@ _DETECTOR_NAMES = {
     "utf_16_be": "utf-16be",
     "iso2022_jp": "iso-2022-jp",
 }
+#: Share of printable ASCII in the first KB of a page no encoding reads, from which it is read as Windows-1252:
+#: HTML in any encoding opens with ASCII markup (doctype, head, meta), random or compressed bytes do not.
+MARKUP_ASCII_SHARE = 0.5
+_ASCII_TEXT = bytes(range(0x20, 0x7F)) + b"\t\n\x0c\r"
 #: Page bytes are cut before the first chunk of this many bytes with more than this share of control characters:
 #: valid HTML followed by megabytes of binary junk keeps its article, and the junk is never labelled.
 TAIL_CHUNK = 1024
@@ -224,11 +228,14 @@ def _in_euc_kr(character: str) -> bool:
     return len(encoded) == 2 and encoded[0] >= 0xA1 and encoded[1] >= 0xA1
 
 
+def printable_ascii_share(head: bytes) -> float:
+    """The share of printable ASCII and white space in ``head`` (1.0 for an empty head)."""
+    return 1.0 - len(head.translate(None, _ASCII_TEXT)) / len(head) if head else 1.0
+
+
 def _looks_like_markup(head: bytes) -> bool:
     """The first bytes are mostly printable ASCII: HTML in some encoding, whatever follows it."""
-    from .sniff import ASCII_SHARE, printable_ascii_share
-
-    return printable_ascii_share(head) >= ASCII_SHARE
+    return printable_ascii_share(head) >= MARKUP_ASCII_SHARE
 
 
 def declared_encoding(data: bytes, encoding: str | None = None) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import codecs
 
-from .decode import DecodedBytes, content_type_charset, read_bytes
+from .decode import DecodedBytes, content_type_charset, printable_ascii_share, read_bytes
 
 #: How much of a body is looked at.
 SNIFF_BYTES = 1024
@@ -86,11 +86,6 @@ def signature_kind(head: bytes) -> str | None:
 def control_heavy(head: bytes) -> bool:
     """More than :data:`CONTROL_SHARE` of ``head`` are C0 controls (counted over at least :data:`MIN_SNIFF`)."""
     return bool(head) and len(head) - len(head.translate(None, _CONTROLS)) > CONTROL_SHARE * max(len(head), MIN_SNIFF)
-
-
-def printable_ascii_share(head: bytes) -> float:
-    """The share of printable ASCII and white space in ``head`` (1.0 for an empty head)."""
-    return 1.0 - len(head.translate(None, _ASCII_TEXT)) / len(head) if head else 1.0
 
 
 def binary_kind(head: bytes) -> str | None:
