@@ -62,6 +62,10 @@ MAX_OUTPUT_DEPTH = 48
 INLINE_TAGS = frozenset("em strong b i u s sub sup a br code q kbd samp".split())
 
 
+#: A work item of :func:`clean_html_tree` that ends a line where an unwrapped block-level element ended.
+_LINE_BREAK = object()
+
+
 def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> Any:
     """A new ``<div>`` holding the kept blocks' text under the structure that carried it (at most
     :data:`MAX_OUTPUT_DEPTH` deep)."""
@@ -92,15 +96,21 @@ def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[b
             child, parent_target = target
             texts.append(parent_target, child.tail)
             continue
+        if source is _LINE_BREAK:
+            texts.line_break(target)
+            continue
         tag = _tag(source)
         copied = "div" if tag in BLOCK_CONTAINERS else tag if tag in KEPT_TAGS else None
         if copied == target.tag and (copied in INLINE_TAGS or copied == "div") and copied != "a":
             # <b> in <b> is one <b>, a <div> first in an empty <div> one <div>: 10,000 nested ones make one
             if copied != "div" or texts.is_empty(target):
+                if copied == "div":
+                    work.append((_LINE_BREAK, target, depth))  # what follows it starts a new line all the same
                 copied = None
         if copied is not None and depth >= MAX_OUTPUT_DEPTH:
-            if copied not in INLINE_TAGS:
+            if copied not in INLINE_TAGS or copied == "br":
                 texts.line_break(target)
+                work.append((_LINE_BREAK, target, depth))  # after its content, before its tail
         elif copied is not None:
             target = etree.SubElement(target, copied)
             texts.added(target)

@@ -441,3 +441,14 @@ def test_a_huge_text_node_keeps_the_planted_paragraph_in_bounded_memory():
 def test_noembed_content_never_shows_as_literal_tags():
     result = extract(f"<p>{WORDS}</p><noembed><p>Your browser cannot embed this.</p></noembed><p>{WORDS}</p>")
     assert "<p>" not in result.main_text and "cannot embed" not in result.main_text
+
+
+def test_unwrapped_and_collapsed_blocks_keep_the_text_after_them_apart():
+    for html in (
+        "<div><div>Alpha words here.</div>Beta words here.</div>",
+        "<div><div>Alpha words here.</div><span>Beta words here.</span></div>",
+        "<div>" * 60 + "<section><p>Alpha words here.</p></section>" + "<ul><li>" * 60 + "Beta words here.",
+    ):
+        markdown = extract(html, threshold=0.001).markdown
+        assert "here.Beta" not in markdown and "here. Beta" not in markdown, markdown
+        assert "Alpha words here." in markdown and "Beta words here." in markdown
