@@ -158,11 +158,15 @@ class _TextBuffer:
         return element not in self.last_child and (element, False) not in self.pieces
 
     def line_break(self, target: Any) -> None:
-        """A ``<br>`` in ``target``, unless its content already ends with one."""
+        """A ``<br>`` in ``target``, unless its content is empty or already ends a line (with a ``<br>`` or a
+        block-level element)."""
         last = self.last_child.get(target)
-        if last is not None and last.tag == "br" and (last, True) not in self.pieces:
-            return
-        self.added(etree.SubElement(target, "br"))
+        if last is None:
+            ends_a_line = (target, False) not in self.pieces
+        else:
+            ends_a_line = (last, True) not in self.pieces and (last.tag == "br" or last.tag not in INLINE_TAGS)
+        if not ends_a_line:
+            self.added(etree.SubElement(target, "br"))
 
     def write(self) -> None:
         for (element, is_tail), pieces in self.pieces.items():
