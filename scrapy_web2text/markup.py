@@ -246,7 +246,7 @@ def to_markdown(html: str) -> str:
 
 
 #: Markdown-significant characters of page text that could make HTML or a link, and a character reference's ``&``.
-_MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]<>])|&(?=#?\w+;)")
+_MARKDOWN_ACTIVE = re.compile(r"([\\`\[\]<>])|&(?=#?\w++;)")
 _BACKTICK_RUNS = re.compile("`+")
 #: Characters of a link target that would end it or open HTML in Markdown's ``[text](target)``.
 _TARGET_SAFE = "".join(chr(code) for code in range(33, 127) if chr(code) not in "()<>\\")
