@@ -108,6 +108,10 @@ setup(
         # microdata, and trafilatura's date reader (metadata/dates.py calls its readers directly: <2).
         "extruct>=0.16",
         "htmldate>=1.9,<2",
+        # The legacy encoding of undeclared pages that are not UTF-8 (page/decode.py).
+        "charset-normalizer>=3.0",
+        # The clean HTML output's sanitiser (markup.py): Ammonia's allow-list, in Rust.
+        "nh3>=0.2.14",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"
@@ -118,7 +122,17 @@ setup(
         # pinned here so that the extra never pulls a CUDA build.  Inference itself uses no torch.
         "lm": LM_REQUIREMENTS,
         # lightgbm: benchmarks/gbdt_labeller.py only (an experiment; no labeller uses it).
-        "bench": ["trafilatura", "readability-lxml", "justext", "boilerpy3", "resiliparse", "matplotlib", "lightgbm"],
+        # markdown-it-py: benchmarks/hostile_classes.py renders the Markdown outputs it checks.
+        "bench": [
+            "trafilatura",
+            "readability-lxml",
+            "justext",
+            "boilerpy3",
+            "resiliparse",
+            "matplotlib",
+            "lightgbm",
+            "markdown-it-py>=3",
+        ],
         # scrapy-redis crawls shared between machines (docs/distributed.rst).
         "redis": ["scrapy-redis>=0.9", "redis>=4"],
         # web2text warc: a streaming WARC/ARC reader, a Dask cluster, a progress bar.
@@ -135,6 +149,8 @@ setup(
             "warcio>=1.7",
             "dask[distributed]>=2024.1",
             "tqdm>=4.60",
+            # The safety tests render the Markdown output as a CommonMark reader would (tests/test_hostile_round3.py).
+            "markdown-it-py>=3",
             *LM_REQUIREMENTS,
         ],
         "docs": ["sphinx>=7"],

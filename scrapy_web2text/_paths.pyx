@@ -154,8 +154,10 @@ cdef class _AnchoredPaths:
     cdef set unique
     cdef object tree
     cdef object document
+    cdef Py_ssize_t limit
 
-    def __cinit__(self, object tree, object document, set unique):
+    def __cinit__(self, object tree, object document, set unique, Py_ssize_t limit):
+        self.limit = limit
         self.paths = _NodeMap()
         self.steps = _NodeMap()
         self.known = []
@@ -186,16 +188,16 @@ cdef class _AnchoredPaths:
             if identifier is not None and identifier in self.unique:
                 path = f'//*[@id="{identifier}"]'
             elif parent is NULL:
-                path = self.tree.getpath(cetree.elementFactory(self.document, node))  # the root: libxml2's own
+                path = _cut(self.tree.getpath(cetree.elementFactory(self.document, node)), self.limit)  # the root
             else:
                 step = self.steps.get(key)
                 if not step:
                     self._number_children(parent)
                     step = self.steps.get(key)
                 if step & 0xFFFFFFFF > 1:
-                    path = f"{path}/{_utf8(node.name)}[{step >> 32}]"
+                    path = _cut(f"{path}/{_utf8(node.name)}[{step >> 32}]", self.limit)
                 else:
-                    path = f"{path}/{_utf8(node.name)}"
+                    path = _cut(f"{path}/{_utf8(node.name)}", self.limit)
             self.known.append(path)
             self.paths.put(key, len(self.known))
         return path
@@ -303,12 +305,26 @@ cdef xmlNode* _owner_node(tuple item) except NULL:
     return element._c_node
 
 
-def block_xpaths(cetree._Element root, list block_elements):
-    """:func:`.output.block_xpaths` for a page with a root; ``None`` where the original must run."""
+cdef str _cut(str path, Py_ssize_t limit):
+    """:func:`.output.cut_xpath`: ``//`` and the longest run of last whole steps that fits in ``limit``."""
+    if len(path) <= limit:
+        return path
+    cdef Py_ssize_t start = len(path) - (limit - 1), boundary
+    if path.startswith('//*[@id="'):
+        start = max(start, path.index('"]') + 2)
+    boundary = path.find("/", start)
+    if boundary < 0:
+        boundary = path.rfind("/")
+    return "/" + path[boundary:]
+
+
+def block_xpaths(cetree._Element root, list block_elements, Py_ssize_t limit):
+    """:func:`.output.block_xpaths` for a page with a root, each path cut to ``limit`` characters; ``None`` where the
+    original must run."""
     cdef _AnchoredPaths anchored
     cdef list paths = []
     try:
-        anchored = _AnchoredPaths(root.getroottree(), root._doc, _unique_identifiers(root._c_node))
+        anchored = _AnchoredPaths(root.getroottree(), root._doc, _unique_identifiers(root._c_node), limit)
         for item in block_elements:
             paths.append(anchored.path(_owner_node(item)))
     except NotReadable:

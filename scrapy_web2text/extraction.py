@@ -19,7 +19,8 @@ from . import output
 from .labellers.base import get_labeller
 from .labellers.web2text.network import Web2TextModel
 from .page import CDOMNode, Page, parse_page
-from .page.sniff import non_html_reason
+from .page.decode import content_type_charset, read_bytes
+from .page.sniff import bytes_reason, declared_reason
 from .responses import is_response, response_input
 
 if TYPE_CHECKING:
@@ -182,8 +183,9 @@ class Extraction:
 
     @property
     def html(self) -> str:
-        """The main content as clean HTML (``<div>`` with headings, paragraphs, lists, tables... kept)."""
-        return self._format("html", lambda: output.clean_html(*self._elements()))
+        """The main content as clean HTML (``<div>`` with headings, paragraphs, lists, tables... kept), sanitised:
+        only http, https and mailto links, absolute against :attr:`url` when it is given."""
+        return self._format("html", lambda: output.clean_html(*self._elements(), url=self.url))
 
     @property
     def markdown(self) -> str:
@@ -350,8 +352,9 @@ def extract(
 ) -> Extraction:
     """Label every block of ``html`` as content or boilerplate.
 
-    ``html`` is ``str`` or ``bytes`` (bytes are decoded by BOM, ``encoding``,
-    ``<meta charset>``, UTF-8, then Windows-1252; never raising), or a Scrapy response (its body, URL and
+    ``html`` is ``str`` or ``bytes`` (bytes are decoded as a crawl decodes them: BOM, ``encoding`` or the charset
+    of ``content_type``, ``<meta charset>`` or an XML declaration, UTF-8, a detected legacy encoding, then
+    Windows-1252; never raising; :mod:`scrapy_web2text.page.decode`), or a Scrapy response (its body, URL and
     ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.responses`).  Any other
     type raises ``TypeError``.  ``threshold`` is the probability a block
     needs to be kept (default: the model's, which also decodes a page it leaves
@@ -372,11 +375,18 @@ def extract(
         html, tree, url = response.html, response.tree if tree is None else tree, url or response.url
         content_type, encoding = content_type or response.content_type, encoding or response.encoding
     labeller = get_labeller(method)
-    reason = non_html_reason(html, content_type)
+    clock = time.perf_counter()
+    reason = declared_reason(html, content_type)
+    encoded = None
+    if reason is None and not isinstance(html, str):
+        # Decoded once here, by the crawl's rules (the transport charset: ``encoding``, else ``content_type``'s).
+        data = bytes(html)
+        decoded = read_bytes(data, encoding or content_type_charset(content_type))
+        reason = bytes_reason(decoded, data)
+        html, encoded = decoded.text, decoded.utf8
     if reason is not None:
         return Extraction(main_text="", blocks=(), url=url, method=method, skipped=reason)
-    clock = time.perf_counter()
-    page = parse_page(html, encoding=encoding, tree=tree)
+    page = parse_page(html, encoded=encoded, tree=tree)
     parse_ms = 1000 * (time.perf_counter() - clock)
     result = labeller(page, model=model, threshold=threshold)
     timings = {"parse": parse_ms, **result.timings}

@@ -1,12 +1,8 @@
 """The main content in other shapes: clean HTML, Markdown, the headline, and where each block sits.
 
-The block labels decide what is kept: :func:`clean_html_tree` copies the page's lxml tree keeping only the text
-of content blocks and the elements above them, and only structure a reader needs (headings, paragraphs, lists,
-tables, quotes, code, emphasis, links); other elements (``div``, ``span``...) are unwrapped, their block-level kind
-kept as a ``div`` so that paragraphs stay apart.  Markdown is that clean HTML converted by ``markdownify``
-(a maintained, MIT-licensed converter with ATX headings, pipe tables and fenced code; ``html2text`` is GPL-3.0,
-which a BSD-3-Clause package should not pull in).  Everything here runs only when asked for (the
-:class:`~scrapy_web2text.Extraction` properties), never in the labelling itself.
+The block labels decide what is kept.  The clean HTML and the Markdown are built in :mod:`scrapy_web2text.markup`
+(re-exported here); this module adds the headline and each block's XPath.  Everything here runs only when asked
+for (the :class:`~scrapy_web2text.Extraction` properties), never in the labelling itself.
 """
 
 from __future__ import annotations
@@ -17,49 +13,57 @@ from typing import Any
 
 from lxml import etree
 
+from .markup import (  # noqa: F401 - re-exported: the formats of an Extraction are all reached from here
+    BLOCK_CONTAINERS,
+    INLINE_TAGS,
+    KEPT_TAGS,
+    LINK_SCHEMES,
+    MAX_OUTPUT_DEPTH,
+    _owner,
+    _tag,
+    clean_html,
+    clean_html_tree,
+    link_target,
+    sanitise,
+    to_markdown,
+)
 from .page.compiled import load_twin
 
-#: Elements copied into the clean HTML (with their tag); every other element is unwrapped.
-KEPT_TAGS = frozenset(
-    "h1 h2 h3 h4 h5 h6 p ul ol li dl dt dd table thead tbody tfoot tr th td caption blockquote pre code "
-    "em strong b i u s sub sup a br hr figcaption q kbd samp".split()
-)
-#: Unwrapped elements that separate their content from their neighbours (a ``div`` in the clean HTML).
-BLOCK_CONTAINERS = frozenset(
-    "div section article main header footer aside nav form fieldset figure center address details summary".split()
-)
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # A blank run is entered only at its start and taken whole (linear; `\s+` retried every start of a long run).
 _TITLE_SEPARATORS = re.compile(r"(?<!\s)\s++(?:\||-|–|—|·|::|»)\s++")
-_BLANK_LINES = re.compile(r"\n{3,}")
 _NON_WORDS = re.compile(r"\W+")
 _BLANKS = re.compile(r"\s+")
-#: Characters XML (and so lxml's tree) refuses: C0 controls other than tab and line ends, U+FFFE, U+FFFF.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def _tag(element: Any) -> str:
-    tag = element.tag
-    if not isinstance(tag, str):
-        return ""
-    return tag.rpartition("}")[2].lower()
-
-
-def _owner(element: Any, is_tail: bool) -> Any:
-    """The element a block's text sits directly in."""
-    if is_tail:
-        parent = element.getparent()
-        return parent if parent is not None else element
-    return element
 
 
 # --- block paths ---------------------------------------------------------------------------------
 
 
+#: The longest block XPath emitted.  A longer one keeps its last steps behind ``//`` (``//div[3]/p[2]``: still a
+#: valid XPath, which may match more than the block's element): without a cap, 50,000 blocks 1,900 elements deep
+#: made 381 MB of paths from a 0.57 MB page.  Real pages' paths are 40-100 characters.
+MAX_XPATH_CHARS = 256
+
+
+def cut_xpath(path: str, limit: int = MAX_XPATH_CHARS) -> str:
+    """``path``, or where it is longer than ``limit``, ``//`` and the longest run of its last whole steps that fits
+    (the last step alone where even that is longer)."""
+    if len(path) <= limit:
+        return path
+    start = len(path) - (limit - 1)
+    if path.startswith('//*[@id="'):
+        start = max(start, path.index('"]') + 2)  # the id itself may hold "/": never cut inside the anchor
+    boundary = path.find("/", start)
+    if boundary < 0:
+        boundary = path.rfind("/")
+    return "/" + path[boundary:]
+
+
 def block_xpath(element: Any, is_tail: bool) -> str:
-    """The absolute XPath of the element that holds a block's text (libxml2 computes it, in C)."""
+    """The absolute XPath of the element that holds a block's text (libxml2 computes it, in C), cut to
+    :data:`MAX_XPATH_CHARS`."""
     owner = _owner(element, is_tail)
-    return owner.getroottree().getpath(owner)
+    return cut_xpath(owner.getroottree().getpath(owner))
 
 
 #: The compiled twin of :func:`block_xpaths` (``_paths.pyx``), or ``None`` where it is not built or turned off.
@@ -69,38 +73,22 @@ def block_xpath(element: Any, is_tail: bool) -> str:
 def block_xpaths(root: Any, block_elements: Sequence[tuple[Any, bool]]) -> list[str]:
     """Each block's XPath, starting from its nearest ancestor with an ``id`` unique in the page
     (``//*[@id="main"]/div[2]/p``) when there is one: shorter (57 -> 40 characters on Dragnet pages) and still
-    valid when the page changes above that element."""
+    valid when the page changes above that element.  Each path is cut to :data:`MAX_XPATH_CHARS`
+    (:func:`cut_xpath`), as it is built: a page's paths cost at most that much each, whatever its depth."""
     if root is None:
         return [block_xpath(element, is_tail) for element, is_tail in block_elements]
     if compiled_block_xpaths is not None and isinstance(root, etree._Element):
-        paths = compiled_block_xpaths(root, list(block_elements))
+        paths = compiled_block_xpaths(root, list(block_elements), MAX_XPATH_CHARS)
         if paths is not None:
             return paths
-    tree = root.getroottree()
     seen: dict[str, int] = {}
     for element in root.iter():
         identifier = element.get("id") if isinstance(element.tag, str) else None
         if identifier:
             seen[identifier] = seen.get(identifier, 0) + 1
     unique = {identifier for identifier, count in seen.items() if count == 1 and '"' not in identifier}
-    absolute = _AbsolutePaths(tree)
-    anchors: dict[Any, str] = {}  # element -> the anchored path, shared by the blocks under it
-    paths = []
-    for element, is_tail in block_elements:
-        owner = _owner(element, is_tail)
-        path = anchors.get(owner)
-        if path is None:
-            path = absolute(owner)
-            ancestor = owner
-            while ancestor is not None:
-                identifier = ancestor.get("id") if isinstance(ancestor.tag, str) else None
-                if identifier in unique:
-                    path = f'//*[@id="{identifier}"]' + path[len(absolute(ancestor)) :]
-                    break
-                ancestor = ancestor.getparent()
-            anchors[owner] = path
-        paths.append(path)
-    return paths
+    anchored = _AnchoredPaths(root.getroottree(), unique)
+    return [anchored(_owner(element, is_tail)) for element, is_tail in block_elements]
 
 
 class _AbsolutePaths:
@@ -148,115 +136,39 @@ class _AbsolutePaths:
             self.steps[child] = f"/{tag}[{seen[tag]}]" if totals[tag] > 1 else f"/{tag}"
 
 
-# --- clean HTML ----------------------------------------------------------------------------------
+class _AnchoredPaths(_AbsolutePaths):
+    """Each element's path from its parent's: ``//*[@id="X"]`` for an element whose ``id`` is unique in the page,
+    else the parent's path and the element's step, cut to :data:`MAX_XPATH_CHARS` (the same as cutting the whole
+    path: the cut keeps whole last steps)."""
 
+    def __init__(self, tree: Any, unique: set[str]):
+        super().__init__(tree)
+        self.unique = unique
 
-def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> Any:
-    """A new ``<div>`` holding the kept blocks' text under the structure that carried it."""
-    # Sets of the elements themselves, not of id(): lxml creates element proxies on access, and only a live
-    # proxy keeps its identity.
-    kept_text: set[Any] = set()
-    kept_tail: set[Any] = set()
-    needed: set[Any] = set()
-    for (element, is_tail), kept in zip(block_elements, keep):
-        if not kept:
-            continue
-        (kept_tail if is_tail else kept_text).add(element)
-        ancestor = _owner(element, is_tail)
-        while ancestor is not None and ancestor not in needed:
-            needed.add(ancestor)
-            ancestor = ancestor.getparent()
-    out = etree.Element("div")
-    if not needed:
-        return out
-    top = next(iter(block_elements))[0].getroottree().getroot()
-    # Iterative copy (pages nest thousands of elements deep): (source element, target) pairs; a tail marker
-    # (None, (child, target)) adds a child's kept tail text after the child.
-    work: list[tuple[Any, Any]] = [(top, out)]
-    while work:
-        source, target = work.pop()
-        if source is None:
-            child, parent_target = target
-            _append_text(parent_target, child.tail)
-            continue
-        tag = _tag(source)
-        if tag in KEPT_TAGS:
-            target = etree.SubElement(target, tag)
-            if tag == "a" and source.get("href"):
-                target.set("href", _NOT_XML.sub("", source.get("href")))
-        elif tag in BLOCK_CONTAINERS:
-            target = etree.SubElement(target, "div")
-        if source in kept_text:
-            _append_text(target, source.text)
-        for child in reversed(source):
-            if child in kept_tail:
-                work.append((None, (child, target)))
-            if child in needed or _tag(child) in ("br", "hr"):
-                work.append((child, target))
-    return out
-
-
-def _append_text(target: Any, text: str | None) -> None:
-    if not text:
-        return
-    text = _NOT_XML.sub(" ", text)
-    if len(target):
-        last = target[-1]
-        last.tail = (last.tail or "") + text
-    else:
-        target.text = (target.text or "") + text
-
-
-def clean_html(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> str:
-    """The kept blocks as clean HTML (a ``<div>``; empty string when nothing is kept)."""
-    tree = clean_html_tree(block_elements, keep)
-    if not len(tree) and not (tree.text or "").strip():
-        return ""
-    _drop_empty(tree)
-    return etree.tostring(tree, method="html", encoding="unicode")
-
-
-def _drop_empty(tree: Any) -> None:
-    """Remove elements left with neither text nor children (a list whose items were all boilerplate)."""
-    for element in reversed(list(tree.iter())):
-        if element is tree or _tag(element) in ("br", "hr"):
-            continue
-        if not len(element) and not (element.text or "").strip():
-            parent = element.getparent()
-            if element.tail:
-                _append_tail(element, element.tail)
-            parent.remove(element)
-
-
-def _append_tail(element: Any, text: str) -> None:
-    previous = element.getprevious()
-    parent = element.getparent()
-    if previous is not None:
-        previous.tail = (previous.tail or "") + text
-    else:
-        parent.text = (parent.text or "") + text
-
-
-# --- Markdown ------------------------------------------------------------------------------------
-
-
-def to_markdown(html: str) -> str:
-    """Clean HTML as Markdown: ``#`` headings by level, ``-`` lists, pipe tables, ``>`` quotes, fenced code."""
-    if not html:
-        return ""
-    from markdownify import markdownify
-
-    markdown = markdownify(
-        html,
-        heading_style="ATX",
-        bullets="-",
-        code_language="",
-        table_infer_header=True,
-        escape_underscores=False,
-        escape_asterisks=False,
-        bs4_options="lxml",  # lxml's parser: about twice as fast as html.parser on these trees
-    )
-    return _BLANK_LINES.sub("\n\n", markdown).strip()
+    def __call__(self, element: Any) -> str:
+        path = self.paths.get(element)
+        if path is not None:
+            return path
+        chain = []
+        while element is not None and element not in self.paths:
+            chain.append(element)
+            element = element.getparent()
+        path = "" if element is None else self.paths[element]
+        for node in reversed(chain):
+            parent = node.getparent()
+            identifier = node.get("id") if isinstance(node.tag, str) else None
+            if identifier in self.unique:
+                path = f'//*[@id="{identifier}"]'
+            elif parent is None:
+                path = cut_xpath(self.tree.getpath(node))  # the root: libxml2's own
+            elif not isinstance(node.tag, str):  # a comment or PI: its step as libxml2 writes it
+                path = cut_xpath(path + self.tree.getpath(node)[len(self.tree.getpath(parent)) :])
+            else:
+                if node not in self.steps:
+                    self._number_children(parent)
+                path = cut_xpath(path + self.steps[node])
+            self.paths[node] = path
+        return path
 
 
 # --- the headline --------------------------------------------------------------------------------
@@ -291,10 +203,17 @@ def _comparable(text: str) -> str:
     return _NON_WORDS.sub(" ", text).strip().casefold()
 
 
+#: A metadata title is cut to this many characters (no headline is longer): matching it against every heading
+#: then costs at most this much per heading, not the title's length (a 1 MB title and 20,000 headings took 3.5 s).
+MAX_TITLE_CHARS = 1000
+
+
 def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> str | None:
     """The page's headline: a heading block that matches the metadata title, else the first ``h1`` (content
     blocks first), else the metadata title."""
     from_metadata = metadata_title(root)
+    if from_metadata and len(from_metadata) > MAX_TITLE_CHARS:
+        from_metadata = from_metadata[:MAX_TITLE_CHARS].rstrip()
     wanted = _comparable(from_metadata) if from_metadata else ""
     headings: list[tuple[bool, str, str]] = []  # (kept, tag, text)
     for index, heading in _first_blocks_of_headings(block_elements):
@@ -304,7 +223,7 @@ def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequ
     if wanted:
         for _, _, text in headings:
             candidate = _comparable(text)
-            if candidate and (candidate == wanted or (len(candidate) > 8 and candidate in wanted)):
+            if candidate == wanted or (8 < len(candidate) <= len(wanted) and candidate in wanted):
                 return text
     for want_kept in (True, False):
         for kept, tag, text in headings:

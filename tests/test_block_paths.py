@@ -48,7 +48,7 @@ def assert_same_paths(html: str) -> list[str] | None:
     page = parse_page(html)
     if page.root is None:
         return None
-    compiled = compiled_block_xpaths(page.root, list(page.block_elements))
+    compiled = compiled_block_xpaths(page.root, list(page.block_elements), output.MAX_XPATH_CHARS)
     assert compiled == python_paths(page.root, page.block_elements)
     assert_same_headings(page.block_elements)
     return compiled
@@ -120,7 +120,7 @@ def test_same_paths_for_elements_added_after_parsing() -> None:
     for n in range(3):
         etree.SubElement(div, "p").text = f"added {n}"
     elements = [(element, False) for element in root.iter() if isinstance(element.tag, str) and element.text]
-    compiled = compiled_block_xpaths(root, elements)
+    compiled = compiled_block_xpaths(root, elements, output.MAX_XPATH_CHARS)
     assert compiled == python_paths(root, elements)
     assert compiled[-1] == "/html/body/div/p[4]"
 
@@ -145,14 +145,14 @@ def test_a_namespaced_child_among_many_distinct_names_falls_back_to_the_python_p
     children = "".join(f"<c{n}>text {n}</c{n}>" for n in range(40)) + "<x:c0/>"
     root = etree.fromstring(f'<r xmlns:x="urn:x"><d>{children}</d></r>'.encode())
     elements = [(element, False) for element in root.iter() if element.text and element.text.strip()]
-    assert compiled_block_xpaths(root, elements) is None
+    assert compiled_block_xpaths(root, elements, output.MAX_XPATH_CHARS) is None
     assert output.block_xpaths(root, elements) == python_paths(root, elements)
 
 
 def test_a_namespaced_tree_falls_back_to_the_python_paths() -> None:
     root = etree.fromstring(b'<r xmlns:x="urn:x"><x:div id="i">namespaced</x:div><p>plain</p></r>')
     elements = [(element, False) for element in root.iter() if element.text and element.text.strip()]
-    assert compiled_block_xpaths(root, elements) is None
+    assert compiled_block_xpaths(root, elements, output.MAX_XPATH_CHARS) is None
     saved = output.compiled_block_xpaths
     assert output.block_xpaths(root, elements) == python_paths(root, elements)
     assert output.compiled_block_xpaths is saved

@@ -1,4 +1,4 @@
-"""Property tests over generated hostile inputs (issue 10): ``extract()`` never raises, its time per page grows
+"""Property tests over generated hostile inputs (issues 10 and 32): ``extract()`` never raises, its time per page grows
 linearly with the page, and its memory stays within a multiple of the page's size.
 
 Timing is checked as growth, with generous bounds so that a loaded machine does not flake: the page at 10x the
@@ -9,6 +9,8 @@ smaller page counted as at least 5 ms for the timer.
 from __future__ import annotations
 
 import encodings.aliases
+import random
+import re
 import time
 import tracemalloc
 
@@ -16,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_web2text import Extraction, extract
+from scrapy_web2text.output import MAX_XPATH_CHARS
+from scrapy_web2text.page.decode import content_type_charset, read_bytes
 
 LINEAR_SLACK = 3.0
 #: tracemalloc peak allowed per byte of input, plus a constant for the model and small pages.  A block costs about
@@ -89,3 +93,133 @@ def test_every_charset_label_and_any_byte_cut_give_an_extraction(label, where, t
         for block in result.blocks:
             assert block.text and not any(c in block.text for c in "\x00\ufffe\uffff")
             block.text.encode("utf-8")
+
+
+# --- issue 32: the classes of round three ----------------------------------------------------------------
+
+#: Sentences of the languages whose sites still serve legacy encodings, with those encodings.
+LEGACY_TEXTS = {
+    "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。何でも薄暗い所で泣いていた事は記憶している。": (
+        "shift_jis",
+        "euc-jp",
+    ),
+    "我们的祖国是花园，花园的花朵真鲜艳。和暖的阳光照耀着我们，每个人脸上都笑开颜。今天天气很好，一起去公园散步。": (
+        "gb18030",
+        "gbk",
+    ),
+    "다람쥐 헌 쳇바퀴에 타고파. 키스의 고유조건은 입술끼리 만나야 하고 특별한 기술은 필요치 않다.": ("euc-kr",),
+    "Съешь же ещё этих мягких французских булок, да выпей чаю. В чащах юга жил бы цитрус? Да, но фальшивый!": (
+        "windows-1251",
+        "koi8-r",
+    ),
+    "Ξεσκεπάζω την ψυχοφθόρα βδελυγμία. Γαζέες και μυρτιές δεν θα βρω πια στο χρυσαφί ξέφωτο.": ("windows-1253",),
+    "דג סקרן שט בים מאוכזב ולפתע מצא לו חברה איך הקליטה, ואז הלך הביתה לאכול ארוחת ערב טובה.": ("windows-1255",),
+}
+LEGACY_CASES = [(text, encoding) for text, encodings in LEGACY_TEXTS.items() for encoding in encodings]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    case=st.sampled_from(LEGACY_CASES),
+    declared=st.sampled_from(["meta", "late meta", "content_type", "encoding", "none"]),
+    repeats=st.integers(min_value=1, max_value=6),
+    filler=st.integers(min_value=0, max_value=300),
+)
+def test_legacy_encoded_bytes_decode_to_their_text_declared_or_not(case, declared, repeats, filler) -> None:
+    text, encoding = case
+    meta = f"<meta charset={encoding}>"
+    head = {"meta": meta, "late meta": '<meta name="x" content="y">' * filler + meta}.get(declared, "")
+    page = f"<html><head>{head}<title>t</title></head><body><p>{text * repeats}</p></body></html>"
+    data = page.encode(encoding)
+    keywords = {"content_type": f"text/html; charset={encoding}"} if declared == "content_type" else {}
+    if declared == "encoding":
+        keywords = {"encoding": encoding}
+    decoded = read_bytes(data, keywords.get("encoding") or content_type_charset(keywords.get("content_type")))
+    assert decoded.text == page and not decoded.binary
+    assert extract(data, **keywords).skipped is None
+
+
+NESTING_TAGS = ["div", "b", "span", "blockquote", "section", "ul", "table", "p", "em", "a"]
+OPENINGS = {"ul": "<ul><li>", "table": "<table><tr><td>", "a": "<a href='/x'>"}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tags=st.lists(st.sampled_from(NESTING_TAGS), min_size=1, max_size=4), depth=st.integers(1, 3000))
+def test_any_nesting_depth_gives_every_output(tags, depth) -> None:
+    opening = "".join(OPENINGS.get(tag, f"<{tag}>") for tag in tags)
+    result = extract(opening * (depth // len(tags) + 1) + "Some words of the article. " * 30)
+    assert "Some words of the article." in " ".join(block.text for block in result.blocks)
+    for value in (result.markdown, result.html, result.title, result.block_records("compact")):
+        assert value is not None or result.title is None
+    assert max((len(record[2]) for record in result.block_records("compact")), default=0) <= MAX_XPATH_CHARS
+
+
+SCHEME_SPELLINGS = [
+    "javascript:",
+    "JAVASCRIPT:",
+    "jav&#x09;ascript:",
+    "java&#10;script:",
+    "&#106;avascript:",
+    "javascript&colon;",
+    " \x01javascript:",
+    "vbscript:",
+    "data:text/html,",
+    "data:image/svg+xml;base64,",
+]
+#: Text that Markdown would read as markup: raw HTML, links, images, autolinks, references, entities.
+MARKDOWN_TEXT = st.lists(
+    st.sampled_from([*"<>[]()!&;#*_`\\:/ ab=x", "javascript:", "&lt;img src=x&gt;", "&amp;", "&lt;", "http://e.x"]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    spelling=st.sampled_from(SCHEME_SPELLINGS),
+    payload=st.sampled_from(["alert(1)", "//example.com/%0aalert(1)", "PHNjcmlwdD4="]),
+    text=MARKDOWN_TEXT,
+    url=st.sampled_from([None, "https://example.com/a/b.html"]),
+)
+def test_hostile_links_and_markdown_significant_text_stay_inert(spelling, payload, text, url) -> None:
+    from markdown_it import MarkdownIt
+
+    words = "Some words of the article. " * 20
+    html = f'<p>{words}<a href="{spelling}{payload}">the link</a> {text} {words}</p>'
+    result = extract(html, url, threshold=0.001)
+    rendered = MarkdownIt("commonmark").render(result.markdown)
+    for output in (result.html, rendered):
+        hrefs = re.findall(r"""href=["']?([^"' >]*)""", output)
+        assert all(href.startswith(("http://", "https://", "mailto:")) or "/" == href[:1] for href in hrefs)
+        assert not re.search(r"<(?!/?(?:div|p|a|br|code|pre|em|strong)\b)[a-z]", output)  # no page-made tags
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pieces=st.integers(100, 400), tag=st.sampled_from(["br", "b", "a", "span", "i"]))
+def test_many_kept_pieces_under_one_parent_grow_html_and_markdown_linearly(pieces, tag) -> None:
+    def page(n: int) -> str:
+        closing = "" if tag == "br" else f"</{tag}>"
+        return "<p>" + f"word <{tag}>piece{closing} " * n + "</p>"
+
+    def cost(n: int) -> float:
+        result = extract(page(n))
+        clock = time.perf_counter()
+        result.html, result.markdown  # noqa: B018
+        return max(time.perf_counter() - clock, 0.005)
+
+    small = min(cost(pieces) for _ in range(2))
+    large = min(cost(10 * pieces) for _ in range(2))
+    assert large <= LINEAR_SLACK * 10 * small, f"{small:.4f} s -> {large:.4f} s"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    length=st.integers(65, 30_000),
+    alphabet=st.sampled_from(["_", "x", "0", "ab", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"]),
+    seed=st.integers(0, 1000),
+)
+def test_a_long_run_of_word_characters_never_drops_its_neighbours(length, alphabet, seed) -> None:
+    rng = random.Random(seed)
+    run = "".join(rng.choice(alphabet) for _ in range(length))
+    paragraph = "<p>" + "Some words of the article here, to read. " * 20 + "</p>"
+    result = extract(paragraph + f"<p>{run}</p>" + paragraph)
+    assert result.main_text.count("Some words of the article here") == 40

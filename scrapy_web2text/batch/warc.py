@@ -80,6 +80,8 @@ def sniff(head: bytes) -> str | None:
             return kind
     if head[4:12] in (b"ftypavif", b"ftypheic") or (head.startswith(b"RIFF") and head[8:12] == b"WEBP"):
         return "image"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or head[:1] == b"\x00" or head[1:2] == b"\x00":
+        head = head.replace(b"\x00", b"")[2 if head[:2] in (b"\xff\xfe", b"\xfe\xff") else 0 :]  # UTF-16's ASCII
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n\f").lower()
     return None if start.startswith(HTML_OPENINGS) else "not_html"
 

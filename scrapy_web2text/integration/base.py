@@ -221,6 +221,14 @@ class Web2TextComponent:
         if result.skipped:
             self.skip(result.skipped)  # not HTML (binary:png, not_html:application/json...): fields go out empty
             return result
+        for failure in result.failed_formats:
+            self.inc("errors/format")
+            logger.error(
+                "Web2Text: a format of %s failed (%s); its items keep their main text, that field goes out empty",
+                url or "<no url>",
+                failure,
+                extra={"spider": self.crawler.spider},
+            )
         self.inc("pages")
         self.inc("blocks", result.n_blocks)
         self.inc("content_blocks", result.n_content_blocks)

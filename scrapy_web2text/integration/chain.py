@@ -45,6 +45,9 @@ class PageResult:
     error: str | None = None
     #: The ``WEB2TEXT_METADATA`` fields asked for -> their values (lists as lists; ``None``/``[]`` when not found).
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: ``"<format>: <error>"`` for each optional format (Markdown, HTML, title) that raised: the item keeps its
+    #: main text and blocks, and that field goes out empty.
+    failed_formats: tuple[str, ...] = ()
 
 
 def run_chain(
@@ -71,12 +74,14 @@ def run_chain(
         content_type=content_type,
         tree=tree,
     )
-    formats = {name: getattr(extraction, name) for name in config.formats}
+    failed: list[str] = []
+    formats = {name: _optional(extraction, name, failed) for name in config.formats}
+    title = _optional(extraction, "title", failed) if config.title_field else None
     labels = extraction.labels  # not extraction.blocks: a frozen Block per block that nothing here keeps
     result = PageResult(
         main_text=extraction.main_text,
         blocks=tuple(extraction.block_records(config.block_form)) if config.block_form != "none" else (),
-        title=extraction.title if config.title_field else None,
+        title=title,
         markdown=formats.get("markdown"),
         html=formats.get("html"),
         skipped=extraction.skipped,
@@ -86,6 +91,7 @@ def run_chain(
         from_noscript=extraction.from_noscript,
         decoded_again=extraction.decoded_again,
         timings=dict(extraction.timings),
+        failed_formats=tuple(failed),
     )
     if config.metadata and not extraction.skipped:
         result.metadata.update(requested_metadata(extraction, config))
@@ -98,3 +104,13 @@ def requested_metadata(extraction: Any, config: Web2TextConfig) -> dict[str, Any
     metadata = extraction.metadata
     values = {name: getattr(metadata, name) for name, _ in config.metadata}
     return {name: list(value) if isinstance(value, tuple) else value for name, value in values.items()}
+
+
+def _optional(extraction: Any, name: str, failed: list[str]) -> Any:
+    """An optional format of ``extraction`` (empty, and noted in ``failed``, where computing it raises): one
+    format's failure never costs a page its main text and blocks."""
+    try:
+        return getattr(extraction, name)
+    except Exception as error:  # noqa: BLE001 - any failure of a format is the same to the item: that field empty
+        failed.append(f"{name}: {type(error).__name__}: {error}")
+        return None if name == "title" else ""

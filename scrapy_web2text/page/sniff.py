@@ -1,16 +1,19 @@
 """Is this body HTML at all?  Magic numbers, control characters and the declared content type.
 
 Images, PDFs and archives parsed as HTML give "text" made of decoding debris, which a labeller would happily
-keep.  :func:`non_html_reason` looks at the first bytes only (:data:`SNIFF_BYTES`), so the check costs the same on a
-1 KB and a 1 GB body, and says why a body is not labelled: ``"binary:<kind>"`` for a known file signature,
-``"binary"`` for bytes with many NULs or other control characters, or mostly non-ASCII bytes that are not UTF-8,
-``"not_html:<type>"`` for a declared content type that is neither HTML nor XHTML (nor a generic type that says
-nothing, such as ``application/octet-stream``).
+keep.  :func:`non_html_reason` looks at the first bytes only (:data:`SNIFF_BYTES`), and at what the decoder
+(:mod:`.decode`) makes of bytes, and says why a body is not labelled: ``"binary:<kind>"`` for a known file
+signature, ``"binary"`` for bytes with many NULs or other control characters (outside UTF-16), or bytes that are
+text in no encoding (not declared, not UTF-8, and no legacy encoding reads them), ``"not_html:<type>"`` for a
+declared content type that is neither HTML nor XHTML (nor a generic type that says nothing, such as
+``application/octet-stream``).
 """
 
 from __future__ import annotations
 
 import codecs
+
+from .decode import DecodedBytes, content_type_charset, printable_ascii_share, read_bytes
 
 #: How much of a body is looked at.
 SNIFF_BYTES = 1024
@@ -68,8 +71,8 @@ def media_type(content_type: str | bytes | None) -> str:
     return (content_type or "").split(";", 1)[0].strip().lower()
 
 
-def binary_kind(head: bytes) -> str | None:
-    """The file kind of a body that starts with ``head``, or ``None`` when it may be text."""
+def signature_kind(head: bytes) -> str | None:
+    """The file kind of a body that starts with ``head`` by its signature (``"png"``, ``"pdf"``...), or ``None``."""
     for signature, kind in SIGNATURES:
         if head.startswith(signature):
             return kind
@@ -77,11 +80,25 @@ def binary_kind(head: bytes) -> str | None:
         return _RIFF_KINDS[head[8:12]]
     if head[4:12] in (b"ftypavif", b"ftypheic", b"ftypisom", b"ftypmp42"):
         return head[8:12].decode("ascii")
+    return None
+
+
+def control_heavy(head: bytes) -> bool:
+    """More than :data:`CONTROL_SHARE` of ``head`` are C0 controls (counted over at least :data:`MIN_SNIFF`)."""
+    return bool(head) and len(head) - len(head.translate(None, _CONTROLS)) > CONTROL_SHARE * max(len(head), MIN_SNIFF)
+
+
+def binary_kind(head: bytes) -> str | None:
+    """The file kind of a body that starts with ``head``, or ``None`` when it may be text (``""``: binary of no
+    known kind).  Used on text already decoded (encoded back as Latin-1); bytes go through :func:`bytes_reason`."""
+    kind = signature_kind(head)
+    if kind is not None:
+        return kind
     if any(head.startswith(bom) for bom in _WIDE_BOMS):
         return None  # UTF-16/32 text: NULs are part of the encoding
-    if head and len(head) - len(head.translate(None, _CONTROLS)) > CONTROL_SHARE * max(len(head), MIN_SNIFF):
+    if control_heavy(head):
         return ""
-    if len(head) >= MIN_SNIFF and len(head.translate(None, _ASCII_TEXT)) > (1 - ASCII_SHARE) * len(head):
+    if len(head) >= MIN_SNIFF and printable_ascii_share(head) < ASCII_SHARE:
         # Mostly non-ASCII: text only if it is UTF-8 (the last character may be cut by the sniff window).
         try:
             head.decode("utf-8")
@@ -91,18 +108,43 @@ def binary_kind(head: bytes) -> str | None:
     return None
 
 
-def non_html_reason(body: str | bytes, content_type: str | bytes | None = None) -> str | None:
-    """Why ``body`` is not labelled as HTML (``"binary:png"``, ``"not_html:application/json"``...), or ``None``."""
+def bytes_reason(decoded: DecodedBytes, data: bytes) -> str | None:
+    """``"binary"`` for page bytes that are text in no encoding (:func:`.decode.read_bytes` found none, or their
+    head is mostly control characters once decoded: NULs are text only in UTF-16), else ``None``."""
+    if decoded.binary:
+        return "binary"
+    if decoded.encoding.startswith("utf-16"):
+        head = decoded.text[:SNIFF_BYTES].encode("latin-1", "replace")
+    else:
+        head = data[:SNIFF_BYTES]
+    return "binary" if control_heavy(head) else None
+
+
+def declared_reason(body: str | bytes, content_type: str | bytes | None = None) -> str | None:
+    """:func:`non_html_reason` before bytes are decoded: a file signature (for text, also many control characters or
+    mostly non-ASCII that is not UTF-8), or a declared content type that is not HTML."""
     if isinstance(body, str):
         # Text already decoded: a binary body decoded as Latin-1 keeps its bytes, as UTF-8 with replacement its
         # ASCII signatures and control characters; either way the encoded head shows them.
-        head = body[:SNIFF_BYTES].encode("latin-1", "replace")
+        kind = binary_kind(body[:SNIFF_BYTES].encode("latin-1", "replace"))
     else:
-        head = bytes(body[:SNIFF_BYTES])
-    kind = binary_kind(head)
+        kind = signature_kind(bytes(body[:SNIFF_BYTES]))
     if kind is not None:
         return f"binary:{kind}" if kind else "binary"
     declared = media_type(content_type)
     if declared not in HTML_TYPES and declared not in UNINFORMATIVE_TYPES:
         return f"not_html:{declared}"
     return None
+
+
+def non_html_reason(
+    body: str | bytes, content_type: str | bytes | None = None, encoding: str | None = None
+) -> str | None:
+    """Why ``body`` is not labelled as HTML (``"binary:png"``, ``"not_html:application/json"``...), or ``None``.
+    Bytes are decoded by the page's rules (:func:`.decode.read_bytes`, with ``encoding`` or ``content_type``'s
+    charset): bytes that are text in a legacy encoding are text."""
+    reason = declared_reason(body, content_type)
+    if reason is not None or isinstance(body, str):
+        return reason
+    data = bytes(body)
+    return bytes_reason(read_bytes(data, encoding or content_type_charset(content_type)), data)

@@ -6,10 +6,12 @@ that the CDOM walk, the nesting flattener and the baselines' own walk agree.
 
 from __future__ import annotations
 
-#: Elements with nothing to extract (the paper's list plus the obvious).
+#: Elements with nothing to extract (the paper's list plus the obvious).  ``noembed`` is raw text that browsers
+#: never show (its markup would show as literal tags); ``svg`` and ``math`` go whole, ``foreignObject`` and
+#: ``mtext`` included (docs/robustness.rst).
 SKIPPED_TAGS = frozenset(
     """script style noscript template head title meta link base br hr img
-    input iframe frame checkbox svg math canvas object embed video audio
+    input iframe frame checkbox svg math canvas object embed noembed video audio
     source track map area param picture textarea""".split()
 )
 

@@ -57,6 +57,7 @@ cdef struct _Stopwords:
     const int64_t* packed  # sorted
     Py_ssize_t count
     int longest
+    Py_ssize_t longest_word  # counts.MAX_WORD_CHARS: a word's characters counted in its length
 
 
 def text_counts(list texts, uint16_t[::1] properties not None, describe, const int64_t[::1] packed not None,
@@ -76,6 +77,7 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
     stopwords.packed = &packed[0] if packed.shape[0] else NULL
     stopwords.count = packed.shape[0]
     stopwords.longest = bits["PACKED_LETTERS"]
+    stopwords.longest_word = bits["MAX_WORD_CHARS"]
     out = np.zeros((len(texts), _COLUMNS), np.int64)
     cdef int64_t[:, ::1] rows = out
     cdef bint case_exception = False
@@ -144,7 +146,7 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
                 counts[_WORDS] += 1
                 counts[_CAPITAL_WORDS] += (p & bits.upper) != 0
                 start, candidate, packed, in_word = i, True, 0, True
-            counts[_WORD_LENGTH] += 1
+            counts[_WORD_LENGTH] += i - start < stopwords.longest_word
             # A stop-word candidate is ASCII letters only, at most PACKED_LETTERS of them, packed 5 bits a letter.
             if candidate:
                 if (p & bits.letter) and i - start < longest:

@@ -20,6 +20,12 @@ from .languages import ENGLISH_STOPWORD_SHARE, page_stopwords
 #: Words as the regex engine sees them, for the non-English stop-word lists (the packed English path needs none).
 _WORD = re.compile(r"\w+")
 
+#: The characters of one word counted in its length (``avg_word_length``): a run of 3,000 ``_`` or a base64 blob
+#: read as one word of that length made its block's feature hundreds of standard deviations from anything the
+#: model saw, and the network's page-wide layers then dropped every block of the page.  The longest words of
+#: real text (German compounds) stay under it.
+MAX_WORD_CHARS = 64
+
 #: Character property bits.
 (
     WORD,
@@ -240,7 +246,11 @@ def _character_counts(
     word_starts = np.flatnonzero(word_start)
     word_owner = owner[word_starts]
     counts["words"] = np.bincount(word_owner, minlength=n).astype(float)
-    counts["word_length"] = per_block(is_word)
+    # A word's length counts at most MAX_WORD_CHARS characters: its characters at that distance from its start or
+    # further are left out (each character's word start is the last start at or before it).
+    positions = np.arange(len(codes), dtype=np.int32 if len(codes) < 2**31 else np.int64)
+    word_begins = np.maximum.accumulate(np.where(word_start, positions, 0))
+    counts["word_length"] = per_block(is_word & (positions - word_begins < MAX_WORD_CHARS))
     counts["capital_words"] = np.bincount(word_owner[(properties[word_starts] & UPPER) != 0], minlength=n).astype(float)
     counts["stopwords"] = _stopwords(codes, properties, is_word, word_starts, owner, n)
     # r"[.!?]+(?=\s|$)": a run of sentence marks followed by a blank or the end, counted at the run's start.
@@ -392,6 +402,7 @@ _BITS = {
     "CASE_EXCEPTION": CASE_EXCEPTION,
     "UNKNOWN": _UNKNOWN,
     "PACKED_LETTERS": _PACKED_LETTERS,
+    "MAX_WORD_CHARS": MAX_WORD_CHARS,
 }
 _FIRST_LAST = ("first_properties", "last_properties")
 # The compiled counts (``_counts.pyx``) and its table's column names, which come from the same build as the
