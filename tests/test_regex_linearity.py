@@ -38,8 +38,8 @@ SCREEN_SECONDS = 0.002
 #: Pattern → why it is linear.  "possessive" means no part gives characters back; "bounded" that an attempt reads
 #: a bounded number of characters; "disjoint" that the parts of the text different attempts read do not overlap.
 WHY_LINEAR = {
-    "page.cdom._BLANK": "one character class, greedy to the end of the run; a match never fails",
-    "page.cdom._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
+    "page.walk._BLANK": "one character class, greedy to the end of the run; a match never fails",
+    "page.walk._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
     "page.elements._KEYWORD_SCAN": "a lookahead over an alternation of literals: bounded per position",
     "page.elements._KEYWORD_PATTERNS": r"\bads?\b: bounded per attempt",
     "page.decode._META_CHARSET": "every repetition bounded ({0,200}, {0,8}, {1,40}) and only on 4 KiB",
