@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from . import output
-from .labellers.base import get_labeller
+from .labellers.base import PageType, get_labeller
 from .labellers.web2text.network import Web2TextModel
 from .page import CDOMNode, Page, parse_page
 from .page.sniff import non_html_reason
@@ -86,7 +86,9 @@ class Extraction:
     one element were removed (see the robustness documentation), ``from_noscript`` that the page showed its text
     only to readers without JavaScript and was read from its ``<noscript>`` elements (``page.parse.NOSCRIPT_SHARE``,
     ``MIN_NOSCRIPT_CHARS``).  ``decoded_again`` says the model's own threshold kept no block, so the page was
-    labelled again at half its highest p(content) (see the model documentation).
+    labelled again at half its highest p(content) (see the model documentation).  ``page_type`` says what kind of
+    page it is (``"article"``, ``"collection"``, ``"documentation"``, ``"forum"``, ``"listing"``, ``"product"``,
+    ``"service"``) with the page-type classifier's probability, for the ``web2text`` labellers.
     ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
@@ -111,6 +113,8 @@ class Extraction:
     decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     skipped: str | None = None
+    #: What kind of page it is (``PageType(label, probability)``), from labellers that tell; ``None`` otherwise.
+    page_type: PageType | None = None
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
     root: Any = field(default=None, repr=False, compare=False)
     _formats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -357,4 +361,5 @@ def extract(
         model=result.model_name,
         timings=timings,
         decoded_again=result.decoded_again,
+        page_type=result.page_type,
     )

@@ -99,12 +99,43 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     if not len(page.node_table):
         return repeats
     parents = page.node_table[page.block_nodes, 0]
-    first_parent: dict[str, int] = {}
+    first: dict[str, int] = {}
     for i in np.flatnonzero(labels != 0).tolist():
         text = page.texts[i]  # blank runs already collapsed
-        if len(text) >= MIN_REPEAT_CHARS and first_parent.setdefault(text, parents[i]) != parents[i]:
+        if len(text) < MIN_REPEAT_CHARS:
+            continue
+        earlier = first.setdefault(text, i)
+        if parents[earlier] != parents[i] and not (KEEP_LIST_REPEATS and same_list(page, earlier, i)):
             repeats[i] = True
     return repeats
+
+
+#: Whether repeats inside one list or table are kept (a list whose items share a label).
+KEEP_LIST_REPEATS = False
+#: Tags whose element holds a list's or a table's items.
+LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "tbody"})
+#: Ancestors looked at for that list: items sit a few levels under it.
+LIST_DEPTH = 6
+
+
+def nearest_list(page: Page, block: int) -> int:
+    """The CDOM node of the nearest ``ul``/``ol``/``dl``/``table`` above ``block`` (within :data:`LIST_DEPTH`
+    levels), or -1."""
+    table, tags = page.node_table, page.distinct_tags
+    node = int(page.block_nodes[block])
+    for _ in range(LIST_DEPTH):
+        node = int(table[node, 0])
+        if node < 0:
+            return -1
+        if LIST_TAGS.intersection(tags[table[node, 5]]):
+            return node
+    return -1
+
+
+def same_list(page: Page, first: int, second: int) -> bool:
+    """Whether two blocks are items of one list or table."""
+    container = nearest_list(page, first)
+    return container >= 0 and container == nearest_list(page, second)
 
 
 def drop_after_decoding(page: Page, labels: np.ndarray) -> np.ndarray:
