@@ -16,6 +16,7 @@ aggregates those rows per corpus, page type and language, any mapping of predict
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import sys
@@ -78,6 +79,14 @@ def decode(page, unary, pair, lam, threshold, own):
 
 def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
     own_threshold = model.config.get("threshold", 0.5)
+    memo: dict[bytes, list[float]] = {}  # most variants give the labels of another: score each labelling once
+
+    def scored(labels) -> list[float]:
+        key = np.asarray(labels, bool).tobytes()
+        if key not in memo:
+            memo[key] = [round(v, 4) for v in word_scores(join_main_text(page, labels), gold)]
+        return memo[key]
+
     out = {}
     raw = decode(page, unary, pair, model.lam, own_threshold, True)
     base = base_rules(page, raw, False)
@@ -88,11 +97,10 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
             labels = base_rules(page, raw, True)
         else:
             labels = rule(page, base)
-        out[name] = [round(v, 4) for v in word_scores(join_main_text(page, labels), gold)]
+        out[name] = scored(labels)
     for threshold in THRESHOLDS:
-        labels = base_rules(page, decode(page, unary, pair, model.lam, threshold, True), False)
-        out[f"t{threshold:.2f}"] = [round(v, 4) for v in word_scores(join_main_text(page, labels), gold)]
-    # the empty-page pass belongs to the model's own threshold; the grid above keeps it, as per-type thresholds do
+        labels = decode(page, unary, pair, model.lam, threshold, True)
+        out[f"t{threshold:.2f}"] = scored(base_rules(page, labels, False))
     return out
 
 
@@ -134,6 +142,8 @@ def collect(args) -> None:
             if args.shard is not None:
                 records = [r for k, r in enumerate(records) if k % args.shards == args.shard]
             peer = trafilatura_outputs(records, Path(f"{args.peer_cache}-{corpus}-{args.split}-{args.shard}.json.gz"))
+            if args.peers_only:
+                continue
             for record in records:
                 gold, html = record.get("text") or "", record.get("html") or ""
                 page = parse_page(html)
@@ -192,7 +202,10 @@ def load_classifiers(stem: str | None) -> list:
     """``STEM-fold0``, ``STEM-fold1`` (out of fold) and ``STEM`` (validation), those that exist."""
     if not stem:
         return []
-    return [PageTypeModel.load(f"{stem}-fold{fold}") for fold in range(FOLDS)] + [PageTypeModel.load(stem)]
+    folds = [f"{stem}-fold{fold}" for fold in range(FOLDS)]
+    if not all(Path(f"{name}.npz").exists() for name in folds):
+        folds = [stem] * FOLDS  # validation rows only need the full one
+    return [PageTypeModel.load(name) for name in folds] + [PageTypeModel.load(stem)]
 
 
 def groups_of(row) -> list[str]:
@@ -201,6 +214,20 @@ def groups_of(row) -> list[str]:
         out.append(f"{row['corpus']}/{row['type']}")
     out.append(f"lang:{row['lang']}")
     return out
+
+
+@functools.cache
+def own_threshold(path: str) -> float:
+    return json.loads(Path(path).with_suffix(".json").read_text())["config"].get("threshold", 0.5)
+
+
+def relative_variant(name: str, row, model: str) -> str:
+    """``o+0.15``: the threshold grid's entry 0.15 above the model's own threshold (clipped to the grid)."""
+    if not name.startswith("o"):
+        return name
+    path = f"{model}-fold{fold_of(row['id'])}.npz" if row["split"] == "train" else model
+    wanted = own_threshold(path) + float(name[1:])
+    return f"t{min(max(round(wanted / 0.05) * 0.05, THRESHOLDS[0]), THRESHOLDS[-1]):.2f}"
 
 
 def table(args) -> None:
@@ -225,8 +252,9 @@ def table(args) -> None:
         for group in groups:
             peer[group] += [*row["traf"], 1]
         for spec, policy in policies:
-            variant = policy.get(kind, policy.get("*", "base"))
+            chosen = policy.get(kind, policy.get("*", "base"))
             for model in models:
+                variant = relative_variant(chosen, row, model)
                 scores = row["scores"][model][variant]
                 for group in groups:
                     sums[group][spec][model] += [*scores, 1]
@@ -268,6 +296,7 @@ def main(argv=None) -> None:
     c.add_argument("--shards", type=int, default=1)
     c.add_argument("--peer-cache", default="runs/trafilatura")
     c.add_argument("-o", "--output", required=True)
+    c.add_argument("--peers-only", action="store_true", help="only fill the trafilatura cache")
     c.set_defaults(run=collect)
     a = commands.add_parser("table")
     a.add_argument("rows", nargs="+")

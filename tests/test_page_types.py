@@ -87,3 +87,14 @@ def test_an_unreadable_description_is_refused(tmp_path):
     (tmp_path / "types.json").write_text("{not json")
     with pytest.raises(PageTypeError, match="cannot read"):
         PageTypeModel.load(tmp_path / "types")
+
+
+def test_extract_tells_the_page_type_with_the_shipped_classifier():
+    from scrapy_web2text import extract
+    from scrapy_web2text.labellers.base import PageType
+
+    paragraphs = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(8))
+    result = extract(f"<html><body><nav><a href=/>Home</a></nav><article>{paragraphs}</article></body></html>")
+    assert isinstance(result.page_type, PageType)
+    assert result.page_type.label in PAGE_TYPES and 0 < result.page_type.probability <= 1
+    assert extract("<p>Some text here.</p>", method="boilerpipe-article").page_type is None

@@ -41,6 +41,8 @@ class PageResult:
     truncated: bool = False
     from_noscript: bool = False
     decoded_again: bool = False
+    #: ``{"label", "probability"}`` when ``WEB2TEXT_PAGE_TYPE_FIELD`` asks for it and the labeller tells.
+    page_type: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False)
 
 
@@ -82,7 +84,12 @@ def run_chain(
         truncated=extraction.truncated,
         from_noscript=extraction.from_noscript,
         decoded_again=extraction.decoded_again,
+        page_type=_page_type(extraction.page_type) if config.page_type_field else None,
         timings=dict(extraction.timings),
     )
     result.timings["total"] = 1000 * (time.perf_counter() - clock)
     return result
+
+
+def _page_type(page_type: Any) -> dict[str, Any] | None:
+    return None if page_type is None else {"label": page_type.label, "probability": round(page_type.probability, 4)}

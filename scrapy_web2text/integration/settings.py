@@ -18,6 +18,8 @@ Setting                      Default                Meaning
                                                     ``"full"`` (also the text) or ``"none"``.
 ``WEB2TEXT_FORMATS``         ``["text"]``           Also ``"markdown"``, ``"html"``: ``main_markdown``/``main_html``.
 ``WEB2TEXT_TITLE_FIELD``     ``"title"``            Item field for the headline (``""``: none); never overwritten.
+``WEB2TEXT_PAGE_TYPE_FIELD`` ``""``                 Item field for the page's type, ``{"label", "probability"}``
+                                                    (``""``: none); never overwritten.
 ``WEB2TEXT_HTML_FIELD``      ``"html"``             Item field holding raw HTML put there by the spider.
 ``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
 ``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
@@ -53,6 +55,7 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_BLOCKS": "compact",
     "WEB2TEXT_FORMATS": ["text"],
     "WEB2TEXT_TITLE_FIELD": "title",
+    "WEB2TEXT_PAGE_TYPE_FIELD": "",
     "WEB2TEXT_HTML_FIELD": "html",
     "WEB2TEXT_URL_FIELD": "url",
     "WEB2TEXT_DROP_HTML": False,
@@ -101,6 +104,7 @@ class Web2TextConfig:
     block_form: str = "compact"
     formats: tuple[str, ...] = ()
     title_field: str | None = "title"
+    page_type_field: str | None = None
     blas_threads: str | None = None
     pool: str = "thread"
 
@@ -166,6 +170,7 @@ class Web2TextConfig:
             block_form=block_form if include_blocks else "none",
             formats=tuple(formats),
             title_field=str(get("WEB2TEXT_TITLE_FIELD") or "") or None,
+            page_type_field=str(get("WEB2TEXT_PAGE_TYPE_FIELD") or "") or None,
             blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
             pool=pool,
         )

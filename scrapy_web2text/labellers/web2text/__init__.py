@@ -73,7 +73,9 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)
-    page_type = classify_page(page, block_x)
+    page_type, offset = classify_page(page, block_x)
+    if own_threshold:
+        threshold += offset
     network_done = time.perf_counter()
     if not pairwise:
         pair, lam = np.zeros_like(pair), 0.0
@@ -93,13 +95,14 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     return Decoded(labels.astype(bool), np.exp(unary[:, 1]), timings, again is not None, page_type)
 
 
-def classify_page(page: Page, block_x: np.ndarray) -> PageType | None:
-    """The page's type by the shipped page-type classifier (:mod:`.page_types`), ``None`` where it is not
-    installed."""
+def classify_page(page: Page, block_x: np.ndarray) -> tuple[PageType | None, float]:
+    """The page's type by the shipped page-type classifier (:mod:`.page_types`) and what that type adds to the
+    model's own threshold; ``(None, 0.0)`` where no classifier is installed."""
     classifier = shipped_page_types()
     if classifier is None:
-        return None
-    return PageType(*classifier.predict(block_x, np.fromiter(map(len, page.texts), np.int64, len(page))))
+        return None, 0.0
+    page_type = PageType(*classifier.predict(block_x, np.fromiter(map(len, page.texts), np.int64, len(page))))
+    return page_type, classifier.threshold_offset(page_type.label)
 
 
 def web2text(page: Page, *, model=None, threshold=None, pairwise: bool = True) -> Labelling:

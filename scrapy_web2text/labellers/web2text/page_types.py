@@ -32,6 +32,8 @@ SUMMARY_NAMES: tuple[str, ...] = (
     "log_blocks",
     "log_chars",
 )
+#: The largest threshold offset a page type may set.
+MAX_OFFSET = 0.5
 PACKAGED_PAGE_TYPES = Path(__file__).resolve().parents[2] / "models" / "page_types"
 
 
@@ -82,6 +84,16 @@ class PageTypeModel:
             raise PageTypeError(f"page-type model: labels must be distinct and not empty, got {self.labels}")
         if (self.scale <= 0).any():
             raise PageTypeError("page-type model: scale must be positive")
+        offsets = self.metadata.get("threshold_offsets", {})
+        if not isinstance(offsets, dict) or not set(offsets) <= set(self.labels):
+            raise PageTypeError(f"page-type model: threshold_offsets must map page types to numbers, got {offsets!r}")
+        for value in offsets.values():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= MAX_OFFSET:
+                raise PageTypeError(f"page-type model: threshold offsets must be numbers within ±{MAX_OFFSET}")
+
+    def threshold_offset(self, label: str) -> float:
+        """What a page of type ``label`` adds to the labelling model's own threshold (0 when not set)."""
+        return float(self.metadata.get("threshold_offsets", {}).get(label, 0.0))
 
     def probabilities(self, summaries: np.ndarray) -> np.ndarray:
         """(pages, labels) probabilities of :func:`page_summary` rows."""
