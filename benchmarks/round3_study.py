@@ -43,9 +43,18 @@ THRESHOLDS = tuple(round(0.2 + 0.05 * k, 2) for k in range(12))  # 0.20 … 0.75
 NON_ARTICLE = ("collection", "forum", "listing", "product", "service", "documentation")
 
 
+#: The rules after decoding before this study, in their order.
+BEFORE = (after_decoding.kept_captions, after_decoding.excerpt_teasers, after_decoding.repeated_blocks)
+
+
 def base_rules(page, labels, keep_list_repeats: bool):
+    """The chain's rules as they were before this study (list repeats kept or not)."""
     after_decoding.KEEP_LIST_REPEATS = keep_list_repeats
-    return after_decoding.drop_after_decoding(page, labels)
+    for rule in BEFORE:
+        found = rule(page, labels)
+        if found.any():
+            labels = np.where(found, 0, labels).astype(labels.dtype)
+    return labels
 
 
 def extra(rule):
@@ -99,8 +108,9 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
             labels = rule(page, base)
         out[name] = scored(labels)
     for threshold in THRESHOLDS:
-        labels = decode(page, unary, pair, model.lam, threshold, True)
-        out[f"t{threshold:.2f}"] = scored(base_rules(page, labels, False))
+        labels = base_rules(page, decode(page, unary, pair, model.lam, threshold, True), False)
+        out[f"t{threshold:.2f}"] = scored(labels)
+        out[f"h{threshold:.2f}"] = scored(RULES["hidden"](page, labels))  # the threshold and the hidden rule
     return out
 
 
@@ -131,8 +141,12 @@ def trafilatura_outputs(records, path: Path) -> dict[str, str]:
 
 def collect(args) -> None:
     files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
+    folds = range(FOLDS) if args.only_fold is None else [args.only_fold]
     if args.split == "train":
-        models = {stem: [load_model(f"{stem}-fold{fold}.npz") for fold in range(FOLDS)] for stem in args.cv}
+        models = {
+            stem: [load_model(f"{stem}-fold{fold}.npz") if fold in folds else None for fold in range(FOLDS)]
+            for stem in args.cv
+        }
     else:
         models = {stem: [load_model(stem)] for stem in args.models}
     with open(args.output, "w", encoding="utf-8") as out:
@@ -144,6 +158,8 @@ def collect(args) -> None:
             peer = trafilatura_outputs(records, Path(f"{args.peer_cache}-{corpus}-{args.split}-{args.shard}.json.gz"))
             if args.peers_only:
                 continue
+            if args.split == "train":
+                records = [r for r in records if fold_of(str(r["id"])) in folds]
             for record in records:
                 gold, html = record.get("text") or "", record.get("html") or ""
                 page = parse_page(html)
@@ -223,11 +239,12 @@ def own_threshold(path: str) -> float:
 
 def relative_variant(name: str, row, model: str) -> str:
     """``o+0.15``: the threshold grid's entry 0.15 above the model's own threshold (clipped to the grid)."""
-    if not name.startswith("o"):
+    if not name.startswith(("o", "ho")):
         return name
+    prefix = "h" if name.startswith("h") else "t"
     path = f"{model}-fold{fold_of(row['id'])}.npz" if row["split"] == "train" else model
-    wanted = own_threshold(path) + float(name[1:])
-    return f"t{min(max(round(wanted / 0.05) * 0.05, THRESHOLDS[0]), THRESHOLDS[-1]):.2f}"
+    wanted = own_threshold(path) + float(name.lstrip("ho"))
+    return f"{prefix}{min(max(round(wanted / 0.05) * 0.05, THRESHOLDS[0]), THRESHOLDS[-1]):.2f}"
 
 
 def table(args) -> None:
@@ -296,6 +313,7 @@ def main(argv=None) -> None:
     c.add_argument("--shards", type=int, default=1)
     c.add_argument("--peer-cache", default="runs/trafilatura")
     c.add_argument("-o", "--output", required=True)
+    c.add_argument("--only-fold", type=int, default=None, help="train split: only the pages of this fold")
     c.add_argument("--peers-only", action="store_true", help="only fill the trafilatura cache")
     c.set_defaults(run=collect)
     a = commands.add_parser("table")

@@ -85,7 +85,7 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
     if again is not None:
         labels = again
-    labels = drop_after_decoding(page, labels)
+    labels = drop_after_decoding(page, labels, page_type.label if page_type is not None else None)
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),

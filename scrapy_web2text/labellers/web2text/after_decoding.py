@@ -4,9 +4,10 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 (docs/training.rst), and is plain to see once the whole labelling is known:
 
 1. captions and credits of images and tables (:func:`kept_captions`);
-2. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
-3. a second copy of kept text, which pages carry for another screen size or a carousel's loop
-   (:func:`repeated_blocks`).
+2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`);
+3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
+4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
+   are items of one list or table (:func:`repeated_blocks`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...page import Page
+from .furniture import hidden_blocks
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -111,7 +113,7 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 #: Whether repeats inside one list or table are kept (a list whose items share a label).
-KEEP_LIST_REPEATS = False
+KEEP_LIST_REPEATS = True
 #: Tags whose element holds a list's or a table's items.
 LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "tbody"})
 #: Ancestors looked at for that list: items sit a few levels under it.
@@ -138,10 +140,18 @@ def same_list(page: Page, first: int, second: int) -> bool:
     return container >= 0 and container == nearest_list(page, second)
 
 
-def drop_after_decoding(page: Page, labels: np.ndarray) -> np.ndarray:
+#: Page types whose kept hidden text is dropped (:func:`~.furniture.hidden_blocks`): elsewhere hidden text is as
+#: often a tab or an accordion of the main text (a product's specifications, a collection's items).
+HIDDEN_TEXT_TYPES = frozenset({"article"})
+
+
+def drop_after_decoding(page: Page, labels: np.ndarray, page_type: str | None = None) -> np.ndarray:
     """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
-    result."""
-    for rule in (kept_captions, excerpt_teasers, repeated_blocks):
+    result; on pages of a type in :data:`HIDDEN_TEXT_TYPES`, kept hidden text too."""
+    rules = [kept_captions, excerpt_teasers, repeated_blocks]
+    if page_type in HIDDEN_TEXT_TYPES:
+        rules.insert(1, hidden_blocks)
+    for rule in rules:
         found = rule(page, labels)
         if found.any():
             labels = np.where(found, 0, labels).astype(labels.dtype)

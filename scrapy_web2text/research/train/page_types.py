@@ -20,6 +20,9 @@ from ..corpus import PageData, corpus_name, iter_records
 
 #: L2 penalty on the standardised weights, per page.
 L2 = 1e-3
+#: What each predicted type adds to the labelling model's own threshold (docs/research/quality-round3.rst): chosen
+#: out of fold on the training pages and checked on the validation pages.
+THRESHOLD_OFFSETS: dict[str, float] = {}
 #: The label of every page of a corpus without page types.
 DEFAULT_TYPE = "article"
 
@@ -94,6 +97,7 @@ def train_page_types(
     """Fit on ``train_pages``; the model's metadata records its accuracy and confusion matrix on validation."""
     types = page_types_of(files)
     model = fit(summaries(train_pages), targets(train_pages, types), l2)
+    model.metadata["threshold_offsets"] = dict(THRESHOLD_OFFSETS)
     x_validation, y_validation = summaries(validation_pages), targets(validation_pages, types)
     matrix = confusion(model, x_validation, y_validation)
     model.metadata["training"].update(
