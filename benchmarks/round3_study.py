@@ -47,9 +47,9 @@ NON_ARTICLE = ("collection", "forum", "listing", "product", "service", "document
 BEFORE = (after_decoding.kept_captions, after_decoding.excerpt_teasers, after_decoding.repeated_blocks)
 
 
-def base_rules(page, labels, keep_list_repeats: bool):
-    """The chain's rules as they were before this study (list repeats kept or not)."""
-    after_decoding.KEEP_LIST_REPEATS = keep_list_repeats
+def base_rules(page, labels, list_repeat_chars: int):
+    """The chain's rules as they were before this study (list repeats of up to ``list_repeat_chars`` kept)."""
+    after_decoding.MAX_LIST_REPEAT_CHARS = list_repeat_chars
     for rule in BEFORE:
         found = rule(page, labels)
         if found.any():
@@ -69,6 +69,7 @@ def extra(rule):
 RULES = {
     "base": None,
     "listrep": "listrep",
+    "listrep100": "listrep100",
     "hidden": extra(furniture.hidden_blocks),
     "credits": extra(furniture.credit_blocks),
     "rails": extra(furniture.link_rails),
@@ -98,17 +99,19 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
 
     out = {}
     raw = decode(page, unary, pair, model.lam, own_threshold, True)
-    base = base_rules(page, raw, False)
+    base = base_rules(page, raw, 0)
     for name, rule in RULES.items():
         if rule is None:
             labels = base
         elif rule == "listrep":
-            labels = base_rules(page, raw, True)
+            labels = base_rules(page, raw, 10**9)
+        elif rule == "listrep100":
+            labels = base_rules(page, raw, 100)
         else:
             labels = rule(page, base)
         out[name] = scored(labels)
     for threshold in THRESHOLDS:
-        labels = base_rules(page, decode(page, unary, pair, model.lam, threshold, True), False)
+        labels = base_rules(page, decode(page, unary, pair, model.lam, threshold, True), 0)
         out[f"t{threshold:.2f}"] = scored(labels)
         out[f"h{threshold:.2f}"] = scored(RULES["hidden"](page, labels))  # the threshold and the hidden rule
     return out
@@ -206,12 +209,15 @@ def parse_policy(spec: str) -> dict[str, str]:
     return dict(part.split("=", 1) for part in spec.split(","))
 
 
-def predicted_type(row, classifiers) -> str:
-    """The type the page-type classifier that did not see the page predicts ("article" without classifiers)."""
+def predicted_type(row, classifiers, min_probability: float = 0.0) -> str:
+    """The type the page-type classifier that did not see the page predicts ("article" without classifiers;
+    "uncertain" under ``min_probability``)."""
     if not classifiers:
         return "article"
     classifier = classifiers[fold_of(row["id"])] if row["split"] == "train" else classifiers[-1]
-    return classifier.labels[int(np.argmax(classifier.probabilities(np.array(row["summary"]))[0]))]
+    probabilities = classifier.probabilities(np.array(row["summary"]))[0]
+    best = int(np.argmax(probabilities))
+    return classifier.labels[best] if probabilities[best] >= min_probability else "uncertain"
 
 
 def load_classifiers(stem: str | None) -> list:
@@ -264,7 +270,7 @@ def table(args) -> None:
     sums: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: np.zeros(4))))
     peer: dict = defaultdict(lambda: np.zeros(4))
     for row in rows:
-        kind = predicted_type(row, classifiers)
+        kind = predicted_type(row, classifiers, args.min_probability)
         groups = groups_of(row)
         for group in groups:
             peer[group] += [*row["traf"], 1]
@@ -322,6 +328,7 @@ def main(argv=None) -> None:
     a.add_argument("--models", nargs="*", default=None)
     a.add_argument("--page-types", default=None, help="page-type stem whose prediction the policies use")
     a.add_argument("--min-pages", type=int, default=10)
+    a.add_argument("--min-probability", type=float, default=0.0, help="below it a page's type is 'uncertain'")
     a.set_defaults(run=table)
     t = commands.add_parser("page-type-folds")
     t.add_argument("--data", nargs="*")

@@ -63,7 +63,7 @@ def test_the_same_text_in_two_lists_is_still_a_repeat():
 
 
 def test_list_repeats_are_dropped_without_the_list_rule(monkeypatch):
-    monkeypatch.setattr(after_decoding, "KEEP_LIST_REPEATS", False)
+    monkeypatch.setattr(after_decoding, "MAX_LIST_REPEAT_CHARS", 0)
     items = "".join(f"<li><p>{_LABEL}</p><p>Item {n}</p></li>" for n in range(3))
     page = parse_page(f"<body><ul>{items}</ul></body>")
     assert repeated_blocks(page, np.ones(len(page), np.int64)).sum() == 2

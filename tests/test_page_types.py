@@ -98,3 +98,33 @@ def test_extract_tells_the_page_type_with_the_shipped_classifier():
     assert isinstance(result.page_type, PageType)
     assert result.page_type.label in PAGE_TYPES and 0 < result.page_type.probability <= 1
     assert extract("<p>Some text here.</p>", method="boilerpipe-article").page_type is None
+
+
+def test_a_threshold_offset_of_the_page_type_moves_the_models_own_threshold(monkeypatch):
+    import scrapy_web2text.labellers.web2text as web2text_module
+    from scrapy_web2text.labellers.web2text import web2text_labels
+    from scrapy_web2text.labellers.web2text.network import load_model
+    from scrapy_web2text.page import parse_page
+
+    story = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(6))
+    extras = "".join(f"<div><a href=/{n}>Related story number {n}</a> <span>3 min read</span></div>" for n in range(6))
+    page = parse_page(f"<body><article><h1>Title</h1>{story}<p>Share this</p></article>{extras}<p>© 2026</p></body>")
+    model = load_model()
+    features = len(SUMMARY_NAMES)
+    offset = -0.3  # a type whose listed items the model holds too low
+
+    def classifier(offsets):
+        zeros = np.zeros((features, len(PAGE_TYPES)))
+        metadata = {"threshold_offsets": {label: offsets for label in PAGE_TYPES}}
+        blank = (np.zeros(features), np.ones(features), zeros, np.zeros(len(PAGE_TYPES)))
+        return PageTypeModel(PAGE_TYPES, *blank, metadata=metadata)  # every page an "article"
+
+    monkeypatch.setattr(web2text_module, "shipped_page_types", lambda: classifier(0.0))
+    unchanged = web2text_labels(page, model).keep
+    monkeypatch.setattr(web2text_module, "shipped_page_types", lambda: classifier(offset))
+    moved = web2text_labels(page, model).keep
+    given = web2text_labels(page, model, threshold=model.config["threshold"] + offset).keep
+    assert moved.sum() > unchanged.sum()
+    assert np.array_equal(moved, given)
+    # A threshold the caller gives is applied as it is.
+    assert np.array_equal(web2text_labels(page, model, threshold=0.35).keep, unchanged)

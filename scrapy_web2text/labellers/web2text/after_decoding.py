@@ -107,13 +107,15 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         if len(text) < MIN_REPEAT_CHARS:
             continue
         earlier = first.setdefault(text, i)
-        if parents[earlier] != parents[i] and not (KEEP_LIST_REPEATS and same_list(page, earlier, i)):
+        in_one_list = len(text) <= MAX_LIST_REPEAT_CHARS and same_list(page, earlier, i)
+        if parents[earlier] != parents[i] and not in_one_list:
             repeats[i] = True
     return repeats
 
 
-#: Whether repeats inside one list or table are kept (a list whose items share a label).
-KEEP_LIST_REPEATS = True
+#: Repeats inside one list or table of at most this many characters are kept (a list whose items share a label);
+#: 0 keeps none.
+MAX_LIST_REPEAT_CHARS = 100
 #: Tags whose element holds a list's or a table's items.
 LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "tbody"})
 #: Ancestors looked at for that list: items sit a few levels under it.
