@@ -27,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import furniture_candidates  # noqa: E402
 from cross_validation import FOLDS, fold_of  # noqa: E402
 
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
@@ -71,10 +72,10 @@ RULES = {
     "listrep": "listrep",
     "listrep100": "listrep100",
     "hidden": extra(furniture.hidden_blocks),
-    "credits": extra(furniture.credit_blocks),
-    "rails": extra(furniture.link_rails),
-    "cuedrails": extra(furniture.cued_rails),
-    "prompts": extra(furniture.prompt_blocks),
+    "credits": extra(furniture_candidates.credit_blocks),
+    "rails": extra(furniture_candidates.link_rails),
+    "cuedrails": extra(furniture_candidates.cued_rails),
+    "prompts": extra(furniture_candidates.prompt_blocks),
 }
 
 
