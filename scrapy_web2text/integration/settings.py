@@ -18,8 +18,6 @@ Setting                      Default                Meaning
                                                     ``"full"`` (also the text) or ``"none"``.
 ``WEB2TEXT_FORMATS``         ``["text"]``           Also ``"markdown"``, ``"html"``: ``main_markdown``/``main_html``.
 ``WEB2TEXT_TITLE_FIELD``     ``"title"``            Item field for the headline (``""``: none); never overwritten.
-``WEB2TEXT_PAGE_TYPE_FIELD`` ``""``                 Item field for the page's type, ``{"label", "probability"}``
-                                                    (``""``: none); never overwritten.
 ``WEB2TEXT_HTML_FIELD``      ``"html"``             Item field holding raw HTML put there by the spider.
 ``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
 ``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
@@ -29,6 +27,10 @@ Setting                      Default                Meaning
 ``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
                                                     environment variable of that name, else 1; ``"keep"``).
 ===========================  =====================  =========================================================
+
+``WEB2TEXT_PAGE_TYPE_FIELD`` (default ``""``: none) names an item field for the page's type,
+``{"label": "article", "probability": 0.93}`` (see ``Extraction.page_type``); a value the spider set is never
+overwritten.
 
 A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
 overrides ``WEB2TEXT_THRESHOLD``.
