@@ -113,8 +113,9 @@ class Extraction:
     decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     skipped: str | None = None
-    #: What kind of page it is (``PageType(label, probability)``), from labellers that tell; ``None`` otherwise.
-    page_type: PageType | None = None
+    #: What kind of page it is (``PageType(label, probability)``), from labellers that tell; ``None`` otherwise.  A
+    #: classifier's opinion about the page, like ``timings`` a measurement: not part of equality.
+    page_type: PageType | None = field(default=None, compare=False)
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
     root: Any = field(default=None, repr=False, compare=False)
     _formats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
