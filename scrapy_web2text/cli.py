@@ -87,6 +87,8 @@ def _train(args) -> int:
     files = _data_files(args)
     if args.config == "lm":
         return _train_lm(args, files)
+    if args.config == "page-types":
+        return _train_page_types(args, files)
     from .research.corpus import corpus_name, load_training_splits
 
     try:
@@ -137,6 +139,23 @@ def _train_lm(args, files: list[str]) -> int:
     selected, report = model.metadata["selected"], model.metadata["training"]
     print(f"head written to {output}.npz (+ .json); {report['train_pages']} training pages, {report['seconds']} s")
     print(f"  selected: {selected}")
+    return 0
+
+
+def _train_page_types(args, files: list[str]) -> int:
+    """The page-type classifier (numpy and scipy; no torch)."""
+    from .research.corpus import load_training_splits
+    from .research.train.page_types import format_confusion, train_page_types
+
+    train_pages, validation_pages = load_training_splits(
+        files, cache_dir=args.cache_dir, workers=args.workers, limit=args.limit
+    )
+    model = train_page_types(train_pages, validation_pages, files)
+    output = args.output if args.output != "web2text-model" else "page_types"
+    written = model.save(output)
+    accuracy = model.metadata["training"]["validation_accuracy"]
+    print(f"page-type model written to {written} (+ .json); validation accuracy {accuracy:.3f}")
+    print(format_confusion(model))
     return 0
 
 
@@ -240,8 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--config",
         default="paper",
-        choices=["paper", "default", "lm"],
-        help="architecture and recipe; 'lm' trains the language-model classifier's head (needs the 'lm' extra)",
+        choices=["paper", "default", "lm", "page-types"],
+        help="architecture and recipe; 'lm' trains the language-model classifier's head (needs the 'lm' extra), "
+        "'page-types' the page-type classifier",
     )
     train.add_argument(
         "--iterations", type=int, default=None, help="override the configuration's iterations (lm: epochs)"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import output
-from .labellers.base import get_labeller
+from .labellers.base import PageType, get_labeller
 from .labellers.web2text.network import Web2TextModel
 from .page import CDOMNode, Page, parse_page
 from .page.decode import content_type_charset, read_bytes
@@ -91,7 +91,9 @@ class Extraction:
     one element were removed (see the robustness documentation), ``from_noscript`` that the page showed its text
     only to readers without JavaScript and was read from its ``<noscript>`` elements (``page.parse.NOSCRIPT_SHARE``,
     ``MIN_NOSCRIPT_CHARS``).  ``decoded_again`` says the model's own threshold kept no block, so the page was
-    labelled again at half its highest p(content) (see the model documentation).
+    labelled again at half its highest p(content) (see the model documentation).  ``page_type`` says what kind of
+    page it is (``"article"``, ``"collection"``, ``"documentation"``, ``"forum"``, ``"listing"``, ``"product"``,
+    ``"service"``) with the page-type classifier's probability, for the ``web2text`` labellers.
     ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
@@ -116,6 +118,9 @@ class Extraction:
     decoded_again: bool = False
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     skipped: str | None = None
+    #: What kind of page it is (``PageType(label, probability)``), from labellers that tell; ``None`` otherwise.  A
+    #: classifier's opinion about the page, like ``timings`` a measurement: not part of equality.
+    page_type: PageType | None = field(default=None, compare=False)
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
     root: Any = field(default=None, repr=False, compare=False)
     _formats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -399,4 +404,5 @@ def extract(
         model=result.model_name,
         timings=timings,
         decoded_again=result.decoded_again,
+        page_type=result.page_type,
     )

@@ -99,3 +99,18 @@ def test_cross_validation_labels_each_page_with_the_model_that_held_it_out():
     records = [{"id": page_id, "html": html} for page_id in ids]
     seen = [labeller(parse_page(record["html"])).model_name for record in labeller.records(records)]
     assert seen == [f"fold{fold}" for fold in folds]
+
+
+def test_round3_study_scores_variants_per_page_and_tables_them(tmp_path):
+    data = corpus_file("readability")
+    rows = tmp_path / "rows.jsonl"
+    collect = [sys.executable, "benchmarks/round3_study.py", "collect", "--split", "validation", "--limit", "2"]
+    collect += ["--models", "scrapy_web2text/models/default.npz", "--data", str(data)]
+    collect += ["--peer-cache", str(tmp_path / "peer"), "-o", str(rows)]
+    done = subprocess.run(collect, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = [sys.executable, "benchmarks/round3_study.py", "table", str(rows), "--min-pages", "1"]
+    table += ["--page-types", "scrapy_web2text/models/page_types", "--policies", "base", "article=hidden,*=base"]
+    done = subprocess.run(table, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "readability" in done.stdout and "article=hidden" in done.stdout

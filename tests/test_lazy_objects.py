@@ -42,7 +42,9 @@ def test_a_result_equals_one_constructed_with_its_blocks():
     assert unread == constructed and constructed == unread
     fresh = extract(PAGE)
     assert repr(fresh) == repr(
-        Extraction(main_text=read.main_text, blocks=blocks, model=read.model, timings=fresh.timings)
+        Extraction(
+            main_text=read.main_text, blocks=blocks, model=read.model, timings=fresh.timings, page_type=fresh.page_type
+        )
     )
     assert hash(extract(PAGE).blocks) == hash(blocks)
 

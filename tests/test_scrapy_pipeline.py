@@ -113,3 +113,14 @@ def test_pipeline_alone_through_a_real_item_flow_is_useful_and_disabled_means_no
 def test_process_item_is_async_and_takes_no_spider():
     assert inspect.iscoroutinefunction(Web2TextPipeline.process_item)
     assert list(inspect.signature(Web2TextPipeline.process_item).parameters) == ["self", "item"]
+
+
+def test_the_page_type_field_is_filled_only_when_named():
+    out = run_pipeline(Web2TextPipeline.from_crawler(make_crawler({})), [{"html": ARTICLE}])
+    assert "page_type" not in out[0]
+    crawler = make_crawler({"WEB2TEXT_PAGE_TYPE_FIELD": "page_type"})
+    out = run_pipeline(Web2TextPipeline.from_crawler(crawler), [{"html": ARTICLE}, {"html": ARTICLE, "page_type": "x"}])
+    kind = out[0]["page_type"]
+    assert set(kind) == {"label", "probability"} and 0 < kind["probability"] <= 1
+    assert isinstance(kind["label"], str) and kind["label"]
+    assert out[1]["page_type"] == "x"  # the spider's value is never overwritten

@@ -34,7 +34,8 @@ def test_training_lowers_validation_loss_and_exports_a_numpy_model(pages, tmp_pa
     page = parse_page(
         "<body><div class=nav><a href=/>Home</a></div><p>Some text that reads like an article, with commas.</p></body>"
     )
-    keep, probabilities, _, _ = web2text_labels(page, loaded)
+    decoded = web2text_labels(page, loaded)
+    keep, probabilities = decoded.keep, decoded.probabilities
     assert keep.shape == (2,) and np.all((probabilities >= 0) & (probabilities <= 1))
 
 

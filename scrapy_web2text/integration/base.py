@@ -118,6 +118,7 @@ class Web2TextComponent:
             else:
                 self.fill_title(adapter, result)
                 self.fill_metadata(adapter, result)
+                self.fill_page_type(adapter, result)
             if self.config.drop_html and self.config.html_field and self.config.html_field in adapter:
                 del adapter[self.config.html_field]
         except (AttributeError, TypeError) as error:  # FrozenInstanceError is an AttributeError
@@ -150,6 +151,15 @@ class Web2TextComponent:
         for name, item_field in self.config.metadata:
             value = found.get(name)
             adapter[item_field] = value if value is not None else ([] if name in LIST_FIELDS else None)
+
+    def fill_page_type(self, adapter: ItemAdapter, result: PageResult | None) -> None:
+        """The page's type into ``WEB2TEXT_PAGE_TYPE_FIELD`` (when set), unless the spider set one or the item
+        cannot take it."""
+        field = self.config.page_type_field
+        if not field or result is None or result.page_type is None or adapter.get(field):
+            return
+        if isinstance(adapter.item, dict) or field in adapter.field_names():
+            adapter[field] = dict(result.page_type)
 
     def skip_item(self, reason: str, item: Any, error: BaseException) -> None:
         """Count an item passed on unchanged under ``web2text/skipped/<reason>``; log once per reason and class."""

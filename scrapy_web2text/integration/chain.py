@@ -41,6 +41,8 @@ class PageResult:
     truncated: bool = False
     from_noscript: bool = False
     decoded_again: bool = False
+    #: ``{"label", "probability"}`` when ``WEB2TEXT_PAGE_TYPE_FIELD`` asks for it and the labeller tells.
+    page_type: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     error: str | None = None
     #: The ``WEB2TEXT_METADATA`` fields asked for -> their values (lists as lists; ``None``/``[]`` when not found).
@@ -90,6 +92,7 @@ def run_chain(
         truncated=extraction.truncated,
         from_noscript=extraction.from_noscript,
         decoded_again=extraction.decoded_again,
+        page_type=_page_type(extraction.page_type) if config.page_type_field else None,
         timings=dict(extraction.timings),
         failed_formats=tuple(failed),
     )
@@ -114,3 +117,7 @@ def _optional(extraction: Any, name: str, failed: list[str]) -> Any:
     except Exception as error:  # noqa: BLE001 - any failure of a format is the same to the item: that field empty
         failed.append(f"{name}: {type(error).__name__}: {error}")
         return None if name == "title" else ""
+
+
+def _page_type(page_type: Any) -> dict[str, Any] | None:
+    return None if page_type is None else {"label": page_type.label, "probability": round(page_type.probability, 4)}

@@ -31,6 +31,10 @@ Setting                      Default                Meaning
 ``WEB2TEXT_ERROR_FIELD``     ``""``                 Item field that says why labelling failed (``""``: none).
 ===========================  =====================  =========================================================
 
+``WEB2TEXT_PAGE_TYPE_FIELD`` (default ``""``: none) names an item field for the page's type,
+``{"label": "article", "probability": 0.93}`` (see ``Extraction.page_type``); a value the spider set is never
+overwritten.
+
 A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
 overrides ``WEB2TEXT_THRESHOLD``; per request, ``meta={"web2text": False}`` leaves the items of its response
 unlabelled and ``meta={"web2text_threshold": 0.6}`` sets the threshold for them.
@@ -59,6 +63,7 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_FORMATS": ["text"],
     "WEB2TEXT_TITLE_FIELD": "title",
     "WEB2TEXT_METADATA": [],
+    "WEB2TEXT_PAGE_TYPE_FIELD": "",
     "WEB2TEXT_HTML_FIELD": "html",
     "WEB2TEXT_URL_FIELD": "url",
     "WEB2TEXT_DROP_HTML": False,
@@ -166,6 +171,7 @@ class Web2TextConfig:
     block_form: str = "compact"
     formats: tuple[str, ...] = ()
     title_field: str | None = "title"
+    page_type_field: str | None = None
     blas_threads: str | None = None
     pool: str = "thread"
     #: ``WEB2TEXT_METADATA``: (metadata field, item field) pairs.
@@ -237,6 +243,7 @@ class Web2TextConfig:
             block_form=block_form if include_blocks else "none",
             formats=tuple(formats),
             title_field=str(get("WEB2TEXT_TITLE_FIELD") or "") or None,
+            page_type_field=str(get("WEB2TEXT_PAGE_TYPE_FIELD") or "") or None,
             blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
             pool=pool,
             error_field=str(get("WEB2TEXT_ERROR_FIELD") or "") or None,

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 
@@ -36,6 +36,15 @@ class Labelling:
     timings: dict[str, float] = field(default_factory=dict)
     #: The labeller's own threshold left the page empty, so it was labelled again at a lower one.
     decoded_again: bool = False
+    #: What kind of page it is, for labellers that tell (``None`` otherwise).
+    page_type: PageType | None = None
+
+
+class PageType(NamedTuple):
+    """A page's likeliest type (``"article"``, ``"forum"``, ``"listing"``…) and the classifier's probability."""
+
+    label: str
+    probability: float
 
 
 class Labeller(Protocol):

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from ...page import Page
-from ..base import Labelling
+from ..base import Labelling, PageType
 from .after_decoding import drop_after_decoding
 from .features import page_features
 from .network import Web2TextModel, load_model
+from .page_types import shipped_page_types
 from .viterbi import viterbi
 
 #: A page left empty at the model's threshold is decoded again at this share of its highest p(content).
@@ -49,10 +51,18 @@ def resolve_model(model: Web2TextModel | str | Path | None) -> Web2TextModel:
     return model if isinstance(model, Web2TextModel) else load_model(model)
 
 
-def web2text_labels(
-    page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True
-) -> tuple[np.ndarray, np.ndarray, dict[str, float], bool]:
-    """Labels (1 = content), p(content), stage timings and whether the page was decoded again.
+class Decoded(NamedTuple):
+    """:func:`web2text_labels`' answer."""
+
+    keep: np.ndarray
+    probabilities: np.ndarray
+    timings: dict[str, float]
+    decoded_again: bool
+    page_type: PageType | None
+
+
+def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True) -> Decoded:
+    """Labels (1 = content), p(content), stage timings, whether the page was decoded again, and its type.
 
     With the model's own threshold (``threshold=None``), a page that comes out empty is decoded again
     (:func:`decode_empty_page_again`); a threshold given is applied as it is.
@@ -63,6 +73,9 @@ def web2text_labels(
     block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)
+    page_type, offset = classify_page(page, block_x)
+    if own_threshold:
+        threshold += offset
     network_done = time.perf_counter()
     if not pairwise:
         pair, lam = np.zeros_like(pair), 0.0
@@ -72,21 +85,33 @@ def web2text_labels(
     again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
     if again is not None:
         labels = again
-    labels = drop_after_decoding(page, labels)
+    labels = drop_after_decoding(page, labels, page_type.label if page_type is not None else None)
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),
         "network": 1000 * (network_done - features_done),
         "decode": 1000 * (decode_done - network_done),
     }
-    return labels.astype(bool), np.exp(unary[:, 1]), timings, again is not None
+    return Decoded(labels.astype(bool), np.exp(unary[:, 1]), timings, again is not None, page_type)
+
+
+def classify_page(page: Page, block_x: np.ndarray) -> tuple[PageType | None, float]:
+    """The page's type by the shipped page-type classifier (:mod:`.page_types`) and what that type adds to the
+    model's own threshold; ``(None, 0.0)`` where no classifier is installed."""
+    classifier = shipped_page_types()
+    if classifier is None:
+        return None, 0.0
+    page_type = PageType(*classifier.predict(block_x, np.fromiter(map(len, page.texts), np.int64, len(page))))
+    return page_type, classifier.threshold_offset(page_type.label)
 
 
 def web2text(page: Page, *, model=None, threshold=None, pairwise: bool = True) -> Labelling:
     """The full method: unary and pairwise potentials, Viterbi."""
     resolved = resolve_model(model)
-    keep, probabilities, timings, decoded_again = web2text_labels(page, resolved, threshold, pairwise=pairwise)
-    return Labelling(keep, probabilities, resolved.name, timings, decoded_again)
+    decoded = web2text_labels(page, resolved, threshold, pairwise=pairwise)
+    return Labelling(
+        decoded.keep, decoded.probabilities, resolved.name, decoded.timings, decoded.decoded_again, decoded.page_type
+    )
 
 
 def web2text_unary(page: Page, *, model=None, threshold=None) -> Labelling:

@@ -4,9 +4,10 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 (docs/training.rst), and is plain to see once the whole labelling is known:
 
 1. captions and credits of images and tables (:func:`kept_captions`);
-2. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
-3. a second copy of kept text, which pages carry for another screen size or a carousel's loop
-   (:func:`repeated_blocks`).
+2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`);
+3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
+4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
+   are items of one list or table (:func:`repeated_blocks`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...page import Page
+from .furniture import hidden_blocks
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -99,18 +101,59 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     if not len(page.node_table):
         return repeats
     parents = page.node_table[page.block_nodes, 0]
-    first_parent: dict[str, int] = {}
+    first: dict[str, int] = {}
     for i in np.flatnonzero(labels != 0).tolist():
         text = page.texts[i]  # blank runs already collapsed
-        if len(text) >= MIN_REPEAT_CHARS and first_parent.setdefault(text, parents[i]) != parents[i]:
+        if len(text) < MIN_REPEAT_CHARS:
+            continue
+        earlier = first.setdefault(text, i)
+        in_one_list = len(text) <= MAX_LIST_REPEAT_CHARS and same_list(page, earlier, i)
+        if parents[earlier] != parents[i] and not in_one_list:
             repeats[i] = True
     return repeats
 
 
-def drop_after_decoding(page: Page, labels: np.ndarray) -> np.ndarray:
+#: Repeats inside one list or table of at most this many characters are kept (a list whose items share a label);
+#: 0 keeps none.
+MAX_LIST_REPEAT_CHARS = 100
+#: Tags whose element holds a list's or a table's items.
+LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "tbody"})
+#: Ancestors looked at for that list: items sit a few levels under it.
+LIST_DEPTH = 6
+
+
+def nearest_list(page: Page, block: int) -> int:
+    """The CDOM node of the nearest ``ul``/``ol``/``dl``/``table`` above ``block`` (within :data:`LIST_DEPTH`
+    levels), or -1."""
+    table, tags = page.node_table, page.distinct_tags
+    node = int(page.block_nodes[block])
+    for _ in range(LIST_DEPTH):
+        node = int(table[node, 0])
+        if node < 0:
+            return -1
+        if LIST_TAGS.intersection(tags[table[node, 5]]):
+            return node
+    return -1
+
+
+def same_list(page: Page, first: int, second: int) -> bool:
+    """Whether two blocks are items of one list or table."""
+    container = nearest_list(page, first)
+    return container >= 0 and container == nearest_list(page, second)
+
+
+#: Page types whose kept hidden text is dropped (:func:`~.furniture.hidden_blocks`): elsewhere hidden text is as
+#: often a tab or an accordion of the main text (a product's specifications, a collection's items).
+HIDDEN_TEXT_TYPES = frozenset({"article"})
+
+
+def drop_after_decoding(page: Page, labels: np.ndarray, page_type: str | None = None) -> np.ndarray:
     """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
-    result."""
-    for rule in (kept_captions, excerpt_teasers, repeated_blocks):
+    result; on pages of a type in :data:`HIDDEN_TEXT_TYPES`, kept hidden text too."""
+    rules = [kept_captions, excerpt_teasers, repeated_blocks]
+    if page_type in HIDDEN_TEXT_TYPES:
+        rules.insert(1, hidden_blocks)
+    for rule in rules:
         found = rule(page, labels)
         if found.any():
             labels = np.where(found, 0, labels).astype(labels.dtype)

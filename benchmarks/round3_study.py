@@ -1,0 +1,343 @@
+"""Experiment (issue 33): thresholds per page type and furniture rules, out of fold and on validation, per page.
+
+``collect`` parses each page once, computes the block features once, runs every model given on it (out of fold on
+the ``train`` split: each seed's fold model that did not see the page, see ``cross_validation.py``; on
+``validation``: every model given, fold models included) and decodes it under every variant: the current chain at
+a grid of thresholds, and the current chain plus one candidate rule at a time.  Each variant's word precision /
+recall / F1 (``web2text benchmark``'s, against the corpus's own gold) is written per page, with trafilatura's on
+the same page, the page's gold type (WCXB) and predicted type, and the gold's language (py3langid).  ``table``
+aggregates those rows per corpus, page type and language, any mapping of predicted type to threshold applied.
+
+    python benchmarks/round3_study.py collect --split train --cv runs/cv-s0 runs/cv-s1 runs/cv-s2 -o runs/oof.jsonl
+    python benchmarks/round3_study.py collect --split validation --models default runs/cv-s0-fold0 ... -o runs/val.jsonl
+    python benchmarks/round3_study.py table runs/oof.jsonl --variants base hidden rails
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import furniture_candidates  # noqa: E402
+from cross_validation import FOLDS, fold_of  # noqa: E402
+
+from scrapy_web2text.extraction import join_main_text  # noqa: E402
+from scrapy_web2text.labellers.web2text import after_decoding, decode_empty_page_again, furniture  # noqa: E402
+from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
+from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
+from scrapy_web2text.labellers.web2text.page_types import PageTypeModel, page_summary  # noqa: E402
+from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
+from scrapy_web2text.page import parse_page  # noqa: E402
+from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records  # noqa: E402
+from scrapy_web2text.research.metrics import word_scores  # noqa: E402
+
+THRESHOLDS = tuple(round(0.2 + 0.05 * k, 2) for k in range(12))  # 0.20 … 0.75
+NON_ARTICLE = ("collection", "forum", "listing", "product", "service", "documentation")
+
+
+#: The rules after decoding before this study, in their order.
+BEFORE = (after_decoding.kept_captions, after_decoding.excerpt_teasers, after_decoding.repeated_blocks)
+
+
+def base_rules(page, labels, list_repeat_chars: int):
+    """The chain's rules as they were before this study (list repeats of up to ``list_repeat_chars`` kept)."""
+    after_decoding.MAX_LIST_REPEAT_CHARS = list_repeat_chars
+    for rule in BEFORE:
+        found = rule(page, labels)
+        if found.any():
+            labels = np.where(found, 0, labels).astype(labels.dtype)
+    return labels
+
+
+def extra(rule):
+    def apply(page, labels):
+        found = rule(page, labels)
+        return np.where(found, 0, labels).astype(labels.dtype) if found.any() else labels
+
+    return apply
+
+
+#: name → rule applied after the current chain's (None: the chain alone).
+RULES = {
+    "base": None,
+    "listrep": "listrep",
+    "listrep100": "listrep100",
+    "hidden": extra(furniture.hidden_blocks),
+    "credits": extra(furniture_candidates.credit_blocks),
+    "rails": extra(furniture_candidates.link_rails),
+    "cuedrails": extra(furniture_candidates.cued_rails),
+    "prompts": extra(furniture_candidates.prompt_blocks),
+}
+
+
+def decode(page, unary, pair, lam, threshold, own):
+    labels = viterbi(unary, pair, lam, threshold)
+    if own and not labels.any():
+        again = decode_empty_page_again(unary, pair, lam, threshold)
+        if again is not None:
+            labels = again
+    return labels
+
+
+def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
+    own_threshold = model.config.get("threshold", 0.5)
+    memo: dict[bytes, list[float]] = {}  # most variants give the labels of another: score each labelling once
+
+    def scored(labels) -> list[float]:
+        key = np.asarray(labels, bool).tobytes()
+        if key not in memo:
+            memo[key] = [round(v, 4) for v in word_scores(join_main_text(page, labels), gold)]
+        return memo[key]
+
+    out = {}
+    raw = decode(page, unary, pair, model.lam, own_threshold, True)
+    base = base_rules(page, raw, 0)
+    for name, rule in RULES.items():
+        if rule is None:
+            labels = base
+        elif rule == "listrep":
+            labels = base_rules(page, raw, 10**9)
+        elif rule == "listrep100":
+            labels = base_rules(page, raw, 100)
+        else:
+            labels = rule(page, base)
+        out[name] = scored(labels)
+    for threshold in THRESHOLDS:
+        labels = base_rules(page, decode(page, unary, pair, model.lam, threshold, True), 0)
+        out[f"t{threshold:.2f}"] = scored(labels)
+        out[f"h{threshold:.2f}"] = scored(RULES["hidden"](page, labels))  # the threshold and the hidden rule
+    return out
+
+
+def language_of(text: str) -> str:
+    from scrapy_web2text.labellers.web2text.languages import identify
+
+    return identify(text[:2000]) or "?" if text.strip() else "?"
+
+
+def trafilatura_outputs(records, path: Path) -> dict[str, str]:
+    if path.exists():
+        with gzip.open(path, "rt", encoding="utf-8") as source:
+            return json.load(source)
+    import trafilatura
+
+    outputs = {}
+    for record in records:
+        try:
+            outputs[record["id"]] = (
+                trafilatura.extract(record["html"], include_comments=False, include_tables=True) or ""
+            )
+        except Exception:
+            outputs[record["id"]] = ""
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        json.dump(outputs, out)
+    return outputs
+
+
+def collect(args) -> None:
+    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
+    folds = range(FOLDS) if args.only_fold is None else [args.only_fold]
+    if args.split == "train":
+        models = {
+            stem: [load_model(f"{stem}-fold{fold}.npz") if fold in folds else None for fold in range(FOLDS)]
+            for stem in args.cv
+        }
+    else:
+        models = {stem: [load_model(stem)] for stem in args.models}
+    with open(args.output, "w", encoding="utf-8") as out:
+        for path in files:
+            corpus = corpus_name(path)
+            records = [r for r in iter_records(path, args.split)][: args.limit]
+            if args.shard is not None:
+                records = [r for k, r in enumerate(records) if k % args.shards == args.shard]
+            peer = trafilatura_outputs(records, Path(f"{args.peer_cache}-{corpus}-{args.split}-{args.shard}.json.gz"))
+            if args.peers_only:
+                continue
+            if args.split == "train":
+                records = [r for r in records if fold_of(str(r["id"])) in folds]
+            for record in records:
+                gold, html = record.get("text") or "", record.get("html") or ""
+                page = parse_page(html)
+                block_x, edge_x = page_features(page, extended=True)
+                row = {
+                    "id": record["id"],
+                    "corpus": corpus,
+                    "type": record.get("page_type") or "",
+                    "lang": language_of(gold or " ".join(page.texts)),
+                    "traf": [round(v, 4) for v in word_scores(peer.get(record["id"], ""), gold)],
+                    "scores": {},
+                    "split": args.split,
+                }
+                fold = fold_of(str(record["id"]))
+                for stem, fold_models in models.items():
+                    model = fold_models[fold] if args.split == "train" else fold_models[0]
+                    unary, pair = model.potentials(block_x, edge_x)
+                    row["scores"][stem] = score_variants(page, gold, unary, pair, model)
+                lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+                row["summary"] = [float(f"{v:.5g}") for v in page_summary(block_x, lengths)]
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+
+
+def train_page_type_folds(args) -> None:
+    """Page-type classifiers of each fold's complement (``STEM-foldN``), for scoring out of fold."""
+    from scrapy_web2text.research.corpus import load_training_splits
+    from scrapy_web2text.research.train.page_types import format_confusion, train_page_types
+
+    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
+    train_pages, validation_pages = load_training_splits(files)
+    for fold in range(FOLDS):
+        seen = [page for page in train_pages if fold_of(page.id) != fold]
+        model = train_page_types(seen, validation_pages, files)
+        model.save(f"{args.output}-fold{fold}")
+        print(f"fold {fold}: validation accuracy {model.metadata['training']['validation_accuracy']}")
+        print(format_confusion(model))
+
+
+def parse_policy(spec: str) -> dict[str, str]:
+    """``"article=t0.50,*=base"`` → {type: variant}; a bare variant name applies to every type."""
+    if "=" not in spec:
+        return {"*": spec}
+    return dict(part.split("=", 1) for part in spec.split(","))
+
+
+def predicted_type(row, classifiers, min_probability: float = 0.0) -> str:
+    """The type the page-type classifier that did not see the page predicts ("article" without classifiers;
+    "uncertain" under ``min_probability``)."""
+    if not classifiers:
+        return "article"
+    classifier = classifiers[fold_of(row["id"])] if row["split"] == "train" else classifiers[-1]
+    probabilities = classifier.probabilities(np.array(row["summary"]))[0]
+    best = int(np.argmax(probabilities))
+    return classifier.labels[best] if probabilities[best] >= min_probability else "uncertain"
+
+
+def load_classifiers(stem: str | None) -> list:
+    """``STEM-fold0``, ``STEM-fold1`` (out of fold) and ``STEM`` (validation), those that exist."""
+    if not stem:
+        return []
+    folds = [f"{stem}-fold{fold}" for fold in range(FOLDS)]
+    if not all(Path(f"{name}.npz").exists() for name in folds):
+        folds = [stem] * FOLDS  # validation rows only need the full one
+    return [PageTypeModel.load(name) for name in folds] + [PageTypeModel.load(stem)]
+
+
+def groups_of(row) -> list[str]:
+    out = ["all", row["corpus"]]
+    if row["type"]:
+        out.append(f"{row['corpus']}/{row['type']}")
+    out.append(f"lang:{row['lang']}")
+    return out
+
+
+@functools.cache
+def own_threshold(path: str) -> float:
+    return json.loads(Path(path).with_suffix(".json").read_text())["config"].get("threshold", 0.5)
+
+
+def relative_variant(name: str, row, model: str) -> str:
+    """``o+0.15``: the threshold grid's entry 0.15 above the model's own threshold (clipped to the grid)."""
+    if not name.startswith(("o", "ho")):
+        return name
+    prefix = "h" if name.startswith("h") else "t"
+    path = f"{model}-fold{fold_of(row['id'])}.npz" if row["split"] == "train" else model
+    wanted = own_threshold(path) + float(name.lstrip("ho"))
+    return f"{prefix}{min(max(round(wanted / 0.05) * 0.05, THRESHOLDS[0]), THRESHOLDS[-1]):.2f}"
+
+
+def table(args) -> None:
+    merged: dict[str, dict] = {}
+    for path in args.rows:  # files of the same pages (other models) are merged by page id
+        for line in open(path, encoding="utf-8"):
+            row = json.loads(line)
+            if row["id"] in merged:
+                merged[row["id"]]["scores"].update(row["scores"])
+            else:
+                merged[row["id"]] = row
+    rows = list(merged.values())
+    policies = [(spec, parse_policy(spec)) for spec in args.policies]
+    models = args.models or sorted(rows[0]["scores"])
+    classifiers = load_classifiers(args.page_types)
+    # sums[group][policy][model] = [p, r, f1, n]
+    sums: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(lambda: np.zeros(4))))
+    peer: dict = defaultdict(lambda: np.zeros(4))
+    for row in rows:
+        kind = predicted_type(row, classifiers, args.min_probability)
+        groups = groups_of(row)
+        for group in groups:
+            peer[group] += [*row["traf"], 1]
+        for spec, policy in policies:
+            chosen = policy.get(kind, policy.get("*", "base"))
+            for model in models:
+                variant = relative_variant(chosen, row, model)
+                scores = row["scores"][model][variant]
+                for group in groups:
+                    sums[group][spec][model] += [*scores, 1]
+    shown = [g for g in sums if peer[g][3] >= args.min_pages]
+    order = sorted(shown, key=lambda g: (g != "all", g.startswith("lang:"), g))
+    head = f"{'group':<22}{'n':>5}  {'trafilatura F/P/R':<18}"
+    for spec, _ in policies:
+        head += f"  {spec[:30]:<30}"
+    print(head)
+    for group in order:
+        n = int(peer[group][3])
+        tp, tr, tf = peer[group][:3] / n
+        line = f"{group:<22}{n:>5}  {tf:.3f}/{tp:.3f}/{tr:.3f}  "
+        base = None
+        for spec, _ in policies:
+            per_model = np.array([sums[group][spec][m][:3] / n for m in models])
+            p, r, f = per_model.mean(axis=0)
+            if base is None:
+                base = per_model
+                cell = f"{f:.3f}/{p:.3f}/{r:.3f}"
+            else:
+                delta = per_model[:, 2] - base[:, 2]
+                dp = per_model[:, 0] - base[:, 0]
+                cell = f"{f:.3f}/{p:.3f} dF{delta.min():+.3f}..{delta.max():+.3f} dP{dp.mean():+.3f}"
+            line += f"  {cell:<30}"
+        print(line)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(required=True)
+    c = commands.add_parser("collect")
+    c.add_argument("--split", choices=["train", "validation"], required=True)
+    c.add_argument("--cv", nargs="*", default=[], help="fold-model stems (train split)")
+    c.add_argument("--models", nargs="*", default=[], help="model paths (validation split)")
+    c.add_argument("--data", nargs="*")
+    c.add_argument("--limit", type=int, default=None)
+    c.add_argument("--shard", type=int, default=None)
+    c.add_argument("--shards", type=int, default=1)
+    c.add_argument("--peer-cache", default="runs/trafilatura")
+    c.add_argument("-o", "--output", required=True)
+    c.add_argument("--only-fold", type=int, default=None, help="train split: only the pages of this fold")
+    c.add_argument("--peers-only", action="store_true", help="only fill the trafilatura cache")
+    c.set_defaults(run=collect)
+    a = commands.add_parser("table")
+    a.add_argument("rows", nargs="+")
+    a.add_argument("--policies", nargs="+", default=["base"])
+    a.add_argument("--models", nargs="*", default=None)
+    a.add_argument("--page-types", default=None, help="page-type stem whose prediction the policies use")
+    a.add_argument("--min-pages", type=int, default=10)
+    a.add_argument("--min-probability", type=float, default=0.0, help="below it a page's type is 'uncertain'")
+    a.set_defaults(run=table)
+    t = commands.add_parser("page-type-folds")
+    t.add_argument("--data", nargs="*")
+    t.add_argument("-o", "--output", required=True)
+    t.set_defaults(run=train_page_type_folds)
+    args = parser.parse_args(argv)
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""What kind of page it is: a small classifier over the page's block features (numpy, no torch at run time).
+
+Main text means something different on an article, a forum thread or a shop's listing, and the labelling model
+keeps more or less of a page depending on it.  :class:`PageTypeModel` is a multinomial logistic regression on a
+page-level summary of the block features the labeller computes anyway (:func:`page_summary`): the means over
+blocks and over characters of the paper's 128 features, and the page's size.  It is trained from the page types
+the WCXB corpus carries (the other corpora are news and article pages) by
+:mod:`scrapy_web2text.research.train.page_types` and saved as ``NAME.npz`` (arrays) + ``NAME.json`` (labels,
+feature names, training record), validated on load.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..base import load_weights_file
+from .feature_names import BLOCK_FEATURES
+
+FORMAT = "scrapy-web2text-page-types"
+FORMAT_VERSION = 1
+#: The page types the training data carries (WCXB's seven).
+PAGE_TYPES = ("article", "collection", "documentation", "forum", "listing", "product", "service")
+#: Block features summarised: the paper's 128, which every model computes (extended models append theirs).
+SUMMARISED = len(BLOCK_FEATURES)
+SUMMARY_NAMES: tuple[str, ...] = (
+    *(f"mean_{name}" for name in BLOCK_FEATURES),
+    *(f"char_mean_{name}" for name in BLOCK_FEATURES),
+    "log_blocks",
+    "log_chars",
+)
+#: The largest threshold offset a page type may set.
+MAX_OFFSET = 0.5
+PACKAGED_PAGE_TYPES = Path(__file__).resolve().parents[2] / "models" / "page_types"
+
+
+def page_summary(block_x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """One row per page: block features averaged over blocks and weighted by characters, then log sizes.
+
+    ``block_x``: (blocks, ≥128) block features; ``lengths``: each block's characters.  A page without blocks gives
+    zeros (its sizes included)."""
+    out = np.zeros(len(SUMMARY_NAMES), np.float64)
+    if not len(block_x):
+        return out
+    x = np.asarray(block_x[:, :SUMMARISED], np.float64)
+    weights = np.asarray(lengths, np.float64)
+    total = weights.sum()
+    out[:SUMMARISED] = x.mean(axis=0)
+    out[SUMMARISED : 2 * SUMMARISED] = weights @ x / total if total > 0 else out[:SUMMARISED]
+    out[-2] = np.log1p(len(block_x))
+    out[-1] = np.log1p(total)
+    return out
+
+
+class PageTypeError(ValueError):
+    """A page-type model file that cannot be used (wrong format, shapes or values)."""
+
+
+@dataclass(frozen=True)
+class PageTypeModel:
+    """Standardised page summary → softmax over :attr:`labels`."""
+
+    labels: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray  # (features, labels)
+    bias: np.ndarray  # (labels,)
+    metadata: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        features = len(SUMMARY_NAMES)
+        labels = len(self.labels)
+        expected = {"mean": (features,), "scale": (features,), "weights": (features, labels), "bias": (labels,)}
+        for name, shape in expected.items():
+            array = getattr(self, name)
+            if array.shape != shape:
+                raise PageTypeError(f"page-type model: {name} has shape {array.shape}, expected {shape}")
+            if not np.isfinite(array).all():
+                raise PageTypeError(f"page-type model: {name} holds non-finite values")
+        if not labels or len(set(self.labels)) != labels:
+            raise PageTypeError(f"page-type model: labels must be distinct and not empty, got {self.labels}")
+        if (self.scale <= 0).any():
+            raise PageTypeError("page-type model: scale must be positive")
+        offsets = self.metadata.get("threshold_offsets", {})
+        if not isinstance(offsets, dict) or not set(offsets) <= set(self.labels):
+            raise PageTypeError(f"page-type model: threshold_offsets must map page types to numbers, got {offsets!r}")
+        for value in offsets.values():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= MAX_OFFSET:
+                raise PageTypeError(f"page-type model: threshold offsets must be numbers within ±{MAX_OFFSET}")
+
+    def threshold_offset(self, label: str) -> float:
+        """What a page of type ``label`` adds to the labelling model's own threshold (0 when not set)."""
+        return float(self.metadata.get("threshold_offsets", {}).get(label, 0.0))
+
+    def probabilities(self, summaries: np.ndarray) -> np.ndarray:
+        """(pages, labels) probabilities of :func:`page_summary` rows."""
+        logits = ((np.atleast_2d(summaries) - self.mean) / self.scale) @ self.weights + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return exp / exp.sum(axis=1, keepdims=True)
+
+    def predict(self, block_x: np.ndarray, lengths: np.ndarray) -> tuple[str, float]:
+        """The likeliest type of one page and its probability."""
+        row = self.probabilities(page_summary(block_x, lengths))[0]
+        best = int(row.argmax())
+        return self.labels[best], float(row[best])
+
+    def save(self, stem: str | Path) -> Path:
+        stem = Path(stem).with_suffix("")
+        np.savez(stem.with_suffix(".npz"), mean=self.mean, scale=self.scale, weights=self.weights, bias=self.bias)
+        meta = {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "labels": list(self.labels),
+            "features": list(SUMMARY_NAMES),
+            **self.metadata,
+        }
+        stem.with_suffix(".json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        return stem.with_suffix(".npz")
+
+    @classmethod
+    def load(cls, stem: str | Path) -> PageTypeModel:
+        stem = Path(stem).with_suffix("")
+        try:
+            meta = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise PageTypeError(f"{stem}.json: cannot read the page-type model's description ({error})") from error
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
+            raise PageTypeError(f"{stem}.json is not a page-type model of format {FORMAT} v{FORMAT_VERSION}")
+        if meta.get("features") != list(SUMMARY_NAMES):
+            raise PageTypeError(f"{stem}: trained on other page features; retrain it")
+        labels = meta.get("labels")
+        if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
+            raise PageTypeError(f"{stem}.json: labels must be a list of strings")
+        with np.load(stem.with_suffix(".npz"), allow_pickle=False) as arrays:
+            missing = {"mean", "scale", "weights", "bias"} - set(arrays.files)
+            if missing:
+                raise PageTypeError(f"{stem}.npz lacks {sorted(missing)}")
+            parts = {key: arrays[key].astype(np.float64) for key in ("mean", "scale", "weights", "bias")}
+        extra = {k: v for k, v in meta.items() if k not in ("format", "version", "labels", "features")}
+        return cls(labels=tuple(labels), metadata=extra, **parts)
+
+
+def load_page_types(path: str | Path | None = None) -> PageTypeModel:
+    """The page-type model at ``path`` (default: the shipped one), loaded once per process."""
+    return load_weights_file(
+        PageTypeModel.load,
+        path,
+        PACKAGED_PAGE_TYPES,
+        "page-type model",
+        "train one with web2text train --config page-types --output NAME",
+    )
+
+
+def shipped_page_types() -> PageTypeModel | None:
+    """The packaged page-type model, loaded once per process; ``None`` when the package has none."""
+    if not PACKAGED_PAGE_TYPES.with_suffix(".npz").is_file():
+        return None
+    return load_page_types()

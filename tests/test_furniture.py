@@ -1,0 +1,77 @@
+"""Rules after decoding for page furniture: hidden text, and repeats inside one list."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scrapy_web2text.labellers.web2text import after_decoding
+from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding, repeated_blocks
+from scrapy_web2text.labellers.web2text.furniture import hidden_blocks
+from scrapy_web2text.page import parse_page
+
+_STORY = [
+    "The council voted on Tuesday to rebuild the old bridge over the river, after years of delay.",
+    "Work starts in spring and should take two years, the mayor said, at a cost of twelve million.",
+]
+
+
+def _kept(page, labels):
+    return [text for text, keep in zip(page.texts, labels) if keep]
+
+
+def _with_hidden(hiding: str) -> str:
+    story = "".join(f"<p>{line}</p>" for line in _STORY)
+    return f"<html><body><article>{story}</article><div {hiding}><p>A copy no reader sees.</p></div></body></html>"
+
+
+def test_kept_text_under_an_element_that_hides_itself_is_dropped():
+    for hiding in ("hidden", 'aria-hidden="true"', 'style="display: none"', 'style="visibility:hidden"'):
+        page = parse_page(_with_hidden(hiding))
+        everything = np.ones(len(page), np.int64)
+        assert list(hidden_blocks(page, everything)) == [False, False, True], hiding
+        assert _kept(page, drop_after_decoding(page, everything, "article")) == _STORY
+    # Hidden by a class only (tabs, accordions: often gold), or aria-hidden="false": not this rule's.
+    for shown in ('class="hidden"', 'aria-hidden="false"', 'style="display:block"'):
+        page = parse_page(_with_hidden(shown))
+        assert not hidden_blocks(page, np.ones(len(page), np.int64)).any(), shown
+
+
+def test_hidden_text_stays_when_it_is_most_of_what_the_page_keeps():
+    page = parse_page(f"<body><div hidden><p>{_STORY[0]}</p><p>{_STORY[1]}</p></div><p>Visible line.</p></body>")
+    everything = np.ones(len(page), np.int64)
+    assert not hidden_blocks(page, everything).any()
+    assert _kept(page, drop_after_decoding(page, everything, "article")) == [*_STORY, "Visible line."]
+
+
+_LABEL = "Free delivery on orders over 50 euros"
+
+
+def test_a_label_repeated_by_the_items_of_one_list_is_kept():
+    items = "".join(f"<li><h3>Offer {n}</h3><p>{_LABEL}</p></li>" for n in range(4))
+    page = parse_page(f"<body><ul class=offers>{items}</ul></body>")
+    everything = np.ones(len(page), np.int64)
+    assert page.texts.count(_LABEL) == 4
+    assert not repeated_blocks(page, everything).any()
+    assert _kept(page, drop_after_decoding(page, everything)).count(_LABEL) == 4
+
+
+def test_the_same_text_in_two_lists_is_still_a_repeat():
+    lists = "".join(f"<ul class=layout-{n}><li><p>{_LABEL}</p></li><li><p>Other</p></li></ul>" for n in range(2))
+    page = parse_page(f"<body>{lists}</body>")
+    repeats = repeated_blocks(page, np.ones(len(page), np.int64))
+    assert [page.texts[i] for i in np.flatnonzero(repeats)] == [_LABEL]
+
+
+def test_list_repeats_are_dropped_without_the_list_rule(monkeypatch):
+    monkeypatch.setattr(after_decoding, "MAX_LIST_REPEAT_CHARS", 0)
+    items = "".join(f"<li><p>{_LABEL}</p><p>Item {n}</p></li>" for n in range(3))
+    page = parse_page(f"<body><ul>{items}</ul></body>")
+    assert repeated_blocks(page, np.ones(len(page), np.int64)).sum() == 2
+
+
+def test_hidden_text_is_dropped_on_articles_only():
+    page = parse_page(_with_hidden("hidden"))
+    everything = np.ones(len(page), np.int64)
+    assert _kept(page, drop_after_decoding(page, everything, "article")) == _STORY
+    for other in ("product", "collection", None):
+        assert _kept(page, drop_after_decoding(page, everything, other)) == [*_STORY, "A copy no reader sees."]

@@ -1,0 +1,130 @@
+"""The page-type classifier: its page summary, its fit, and the checks its model files pass on load."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from scrapy_web2text.labellers.web2text.feature_names import BLOCK_FEATURES
+from scrapy_web2text.labellers.web2text.page_types import (
+    PAGE_TYPES,
+    SUMMARY_NAMES,
+    PageTypeError,
+    PageTypeModel,
+    page_summary,
+)
+from scrapy_web2text.research.train.page_types import confusion, fit
+
+
+def test_the_summary_averages_blocks_and_characters_and_ignores_extended_columns():
+    block_x = np.zeros((2, len(BLOCK_FEATURES) + 13), np.float32)
+    block_x[:, 0] = [1.0, 3.0]
+    block_x[:, -1] = 99.0  # an extended column: not summarised
+    summary = page_summary(block_x, np.array([10, 30]))
+    assert summary.shape == (len(SUMMARY_NAMES),)
+    assert summary[0] == pytest.approx(2.0)  # mean over blocks
+    assert summary[len(BLOCK_FEATURES)] == pytest.approx((10 * 1 + 30 * 3) / 40)  # mean over characters
+    assert summary[-2] == pytest.approx(np.log1p(2)) and summary[-1] == pytest.approx(np.log1p(40))
+    assert 99.0 not in summary
+    assert not page_summary(np.zeros((0, len(BLOCK_FEATURES))), np.zeros(0)).any()
+
+
+def _separable(rng: np.random.Generator, per_class: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    labels = np.repeat(np.arange(len(PAGE_TYPES)), per_class)
+    x = rng.normal(size=(len(labels), len(SUMMARY_NAMES)))
+    x[np.arange(len(labels)), labels] += 4.0  # each type has its own telling column
+    return x, labels
+
+
+def test_the_fit_learns_separable_types_and_is_deterministic():
+    x, y = _separable(np.random.default_rng(0))
+    model = fit(x, y)
+    matrix = confusion(model, x, y)
+    assert np.trace(matrix) / matrix.sum() > 0.95
+    assert np.array_equal(fit(x, y).weights, model.weights)
+    label, probability = model.predict(np.zeros((0, len(BLOCK_FEATURES))), np.zeros(0))
+    assert label in PAGE_TYPES and 0 < probability <= 1
+
+
+def test_a_saved_model_loads_with_the_same_probabilities(tmp_path):
+    x, y = _separable(np.random.default_rng(1))
+    model = fit(x, y)
+    model.save(tmp_path / "types")
+    loaded = PageTypeModel.load(tmp_path / "types")
+    assert loaded.labels == PAGE_TYPES
+    assert np.allclose(loaded.probabilities(x), model.probabilities(x))
+
+
+@pytest.mark.parametrize(
+    "corrupt, message",
+    [
+        (lambda meta, arrays: meta.update(format="something-else"), "not a page-type model"),
+        (lambda meta, arrays: meta.update(features=["other"]), "other page features"),
+        (lambda meta, arrays: meta.update(labels="article"), "labels must be a list"),
+        (lambda meta, arrays: meta.update(labels=["article"] * len(PAGE_TYPES)), "distinct"),
+        (lambda meta, arrays: arrays.update(bias=np.zeros(3)), "bias has shape"),
+        (lambda meta, arrays: arrays["weights"].__setitem__((0, 0), np.nan), "non-finite"),
+        (lambda meta, arrays: arrays.update(scale=np.zeros_like(arrays["scale"])), "scale must be positive"),
+        (lambda meta, arrays: arrays.pop("mean"), "lacks"),
+    ],
+)
+def test_a_corrupt_model_file_is_refused(tmp_path, corrupt, message):
+    x, y = _separable(np.random.default_rng(2), per_class=10)
+    fit(x, y).save(tmp_path / "types")
+    meta = json.loads((tmp_path / "types.json").read_text())
+    with np.load(tmp_path / "types.npz") as stored:
+        arrays = {key: stored[key].copy() for key in stored.files}
+    corrupt(meta, arrays)
+    (tmp_path / "types.json").write_text(json.dumps(meta))
+    np.savez(tmp_path / "types.npz", **arrays)
+    with pytest.raises(PageTypeError, match=message):
+        PageTypeModel.load(tmp_path / "types")
+
+
+def test_an_unreadable_description_is_refused(tmp_path):
+    (tmp_path / "types.json").write_text("{not json")
+    with pytest.raises(PageTypeError, match="cannot read"):
+        PageTypeModel.load(tmp_path / "types")
+
+
+def test_extract_tells_the_page_type_with_the_shipped_classifier():
+    from scrapy_web2text import extract
+    from scrapy_web2text.labellers.base import PageType
+
+    paragraphs = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(8))
+    result = extract(f"<html><body><nav><a href=/>Home</a></nav><article>{paragraphs}</article></body></html>")
+    assert isinstance(result.page_type, PageType)
+    assert result.page_type.label in PAGE_TYPES and 0 < result.page_type.probability <= 1
+    assert extract("<p>Some text here.</p>", method="boilerpipe-article").page_type is None
+
+
+def test_a_threshold_offset_of_the_page_type_moves_the_models_own_threshold(monkeypatch):
+    import scrapy_web2text.labellers.web2text as web2text_module
+    from scrapy_web2text.labellers.web2text import web2text_labels
+    from scrapy_web2text.labellers.web2text.network import load_model
+    from scrapy_web2text.page import parse_page
+
+    story = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(6))
+    extras = "".join(f"<div><a href=/{n}>Related story number {n}</a> <span>3 min read</span></div>" for n in range(6))
+    page = parse_page(f"<body><article><h1>Title</h1>{story}<p>Share this</p></article>{extras}<p>© 2026</p></body>")
+    model = load_model()
+    features = len(SUMMARY_NAMES)
+    offset = -0.3  # a type whose listed items the model holds too low
+
+    def classifier(offsets):
+        zeros = np.zeros((features, len(PAGE_TYPES)))
+        metadata = {"threshold_offsets": {label: offsets for label in PAGE_TYPES}}
+        blank = (np.zeros(features), np.ones(features), zeros, np.zeros(len(PAGE_TYPES)))
+        return PageTypeModel(PAGE_TYPES, *blank, metadata=metadata)  # every page an "article"
+
+    monkeypatch.setattr(web2text_module, "shipped_page_types", lambda: classifier(0.0))
+    unchanged = web2text_labels(page, model).keep
+    monkeypatch.setattr(web2text_module, "shipped_page_types", lambda: classifier(offset))
+    moved = web2text_labels(page, model).keep
+    given = web2text_labels(page, model, threshold=model.config["threshold"] + offset).keep
+    assert moved.sum() > unchanged.sum()
+    assert np.array_equal(moved, given)
+    # A threshold the caller gives is applied as it is.
+    assert np.array_equal(web2text_labels(page, model, threshold=0.35).keep, unchanged)
