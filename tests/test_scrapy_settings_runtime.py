@@ -195,3 +195,11 @@ def test_warm_up_starts_a_loading_thread_and_identify_answers_meanwhile():
     thread.join(timeout=120)
     assert languages.identifier_loaded()
     assert warm_up_labeller("bte") is None  # a labeller that loads nothing lazily
+
+
+def test_every_pool_kind_the_settings_accept_has_a_pool_class() -> None:
+    # settings.py names the kinds without importing pools.py (no import circle); the two lists must agree.
+    from scrapy_web2text.integration.pools import POOLS
+    from scrapy_web2text.integration.settings import POOL_KINDS
+
+    assert set(POOLS) == set(POOL_KINDS)

@@ -236,4 +236,4 @@ def label_in_worker(
     return chain.run_chain(html, url, load_labeller_weights(config.method, config.model), config, content_type)
 
 
-POOLS: dict[str, type[LabellingPool]] = {"thread": ThreadPool, "process": ProcessPool}
+POOLS: dict[str, type[LabellingPool]] = {"thread": ThreadPool, "process": ProcessPool}  # settings.POOL_KINDS

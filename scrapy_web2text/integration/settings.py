@@ -46,10 +46,11 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .pools import POOLS
-
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+
+#: The labelling pools ``WEB2TEXT_POOL`` may name (``pools.POOLS`` holds one class each).
+POOL_KINDS = ("thread", "process")
 
 DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_ENABLED": True,
@@ -224,9 +225,9 @@ class Web2TextConfig:
             raise ValueError("WEB2TEXT_TEXT_FIELD and WEB2TEXT_BLOCKS_FIELD must name item fields")
         concurrency = _integer(settings, "WEB2TEXT_CONCURRENCY", 1)
         pool = str(get("WEB2TEXT_POOL") or "").strip().lower()
-        if pool not in POOLS:
+        if pool not in POOL_KINDS:
             raise ValueError(
-                f"WEB2TEXT_POOL must be one of {', '.join(map(repr, POOLS))}, not {get('WEB2TEXT_POOL')!r}"
+                f"WEB2TEXT_POOL must be one of {', '.join(map(repr, POOL_KINDS))}, not {get('WEB2TEXT_POOL')!r}"
             )
         return cls(
             model=str(get("WEB2TEXT_MODEL") or "default"),
