@@ -35,9 +35,8 @@ EMPTY_PAGE_SHARE = 0.5
 def decode_empty_page_again(unary: np.ndarray, pair: np.ndarray, lam: float, threshold: float) -> np.ndarray | None:
     """Labels at ``EMPTY_PAGE_SHARE`` times the page's highest p(content), when that is below ``threshold``.
 
-    Crawled pages have a main text, and where the model empties a page its likeliest blocks are usually that text:
-    out of fold on the training pages (docs/training.rst, "Out of fold") 64 of 3,253 pages came out empty at the
-    model's threshold, with word F1 0; decoded again they scored 0.32 on average, and trafilatura 0.41.
+    Crawled pages have a main text, and where the model empties a page its likeliest blocks are usually that text
+    (the evidence: docs/research/training-experiments.rst).
     """
     if not len(unary):
         return None

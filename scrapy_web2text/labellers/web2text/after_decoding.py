@@ -93,9 +93,8 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks that repeat the text of an earlier kept block under another CDOM parent, as a mask.
 
     Repeats under the first copy's own parent are kept: a list of equal paragraphs (a quoted refrain, a test page's
-    *lorem ipsum*) is one text, written so.  Out of fold on the training pages, with four seeds of the ``default``
-    recipe (docs/training.rst, "Repeated text"), dropping the other repeats raised word precision by 0.006 and word
-    F1 by 0.001 over all pages, and lost on documentation, whose tabs repeat a sentence in each language's panel.
+    *lorem ipsum*) is one text, written so.  Documentation pages, whose tabs repeat a sentence in each language's
+    panel, lose a little to this rule (docs/research/training-experiments.rst, "Repeated text").
     """
     repeats = np.zeros(len(page), bool)
     if not len(page.node_table):
