@@ -149,7 +149,8 @@ setup(
             "warcio>=1.7",
             "dask[distributed]>=2024.1",
             "tqdm>=4.60",
-            # The safety tests render the Markdown output as a CommonMark reader would (tests/test_hostile_round3.py).
+            # The safety tests render the Markdown output as a CommonMark reader would
+            # (tests/extraction/test_hostile_round3.py).
             "markdown-it-py>=3",
             *LM_REQUIREMENTS,
         ],

@@ -1,4 +1,4 @@
-"""Time every pathological-input case of tests/test_pathological.py.
+"""Time every pathological-input case of tests/extraction/test_pathological.py.
 
     python benchmarks/pathological_report.py [--model PATH_OR_NAME]
 

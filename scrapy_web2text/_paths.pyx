@@ -2,7 +2,7 @@
 """The compiled twins of :func:`.output.block_xpaths` and of the heading climb of :func:`.output.find_title`: the
 same paths and headings, read from libxml2's nodes.
 
-:func:`.output.block_xpaths` is the reference and documents every step; ``tests/test_speedups.py`` holds the two to
+:func:`.output.block_xpaths` is the reference and documents every step; ``tests/page/test_speedups.py`` holds the two to
 identical paths.  A crawl asks for every block's path (the items' block records), and the Python original spends
 most of its time asking lxml for proxies, tags, ``id`` values and parents: 2.9 ms a validation page at the median,
 more than a third of labelling it.  Here the same steps follow libxml2's ``parent``/``children``/``next`` pointers

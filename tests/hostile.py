@@ -1,6 +1,6 @@
 """Hostile pages (issue 10): each one froze, killed or emptied a crawl before the fixes.
 
-Shared by the regression tests (tests/test_hostile.py), the crawl test (tests/test_faults.py) and
+Shared by the regression tests (tests/extraction/test_hostile.py), the crawl test (tests/integration/test_faults.py) and
 ``benchmarks/hostile_crawl.py``.  ``scale`` multiplies the sizes: 1.0 gives the sizes of the issue.
 """
 

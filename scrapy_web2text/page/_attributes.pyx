@@ -2,7 +2,7 @@
 """The search of :data:`.attributes._CROWDED_TAG`, compiled: the same tokenizer as a scan over the code points.
 
 The pattern is atomic and possessive throughout, so at each start it is a deterministic tokenizer; this module is
-that tokenizer, token for token, tried at the same starts.  ``tests/test_speedups.py`` holds it to the regular
+that tokenizer, token for token, tried at the same starts.  ``tests/page/test_speedups.py`` holds it to the regular
 expression's answers (generated tag soup, every width of string, the cap).
 """
 
@@ -158,7 +158,7 @@ def excess_attribute_cuts(str html, Py_ssize_t cap, frozenset raw_text_tags, dic
     The end of a raw-text element (``raw_text_ends``: its name to the pattern of its end tag, case-insensitive as
     the reference's) is searched with the reference's own pattern; everything else is read here.  A tag name is
     looked up in ``raw_text_tags`` only when it is made of 3 to 8 ASCII letters: the only code point whose
-    lower case is ASCII is the Kelvin sign ("k"), in no raw-text tag name (``tests/test_speedups.py``).
+    lower case is ASCII is the Kelvin sign ("k"), in no raw-text tag name (``tests/page/test_speedups.py``).
     """
     cdef int kind = PyUnicode_KIND(html)
     cdef void* data = PyUnicode_DATA(html)

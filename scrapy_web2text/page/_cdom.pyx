@@ -2,7 +2,7 @@
 """The CDOM walk of :meth:`.walk.Walker.walk`, compiled: the same loop over libxml2's nodes instead of lxml's proxies.
 
 :meth:`.walk.Walker.walk` is the reference and the documentation of every step; this module is the same steps in
-the same order, and ``tests/test_speedups.py`` holds the two to identical pages.  What changes is how the tree is
+the same order, and ``tests/page/test_speedups.py`` holds the two to identical pages.  What changes is how the tree is
 read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
 ``text`` and ``tail`` of every element: about 1.5 µs of Python calls per element, the largest stage of ``extract()``
 (issue 13).  Here the loop follows libxml2's ``children``/``next``/``parent`` pointers through lxml's public C API

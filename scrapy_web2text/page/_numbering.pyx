@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The numbering of the CDOM nodes of :meth:`.walk.Walker.number_nodes`, compiled: the same steps in loops over C arrays.
 
-:meth:`.walk.Walker.number_nodes` is the reference and explains the numbering; ``tests/test_speedups.py`` holds the two
+:meth:`.walk.Walker.number_nodes` is the reference and explains the numbering; ``tests/page/test_speedups.py`` holds the two
 to identical node tables, nodes and block columns.  What it needs of :mod:`.cdom` (which imports this module) it
 reads from the walker object, whose ``fill_page`` stores the result, as it does for the Python numbering.
 """

@@ -24,7 +24,7 @@ def speedups_enabled() -> bool:
 
 
 class Speedups(NamedTuple):
-    """The compiled functions, each the twin of a Python original (``tests/test_speedups.py``)."""
+    """The compiled functions, each the twin of a Python original (``tests/page/test_speedups.py``)."""
 
     walk: Callable  # walk.Walker.walk
     finish: Callable  # walk.Walker.number_nodes

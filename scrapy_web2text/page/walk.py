@@ -1,7 +1,7 @@
 """One pass over the lxml tree: preprocess, collapse, collect blocks (Vogels et al. 2018, §3.1).
 
 :class:`Walker` is the reference of the CDOM walk and of the node numbering; ``_cdom.pyx`` and ``_numbering.pyx``
-are its compiled twins (``tests/test_speedups.py`` holds them equal).  The walk reads each element twice, at its
+are its compiled twins (``tests/page/test_speedups.py`` holds them equal).  The walk reads each element twice, at its
 start and its end, in four named steps: :meth:`Walker.open_element` (the element's state: tag path, ancestor masks),
 :meth:`Walker.close_element` (the preprocessing and the collapse: an element with nothing below is dropped, one
 with a single child merges into it), :meth:`Walker.add_block` (a text node becomes a block) and

@@ -5,7 +5,7 @@
 whole-page numpy operations (the largest part of the features' time: each is cheap, their fixed costs are not).
 This loop reads the same table of character properties (``counts._PROPERTIES``, filled through the same
 ``counts._describe`` for a code point seen for the first time) and counts per block what those operations count;
-``tests/test_speedups.py`` holds both to equal results.  The URL, year and copyright tests are
+``tests/page/test_speedups.py`` holds both to equal results.  The URL, year and copyright tests are
 compiled too (:func:`_patterns`, one look at each character that can start a match); the e-mail addresses and the
 stop words of other languages stay in Python: they run on few blocks.
 """

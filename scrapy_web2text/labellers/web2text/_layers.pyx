@@ -5,7 +5,7 @@
 outputs, adds each other tap's shifted rows, adds the bias and takes the ReLU: seven numpy passes over a small array
 for a kernel of 5, each a few microseconds whatever the page's size.  Here each output row is summed once, with the
 same float32 additions in the same order (centre tap, the other taps from the first, bias) and the ReLU of
-``np.maximum(x, 0)`` (NaN kept, -0 made +0), so the outputs are the same to the bit; ``tests/test_speedups.py``
+``np.maximum(x, 0)`` (NaN kept, -0 made +0), so the outputs are the same to the bit; ``tests/page/test_speedups.py``
 holds both to that.
 """
 

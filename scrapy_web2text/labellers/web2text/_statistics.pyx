@@ -7,7 +7,7 @@ This pass over the nodes writes the same float64 values (the sums are of whole c
 ratios are the same divisions).  The logarithms stay numpy's, applied to both paths' output alike.
 :func:`block_rows` is :func:`.features.block_rows_reference` in one pass over the blocks: the three levels'
 statistics, the unpacked 0/1 columns and the page columns written into the float32 matrix, each value rounded to
-float32 once, as numpy's assignment rounds it.  ``tests/test_speedups.py`` holds each twin to its reference.
+float32 once, as numpy's assignment rounds it.  ``tests/page/test_speedups.py`` holds each twin to its reference.
 """
 
 from libc.stdint cimport int64_t

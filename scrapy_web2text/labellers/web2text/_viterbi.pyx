@@ -4,7 +4,7 @@
 :func:`.viterbi.viterbi` is the reference: it prepares the scores and runs this recursion in Python floats, one
 step per block (about a microsecond each, the decoder's whole cost).  This is the same recursion over the same
 float64 scores, with the same comparisons and the same tie rule (keep the boilerplate predecessor on a tie), so the
-labels are equal; ``tests/test_speedups.py`` holds both to that.
+labels are equal; ``tests/page/test_speedups.py`` holds both to that.
 """
 
 import numpy as np

@@ -3,7 +3,7 @@
 Most of a page's counts (characters and words of a node, its children, depth, the gap between two blocks, their
 tree distance) are whole numbers below a few thousand, and ``log1p`` costs some 15 ns a value: the compiled pass
 (``_statistics.pyx``) reads those from a table of numpy's own ``log1p``, made once, and gives the others back to
-numpy, so every value is the one numpy computes (``tests/test_speedups.py``).  Without the compiled modules numpy
+numpy, so every value is the one numpy computes (``tests/page/test_speedups.py``).  Without the compiled modules numpy
 takes them all.
 """
 

@@ -1,0 +1,142 @@
+"""web2text warc on real archives (warcio-written WARC, gzip and not, and an ARC) and a real Dask local cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+from dask.distributed import Client, LocalCluster
+
+from scrapy_web2text.batch.runner import Options, available_formats, run, worker_model
+from scrapy_web2text.cli import main
+from scrapy_web2text.extraction import extract
+
+from ..scrapy_support import REPO
+from ..warc_support import arc_archive, mixed_archive
+
+
+@pytest.fixture(scope="module")
+def archives(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("archives")
+    return [
+        mixed_archive(folder / "a.warc.gz", compressed=True, seed=1, pages=12),
+        mixed_archive(folder / "b.warc", compressed=False, seed=2, pages=8),
+        arc_archive(folder / "c.arc.gz", seed=3, pages=5),
+    ]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield client
+
+
+def read_rows(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def expected_rows(archives) -> dict[str, dict]:
+    return {page["url"]: page for _path, expected in archives for page in expected.html}
+
+
+def check_rows(rows, archives, model, formats=()) -> None:
+    expected = expected_rows(archives)
+    assert sorted(row["url"] for row in rows) == sorted(expected), "exactly one row per HTML response record"
+    for row in rows:
+        page = expected[row["url"]]
+        assert row["warc_record_id"] == page["record_id"]
+        reference = extract(page["body"], row["url"], model=model, encoding=page["charset"])
+        assert row["main_text"] == reference.main_text, row["url"]
+        assert row["title"] == reference.title, row["url"]  # the headline, as extract() finds it
+        assert row["warc_date"].startswith(("20", "19"))
+        assert row["http_status"] == 200
+        assert "error" not in row
+
+
+def test_warc_rows_match_extract_page_by_page(archives, client, untrained_model, tmp_path):
+    output, formats = tmp_path / "out.jsonl", ("markdown", "html")
+    summary = run(
+        [path for path, _ in archives],
+        output,
+        client=client,
+        options=Options(formats=("text", *formats), model=str(untrained_model)),
+        chunk_records=7,
+    )
+    check_rows(read_rows(output), archives, str(untrained_model), formats)
+    skipped = sum((expected.skipped for _path, expected in archives), Counter())
+    assert {key.split("/", 1)[1]: n for key, n in summary.counts.items() if key.startswith("skipped/")} == skipped
+    assert summary.counts["records"] == sum(expected.records for _path, expected in archives)
+    assert summary.counts["html"] == summary.counts["rows"] == len(expected_rows(archives))
+    assert summary.counts["bad_charset"] == 2
+    assert summary.counts["errors"] == 0 and not summary.failed
+    assert summary.inputs_done == 3
+    loads = client.run(lambda: worker_model.cache_info().misses)
+    calls = client.run(lambda: worker_model.cache_info().hits + worker_model.cache_info().misses)
+    assert len(loads) == 2 and all(count <= 1 for count in loads.values()), loads  # at most once per process
+    assert sum(calls.values()) == len(expected_rows(archives)) + skipped["binary"]  # extract() ran on those too
+
+
+def test_warc_resume_skips_finished_inputs_and_pieces(archives, client, untrained_model, tmp_path):
+    output, options = tmp_path / "out.jsonl", Options(model=str(untrained_model))
+    inputs = [path for path, _ in archives]
+    run(inputs[:1], output, client=client, options=options, chunk_records=5)
+    again = run(inputs[:1], output, client=client, options=options, chunk_records=5)
+    assert again.inputs_skipped == 1 and again.counts["records"] == 0
+    # A run that stopped inside the second input: two pieces noted, a piece's rows half written after them.
+    run(inputs[1:2], output, client=client, options=options, chunk_records=5)
+    done = output.with_name("out.jsonl.done")
+    lines = done.read_text().splitlines()
+    second = [line for line in lines if json.loads(line)["input"] == str(inputs[1])]
+    kept = lines[: lines.index(second[1]) + 1]
+    done.write_text("\n".join(kept) + "\n" + second[-1][:20])  # and the next note cut short
+    with output.open("ab") as out:
+        out.write(b'{"url": "http://half.example/written", "main_te')
+    summary = run(inputs, output, client=client, options=options, chunk_records=5)
+    assert summary.inputs_skipped == 1 and summary.inputs_done == 2
+    assert summary.counts["records"] < archives[1][1].records + archives[2][1].records
+    check_rows(read_rows(output), archives, str(untrained_model))
+    assert run(inputs, output, client=client, options=options, chunk_records=5).inputs_skipped == 3
+
+
+def test_warc_command_joins_a_scheduler_and_prints_the_summary(archives, client, untrained_model, tmp_path, capsys):
+    output = tmp_path / "cli.jsonl"
+    argv = ["warc", str(archives[0][0]), str(archives[2][0]), "-o", str(output), "--model", str(untrained_model)]
+    assert main([*argv, "--scheduler", client.scheduler.address, "--formats", "text", "--no-progress"]) == 0
+    rows = read_rows(output)
+    assert len(rows) == len(archives[0][1].html) + len(archives[2][1].html)
+    err = capsys.readouterr().err
+    assert "inputs: 2 done" in err and "skipped: " in err and "image 2" in err
+
+
+def test_warc_command_starts_its_own_cluster(archives, untrained_model, tmp_path):
+    output = tmp_path / "own.jsonl"
+    inputs = [str(path) for path, _ in archives[:2]]
+    command = [sys.executable, "-m", "scrapy_web2text.cli", "warc", *inputs, "-o", str(output), "--workers", "2"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [*command, "--model", str(untrained_model)], capture_output=True, text=True, timeout=180, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    check_rows(read_rows(output), archives[:2], str(untrained_model))
+    assert "inputs: 2 done" in done.stderr and "Traceback" not in done.stderr
+    assert "rec/s" not in done.stderr  # no progress bar when standard error is not a terminal
+
+
+def test_warc_command_errors(archives, tmp_path, capsys):
+    output = tmp_path / "never.jsonl"
+    assert main(["warc", str(tmp_path / "missing.warc.gz"), "-o", str(output)]) == 2
+    assert "not found" in capsys.readouterr().err and "missing.warc.gz" not in {p.name for p in tmp_path.iterdir()}
+    assert main(["warc", str(archives[0][0]), "-o", str(output), "--formats", "text,nonsense"]) == 2
+    err = capsys.readouterr().err
+    assert "nonsense" in err and "text" in err
+    assert not output.exists()
+    assert available_formats() == ["text", "html", "markdown"]

@@ -1,0 +1,203 @@
+"""The done-when check of a first contact: the wheel, in a fresh venv without torch, on the lowest Scrapy allowed.
+
+A wheel is built from the checkout (``pip wheel --no-deps``) and installed into a new virtualenv with its
+dependencies, Scrapy pinned to the lowest version the wheel's metadata allows; no editable install, no torch, no
+``PYTHONPATH``.  The example crawl then runs from the example folder with each of ``WEB2TEXT_METHOD`` = web2text,
+crf, boilernet: every HTML page's item must carry main text and block labels, with no traceback.
+
+Dependency wheels are kept in a wheelhouse (``.cache/wheelhouse`` in the checkout, or ``$WEB2TEXT_WHEELHOUSE``)
+and installed with ``--no-index``; only when that fails (first run, new dependency) are they fetched from the
+package index into it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from packaging.version import Version
+
+from ..scrapy_support import EXAMPLE_PROJECT, REPO
+
+METHODS = ("web2text", "crf", "boilernet")
+WHEELHOUSE = Path(os.environ.get("WEB2TEXT_WHEELHOUSE", REPO / ".cache" / "wheelhouse"))
+PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
+#: The environment of every step: no PYTHONPATH, so that the checkout is seen as installed nowhere.
+CLEAN_ENV = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "WEB2TEXT_BLAS_THREADS")}
+
+
+def _run(command: list[str], timeout: int = 600, **options) -> subprocess.CompletedProcess:
+    options.setdefault("env", CLEAN_ENV)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, **options)
+    assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done
+
+
+def lowest_scrapy(wheel: Path) -> str:
+    """``scrapy==X`` for the ``scrapy>=X`` the wheel requires."""
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
+        text = archive.read(metadata).decode("utf-8")
+    match = re.search(r"^Requires-Dist: scrapy\s*\(?>=\s*([0-9][0-9.]*)", text, re.M | re.I)
+    assert match, "the wheel's metadata sets no lower bound on Scrapy"
+    return f"scrapy=={match.group(1)}"
+
+
+def build_venv(root: Path, timings: dict[str, float]) -> tuple[Path, Path, str]:
+    """Build the wheel, make a venv and install it there; returns (python, wheel, scrapy pin)."""
+    clock = time.perf_counter()
+    _run([*PIP, "wheel", "--no-deps", "-q", "-w", str(root / "dist"), str(REPO)])
+    (wheel,) = (root / "dist").glob("scrapy_web2text-*.whl")
+    timings["wheel"] = time.perf_counter() - clock
+    clock = time.perf_counter()
+    venv = root / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    python = venv / "bin" / "python"
+    pin = lowest_scrapy(wheel)
+    _drop_project_wheels()
+    install = [*PIP, "--python", str(python), "install", "-q", str(wheel), pin]
+    offline = subprocess.run(
+        [*install, "--no-index", "--find-links", str(WHEELHOUSE)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=CLEAN_ENV,
+    )
+    if offline.returncode != 0:
+        WHEELHOUSE.mkdir(parents=True, exist_ok=True)
+        _run([*PIP, "wheel", "-q", "-w", str(WHEELHOUSE), "--find-links", str(WHEELHOUSE), str(wheel), pin])
+        _run([*install, "--no-index", "--find-links", str(WHEELHOUSE)])
+    _drop_project_wheels()
+    timings["install"] = time.perf_counter() - clock
+    return python, wheel, pin
+
+
+def _drop_project_wheels() -> None:
+    """The wheelhouse caches dependencies only: a copy of this project's wheel there (``pip wheel`` puts one) would
+    stand in for the next build (same name and version) and hide a dependency added since, before and after."""
+    for stale in WHEELHOUSE.glob("scrapy_web2text-*.whl"):
+        stale.unlink()
+
+
+def crawl(python: Path, root: Path, method: str) -> tuple[list[dict], str]:
+    items, log = root / f"items-{method}.jsonl", root / f"crawl-{method}.log"
+    command = [str(python), "-m", "scrapy", "crawl", "sample", "-O", str(items), "-s", f"WEB2TEXT_METHOD={method}"]
+    command += ["-s", "DOWNLOAD_DELAY=0", "-s", "LOG_LEVEL=INFO", "-s", f"LOG_FILE={log}"]
+    done = subprocess.run(command, cwd=EXAMPLE_PROJECT, env=CLEAN_ENV, capture_output=True, text=True, timeout=300)
+    text = (log.read_text() if log.exists() else "") + done.stderr
+    assert done.returncode == 0, text[-4000:]
+    return [json.loads(line) for line in items.read_text().splitlines()], text
+
+
+@pytest.fixture(scope="module")
+def wheel_venv(tmp_path_factory):
+    root = tmp_path_factory.mktemp("wheel")
+    timings: dict[str, float] = {}
+    python, wheel, pin = build_venv(root, timings)
+    return {"root": root, "python": python, "wheel": wheel, "pin": pin, "timings": timings}
+
+
+def test_the_wheel_ships_the_models_and_the_type_marker(wheel_venv):
+    names = set(zipfile.ZipFile(wheel_venv["wheel"]).namelist())
+    for name in ("py.typed", "models/default.npz", "models/baselines/crf.npz", "models/baselines/boilernet.json"):
+        assert f"scrapy_web2text/{name}" in names
+
+
+def test_the_venv_has_the_wheel_the_lowest_scrapy_and_no_torch(wheel_venv):
+    probe = (
+        "import importlib.util, json, scrapy, scrapy_web2text\n"
+        "from scrapy_web2text.page.compiled import SPEEDUPS\n"
+        "from scrapy_web2text.labellers.web2text.counts import compiled_text_counts\n"
+        "from scrapy_web2text.labellers.web2text.viterbi import compiled_best_path\n"
+        "from scrapy_web2text.labellers.web2text.layers import compiled_shifted_sum\n"
+        "print(json.dumps([scrapy.__version__, scrapy_web2text.__file__, importlib.util.find_spec('torch') is None,"
+        " None not in (SPEEDUPS, compiled_text_counts, compiled_best_path, compiled_shifted_sum)]))"
+    )
+    done = _run([str(wheel_venv["python"]), "-c", probe], cwd=wheel_venv["root"], env={"PATH": os.environ["PATH"]})
+    version, location, no_torch, compiled = json.loads(done.stdout)
+    assert Version(version) == Version(wheel_venv["pin"].partition("==")[2])
+    assert str(wheel_venv["root"] / "venv") in location and no_torch
+    assert compiled, (
+        "the wheel's compiled speed-ups (page/_cdom, _numbering, _attributes, labellers/web2text/_counts, _viterbi,"
+        " _layers) do not load"
+    )
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_example_crawl_from_the_wheel_labels_every_html_page(wheel_venv, method):
+    items, log = crawl(wheel_venv["python"], wheel_venv["root"], method)
+    html_items = [item for item in items if item["url"].endswith(".html")]
+    assert len(html_items) >= 20 and len(items) == len(html_items) + 2  # and the PDF and the PNG
+    for item in html_items:
+        assert isinstance(item.get("main_text"), str) and item["web2text_blocks"], item["url"]
+    assert sum(len(item["main_text"]) >= 200 for item in html_items) >= 5
+    assert "Traceback" not in log and "'web2text/errors'" not in log
+    assert f"method {method}" in log
+
+
+def _venv_command(wheel_venv, name: str) -> str:
+    return str(wheel_venv["python"].parent / name)
+
+
+def test_the_command_line_works_on_a_plain_install(wheel_venv, tmp_path):
+    """No extra installed: --help, one file, a pipe into head, a folder in and out on two processes."""
+    python, web2text = wheel_venv["python"], _venv_command(wheel_venv, "web2text")
+    extras = ("warcio", "dask", "redis", "scrapy_redis", "torch")
+    absent = f"import importlib.util as u; print([m for m in {extras!r} if u.find_spec(m)])"
+    assert _run([str(python), "-c", absent]).stdout.strip() == "[]", "the venv has an extra's packages"
+    page = tmp_path / "page.html"
+    page.write_bytes((REPO / "tests" / "fixtures" / "article.html").read_bytes())
+    pages = tmp_path / "pages"
+    (pages / "more").mkdir(parents=True)
+    for name in ("one.html", "two.html", "more/three.html"):
+        (pages / name).write_bytes(page.read_bytes())
+
+    helped = _run([web2text, "--help"])
+    assert "extract" in helped.stdout and "warc" in helped.stdout and not helped.stderr
+    single = _run([web2text, "extract", str(page)])
+    assert "Volunteers from neighbouring villages" in single.stdout and "Traceback" not in single.stderr
+    piped = _run(["bash", "-c", f"cat {page} | {web2text} extract - | head -1; echo rc=$?"])
+    assert piped.stdout.splitlines() == ["River towns rebuild after the flood", "rc=0"], piped
+    assert "Traceback" not in piped.stderr
+    many = _run([web2text, "extract", "--input-dir", str(pages), "-o", str(tmp_path / "out"), "--workers", "2"])
+    written = sorted(str(path.relative_to(tmp_path / "out")) for path in (tmp_path / "out").rglob("*.txt"))
+    assert written == ["more/three.txt", "one.txt", "two.txt"] and "Traceback" not in many.stderr
+    assert "Volunteers from neighbouring villages" in (tmp_path / "out" / "more" / "three.txt").read_text()
+
+
+def test_a_missing_extra_is_named_on_a_plain_install(wheel_venv, tmp_path):
+    archive = tmp_path / "crawl.warc.gz"
+    archive.write_bytes(b"")
+    done = subprocess.run(
+        [_venv_command(wheel_venv, "web2text"), "warc", "-o", str(tmp_path / "rows.jsonl"), str(archive)],
+        capture_output=True,
+        text=True,
+        env=CLEAN_ENV,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "pip install 'scrapy-web2text[warc]'" in done.stderr, done.stderr
+
+
+def test_the_wheel_is_stripped_and_its_metadata_complete(wheel_venv):
+    import scrapy_web2text
+
+    with zipfile.ZipFile(wheel_venv["wheel"]) as archive:
+        names = archive.namelist()
+        metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
+        twins = {name: archive.getinfo(name).file_size for name in names if name.endswith(".so")}
+    assert len(twins) == 8
+    for name, size in twins.items():  # unstripped, the twins weigh 0.4-1.4 MB each (debug information)
+        assert size < 400_000, (name, size)
+    fields = re.findall(r"^([\w-]+): (.*)$", metadata, re.M)
+    assert ("Version", scrapy_web2text.__version__) in fields and scrapy_web2text.__version__ == "0.2.0"
+    assert ("License-Expression", "BSD-3-Clause") in fields and ("Author", "scrapy-web2text maintainers") in fields
+    assert not [value for key, value in fields if key == "Classifier" and value.startswith("License ::")]
+    assert {value.split(",")[0] for key, value in fields if key == "Project-URL"} >= {"Source", "Documentation"}

@@ -1,0 +1,116 @@
+"""The benchmark scripts run against the current chain (they import internals that move with the code)."""
+
+import dataclasses
+import importlib.util
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from scrapy_web2text import extract, load_model
+from scrapy_web2text.page import parse_page
+
+from ..helpers import corpus_file
+from ..scrapy_support import REPO
+from ..site import build_site
+
+
+def test_speed_script_times_every_stage_of_the_shipped_model():
+    corpus_file("readability")  # the script reads ../shared/data
+    done = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/speed.py",
+            "--corpus",
+            "readability",
+            "--limit",
+            "2",
+            "--repeat",
+            "1",
+            "--no-memory",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    # trafilatura's rows appear only where the bench extra is installed; CI installs train, test and docs.
+    rows = (
+        "extract()",
+        "extract(), first run",
+        "lxml parse+visit",
+        "cdom walk",
+        "features",
+        "cnns",
+        "viterbi",
+        "extract() / lxml",
+    )
+    # CI builds the compiled twins, so the script also times the Python originals in the same run.
+    for row in (*rows, "extract(), Python only", "extract() / extract(), Python only"):
+        assert row in done.stdout, row
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", REPO / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_ensemble_of_one_model_twice_labels_as_that_model():
+    ensemble = _script("ensemble")
+    model = load_model()
+    twice = ensemble.EnsembleModel.of([model, model], threshold=model.config["threshold"])
+    site = build_site(articles=2, extras=False)
+    for path in site.expected:
+        html = site.resources[path].body
+        alone, both = extract(html, model=model), extract(html, model=twice)
+        assert [b.label for b in both.blocks] == [b.label for b in alone.blocks]
+        assert both.main_text == alone.main_text
+        assert np.allclose([b.probability for b in both.blocks], [b.probability for b in alone.blocks], atol=1e-6)
+    other_lambda = dataclasses.replace(model, config={**model.config, "lambda": model.lam + 0.1})
+    with pytest.raises(ValueError, match="λ"):
+        ensemble.EnsembleModel.of([model, other_lambda])
+
+
+def test_ensemble_names_a_missing_corpus_file_as_web2text_train_does(tmp_path, capsys):
+    missing = str(tmp_path / "nowhere.jsonl.gz")
+    with pytest.raises(SystemExit) as stop:
+        _script("ensemble").main([f"--data={missing}", "score", "one=default"])
+    assert stop.value.code == 2
+    assert f"corpus file(s) not found: {missing}" in capsys.readouterr().err
+
+
+def test_cross_validation_labels_each_page_with_the_model_that_held_it_out():
+    cross = _script("cross_validation")
+    ids = [f"page-{n}" for n in range(40)]
+    folds = [cross.fold_of(page_id) for page_id in ids]
+    assert folds == [cross.fold_of(page_id) for page_id in ids]  # the same split on every call
+    assert 10 <= sum(folds) <= 30  # both folds hold a fair share
+    model = load_model()
+    models = [
+        dataclasses.replace(model, metadata={**model.metadata, "name": f"fold{fold}"}) for fold in range(cross.FOLDS)
+    ]
+    labeller = cross.OutOfFold(models)
+    html = build_site(articles=1, extras=False).resources["/article/0.html"].body
+    records = [{"id": page_id, "html": html} for page_id in ids]
+    seen = [labeller(parse_page(record["html"])).model_name for record in labeller.records(records)]
+    assert seen == [f"fold{fold}" for fold in folds]
+
+
+def test_round3_study_scores_variants_per_page_and_tables_them(tmp_path):
+    data = corpus_file("readability")
+    rows = tmp_path / "rows.jsonl"
+    collect = [sys.executable, "benchmarks/round3_study.py", "collect", "--split", "validation", "--limit", "2"]
+    collect += ["--models", "scrapy_web2text/models/default.npz", "--data", str(data)]
+    collect += ["--peer-cache", str(tmp_path / "peer"), "-o", str(rows)]
+    done = subprocess.run(collect, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = [sys.executable, "benchmarks/round3_study.py", "table", str(rows), "--min-pages", "1"]
+    table += ["--page-types", "scrapy_web2text/models/page_types", "--policies", "base", "article=hidden,*=base"]
+    done = subprocess.run(table, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "readability" in done.stdout and "article=hidden" in done.stdout
