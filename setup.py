@@ -53,6 +53,7 @@ setup(
             "models/*.md",
             "models/baselines/*.npz",
             "models/baselines/*.json",
+            "show/assets/*",
         ]
     },
     install_requires=[
@@ -70,6 +71,8 @@ setup(
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).
         "webencodings>=0.5",
+        # web2text show: the page's own markup sanitised by a maintained sanitiser (ammonia's binding).
+        "nh3>=0.2.15",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"
@@ -98,6 +101,8 @@ setup(
             "dask[distributed]>=2024.1",
             "tqdm>=4.60",
             *LM_REQUIREMENTS,
+            # The view's browser tests drive the OS's chromium and chromedriver (.ci/run installs them).
+            "selenium>=4.10",
         ],
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],

@@ -267,6 +267,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_warc_command(commands)
 
+    from .show.command import add_show_command
+
+    add_show_command(commands)
+
     from .research import benchmark
 
     bench = add_command("benchmark", help="every method and installed peer on the same blocks")
