@@ -14,15 +14,28 @@ import pytest
 from scrapy_web2text import extract, load_model
 from scrapy_web2text.show import build_view, sha256_of
 
-from .site import LoopbackServer, Resource, build_site
+from .scrapy_support import EXAMPLE_PROJECT
+from .site import LoopbackServer, Resource, Site, build_site
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
+CONTENT_TYPES = {".html": "text/html", ".css": "text/css", ".png": "image/png", ".pdf": "application/pdf"}
 
 
 @pytest.fixture(scope="module")
 def site():
     return build_site(articles=3, extras=False)
+
+
+@pytest.fixture(scope="module")
+def example_site() -> Site:
+    """The example project's site (its style sheet and images included), to be served as it is."""
+    root = EXAMPLE_PROJECT / "site"
+    site = Site()
+    for path in root.rglob("*.*"):
+        kind = CONTENT_TYPES.get(path.suffix, "application/octet-stream")
+        site.resources["/" + path.relative_to(root).as_posix()] = Resource(path.read_bytes(), kind)
+    return site
 
 
 @pytest.fixture(scope="module")
@@ -47,16 +60,20 @@ def browser(tmp_path_factory):
 
 
 def _open_view(browser, site, page_path: str, html: bytes | None = None) -> tuple[LoopbackServer, bytes]:
-    """Serve the view of ``page_path`` (or of ``html``, its ``PORT`` the server's) from a loopback server and open
-    it; the labels file it saves is named after the page."""
+    """Serve the view of ``page_path`` (or of ``html``, its ``PORT`` the server's) beside the page, from a loopback
+    server that counts every request, and open it; the labels file it saves is named after the page."""
     server = LoopbackServer(site).__enter__()
     port = server.url.rstrip("/").rsplit(":", 1)[1]
     html = (html if html is not None else site.resources[page_path].body).replace(b"PORT", port.encode())
     view = build_view(html, "http://example.test" + page_path, name=Path(page_path).stem)
-    site.resources["/view.html"] = Resource(view.encode("utf-8"))
+    site.resources[_view_path(page_path)] = Resource(view.encode("utf-8"))
     browser.get_log("performance")  # drop earlier pages' events
-    browser.get(server.url + "view.html")
+    browser.get(server.url + _view_path(page_path).lstrip("/"))
     return server, html
+
+
+def _view_path(page_path: str) -> str:
+    return page_path.replace(".html", ".view.html")
 
 
 def _spans(browser):
@@ -72,8 +89,11 @@ def _alpha(colour: str) -> float:
     return float(inside[3]) if len(inside) > 3 else 1.0
 
 
-def test_browser_outlines_content_and_boilerplate_as_labelled(browser, site):
-    server, html = _open_view(browser, site, "/article/0.html")
+@pytest.mark.parametrize(
+    "which, page_path", [("site", "/article/0.html"), ("example_site", "/articles/winter-tomatoes.html")]
+)
+def test_browser_outlines_content_and_boilerplate_as_labelled(browser, request, which, page_path):
+    server, html = _open_view(browser, request.getfixturevalue(which), page_path)
     try:
         labels = [block.label for block in extract(html).blocks]
         spans = _spans(browser)
@@ -87,11 +107,14 @@ def test_browser_outlines_content_and_boilerplate_as_labelled(browser, site):
                 "rgb(0, 128, 0)" if label == "content" else "rgb(200, 0, 0)"
             )
         assert seen["content"] >= 4 and seen["boilerplate"] >= 10
-        # shaded by p(content): the article's paragraphs darker than the navigation
-        article = browser.find_element("css selector", "article p:not(.byline) span[data-w2t]")
-        navigation = browser.find_element("css selector", "nav span[data-w2t]")
-        background = _alpha(_style(browser, article, "background-color"))
-        assert background > 0.4 > _alpha(_style(browser, navigation, "background-color"))
+        # shaded by p(content): the surest content block darker than the surest boilerplate
+        probabilities = [block.probability for block in extract(html).blocks]
+        surest, least = (spans[probabilities.index(f(probabilities))] for f in (max, min))
+        assert (
+            _alpha(_style(browser, surest, "background-color"))
+            > 0.4
+            > _alpha(_style(browser, least, "background-color"))
+        )
         # the side panel holds the main text as extract() gives it; the bar names the model and threshold
         assert browser.find_element("id", "w2t-main-text").text == extract(html).main_text.strip()
         threshold = load_model().config["threshold"]
@@ -99,7 +122,10 @@ def test_browser_outlines_content_and_boilerplate_as_labelled(browser, site):
         assert browser.find_element("id", "w2t-model").text == extract(html).model
         assert browser.execute_script("return typeof tracking") == "undefined"  # the page's own script did not run
         # hovering tells a block's probability, length and XPath
-        assert "p(content) 0.9" in article.get_attribute("title") and "/article/p[" in article.get_attribute("title")
+        title = surest.get_attribute("title")
+        assert title.startswith(f"p(content) {max(probabilities):.3f} · ") and title.endswith(
+            extract(html).xpaths()[probabilities.index(max(probabilities))]
+        )
     finally:
         server.__exit__(None, None, None)
 
@@ -171,18 +197,37 @@ debate, and residents welcomed the results of a long study on Tuesday evening.</
 def test_browser_view_makes_no_network_request(browser, site):
     server, _ = _open_view(browser, site, "/hostile.html", HOSTILE)
     try:
-        span = browser.find_element("css selector", "article p span[data-w2t]")
-        span.click()
-        browser.find_element("id", "w2t-save").click()
-        _downloaded(browser.downloads, "hostile.labels.json")
-        time.sleep(1.0)  # anything the page would load late
-        assert server.hits == {"/view.html": 1}
-        requested = []
-        for entry in browser.get_log("performance"):
-            message = json.loads(entry["message"])["message"]
-            if message["method"] == "Network.requestWillBeSent":
-                requested.append(message["params"]["request"]["url"])
-        assert [url for url in requested if not url.startswith(("data:", "blob:"))] == [server.url + "view.html"]
+        _assert_only_the_view_loaded(browser, server, "/hostile.html", "article p span[data-w2t]")
         assert browser.execute_script("return document.title") == "web2text view: http://example.test/hostile.html"
     finally:
         server.__exit__(None, None, None)
+
+
+def test_browser_view_of_the_example_site_loads_nothing_beside_it(browser, example_site):
+    """The example article links a style sheet and images that the server beside the view would serve."""
+    page_path = "/articles/winter-tomatoes.html"
+    assert b"../style.css" in example_site.resources[page_path].body
+    server, _ = _open_view(browser, example_site, page_path)
+    try:
+        _assert_only_the_view_loaded(browser, server, page_path, "#w2t-page span.w2t-content")
+    finally:
+        server.__exit__(None, None, None)
+
+
+def _assert_only_the_view_loaded(browser, server, page_path: str, block_selector: str) -> None:
+    """Click a block and save the labels, then check that the view was the one request, in the server's count and
+    in the browser's own network log."""
+    span = browser.find_element("css selector", block_selector)
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", span)
+    span.click()
+    browser.find_element("id", "w2t-save").click()
+    _downloaded(browser.downloads, Path(page_path).stem + ".labels.json")
+    time.sleep(1.0)  # anything the page would load late
+    view = _view_path(page_path)
+    assert server.hits == {view: 1}
+    requested = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            requested.append(message["params"]["request"]["url"])
+    assert [url for url in requested if not url.startswith(("data:", "blob:"))] == [server.url + view.lstrip("/")]

@@ -26,6 +26,8 @@ Setting                      Default                Meaning
 ``WEB2TEXT_POOL``            ``"thread"``           Worker kind: ``"thread"`` or ``"process"`` (spawned).
 ``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
                                                     environment variable of that name, else 1; ``"keep"``).
+``WEB2TEXT_SHOW_DIR``        ``None``               A folder: write the view (``web2text show``) of some pages.
+``WEB2TEXT_SHOW_EVERY``      ``10``                 With a show folder: one labelled page in N per spider.
 ===========================  =====================  =========================================================
 
 A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
@@ -60,6 +62,8 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_CONCURRENCY": 2,
     "WEB2TEXT_BLAS_THREADS": None,
     "WEB2TEXT_POOL": "thread",
+    "WEB2TEXT_SHOW_DIR": None,
+    "WEB2TEXT_SHOW_EVERY": 10,
 }
 
 #: ``WEB2TEXT_BLOCKS`` values.
@@ -103,6 +107,8 @@ class Web2TextConfig:
     title_field: str | None = "title"
     blas_threads: str | None = None
     pool: str = "thread"
+    show_dir: str | None = None
+    show_every: int = 10
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Web2TextConfig:
@@ -151,6 +157,9 @@ class Web2TextConfig:
             raise ValueError(
                 f"WEB2TEXT_POOL must be one of {', '.join(map(repr, POOLS))}, not {get('WEB2TEXT_POOL')!r}"
             )
+        show_every = settings.getint("WEB2TEXT_SHOW_EVERY", DEFAULTS["WEB2TEXT_SHOW_EVERY"])
+        if show_every < 1:
+            raise ValueError(f"WEB2TEXT_SHOW_EVERY must be at least 1, not {show_every}")
         return cls(
             model=str(get("WEB2TEXT_MODEL") or "default"),
             method=method,
@@ -168,6 +177,8 @@ class Web2TextConfig:
             title_field=str(get("WEB2TEXT_TITLE_FIELD") or "") or None,
             blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
             pool=pool,
+            show_dir=str(get("WEB2TEXT_SHOW_DIR") or "") or None,
+            show_every=show_every,
         )
 
     @property

@@ -47,12 +47,13 @@ def build_view(
     encoding: str | None = None,
     content_type: str | None = None,
     name: str | None = None,
+    method: str = "web2text",
     extraction: Extraction | None = None,
 ) -> str:
     """The view of ``data`` (an HTML page) as one HTML document.
 
-    ``extraction`` is the page's result when the caller has it (a crawl); otherwise the page is extracted here with
-    ``model`` and ``threshold``.  ``name`` names the labels file the view saves (``NAME.labels.json``).  A body that
+    ``extraction`` is the page's result when the caller has it; otherwise the page is extracted here with ``model``,
+    ``threshold`` and ``method``.  ``name`` names the labels file the view saves (``NAME.labels.json``).  A body that
     is not HTML raises ``ValueError``.
     """
     if extraction is None:
