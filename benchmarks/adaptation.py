@@ -78,6 +78,7 @@ def tune(model, tuning_pages, mix, args, exclude_host: str | None = None):
         iterations=args.iterations,
         learning_rate=args.learning_rate,
         user_share=args.user_share,
+        networks=args.networks,
         seed=args.seed,
     )
 
@@ -188,8 +189,37 @@ def plot(rows: list[dict], path: str) -> None:
     figure.savefig(path)
 
 
+def train_base(args) -> None:
+    """The default recipe trained without the qualifying sites' pages: a base that has never seen them, as a user's
+    site is unseen by the shipped model (the shipped model was trained on most of these sites' pages)."""
+    from scrapy_web2text.research.corpus import corpus_name, load_training_splits
+    from scrapy_web2text.research.train.trainer import train
+
+    files = sorted(Path(args.data).glob("*.jsonl.gz"))
+    hosts = {name.split(":", 1)[1] for name in sites(Path(args.data))}
+    train_pages, validation_pages = load_training_splits(files)
+    train_pages = [page for page in train_pages if host(page.url) not in hosts]
+    validation_pages = [page for page in validation_pages if host(page.url) not in hosts]
+    print(f"base without {len(hosts)} sites: {len(train_pages)} train, {len(validation_pages)} validation pages")
+    model = train(
+        train_pages,
+        validation_pages,
+        "default",
+        seed=args.seed,
+        iterations=args.base_iterations,
+        corpora=[corpus_name(path) for path in files],
+        threads=1,
+    )
+    model.metadata["name"] = "held-out-base"
+    model.metadata["held_out_sites"] = sorted(hosts)
+    print(f"written {model.save(args.train_base)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", help="start from this model instead of the shipped one")
+    parser.add_argument("--train-base", metavar="STEM", help="train the held-out base model to STEM and stop")
+    parser.add_argument("--base-iterations", type=int, default=3000)
     parser.add_argument("--data", default=str(default_data_dir()))
     parser.add_argument("--k", type=int, nargs="+", default=[1, 3, 5])
     parser.add_argument("--draws", type=int, default=2, help="random draws of the k pages per site")
@@ -197,7 +227,8 @@ def main() -> None:
     parser.add_argument("--sites", nargs="+", help="only the sites whose name contains one of these")
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--user-share", type=float, default=0.5, help="share of each batch from the tuning pages")
-    parser.add_argument("--mix", type=int, default=30, help="training pages per corpus mixed in")
+    parser.add_argument("--networks", nargs="+", default=["unary", "pairwise"], help="the networks tuned")
+    parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
     parser.add_argument("--forgetting-pages", type=int, default=30, help="validation pages per corpus (0: skip)")
     parser.add_argument("--page-types", action="store_true", help="also per WCXB page type, k = --type-k")
     parser.add_argument("--type-k", type=int, nargs="+", default=[10, 30])
@@ -208,7 +239,10 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    model = load_model()
+    if args.train_base:
+        train_base(args)
+        return
+    model = load_model(args.base)
     files = sorted(Path(args.data).glob("*.jsonl.gz"))
     started = time.perf_counter()
     mix = sample_training_pages(files, args.mix, args.seed) if args.mix else []

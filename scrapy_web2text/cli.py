@@ -262,8 +262,8 @@ def build_parser() -> argparse.ArgumentParser:
     tuning.add_argument(
         "--labels", nargs="+", metavar="PATH", help="*.labels.json files or folders of them; corpus *.jsonl[.gz]"
     )
-    tuning.add_argument("--mix", type=int, default=None, help="training pages per corpus mixed in (default 30)")
-    tuning.add_argument("--learning-rate", type=float, default=2e-4, help="Adam's learning rate (default 2e-4)")
+    tuning.add_argument("--mix", type=int, default=None, help="training pages mixed in (default 180)")
+    tuning.add_argument("--learning-rate", type=float, default=None, help="Adam's learning rate (default 1e-3)")
     train.set_defaults(handler=_train)
 
     evaluate = add_command("evaluate", help="score a model on corpus files")

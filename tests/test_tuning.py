@@ -77,14 +77,14 @@ def test_viewer_labels_are_matched_to_the_blocks_by_xpath(corrected):
 def test_fine_tuning_learns_the_corrections(corrected):
     model = load_model()
     pages = read_labelled_pages(corrected["pages"], [corrected["labels"]])
-    tuned = fine_tune(model, pages, iterations=60, learning_rate=3e-3)
+    tuned = fine_tune(model, pages, iterations=40, learning_rate=3e-3, threads=1)
     flipped = sorted(corrected["flip"])
     before = np.array([corrected["result"].blocks[i].probability for i in flipped])
     after = np.array([extract(corrected["html"], model=tuned).blocks[i].probability for i in flipped])
     assert after.mean() > before.mean() + 0.3
     card = tuned.metadata["fine_tuned"]
     assert card["from_name"] == "default" and card["pages"][0]["sha256"] == sha256_of(corrected["html"])
-    assert card["pages"][0]["changed"] == len(NAVIGATION) and card["settings"]["iterations"] == 60
+    assert card["pages"][0]["changed"] == len(NAVIGATION) and card["settings"]["iterations"] == 40
     assert tuned.block_mean is model.block_mean and tuned.config == model.config  # same features, same threshold
 
 
@@ -123,3 +123,22 @@ def test_labels_without_their_page_are_refused(corrected, tmp_path, capsys):
     arguments = ["train", "--init", "default", "--labels", str(corrected["labels"]), "-o", str(tmp_path / "m")]
     assert main(arguments) == 2
     assert "viewer labels need --pages" in capsys.readouterr().err
+
+
+def test_the_training_sample_follows_the_corpora_sizes(tmp_path):
+    from scrapy_web2text.research.train.tuning import sample_training_pages
+
+    files = []
+    for name, size in (("small", 10), ("large", 30)):
+        path = tmp_path / f"{name}.jsonl.gz"
+        with gzip.open(path, "wt", encoding="utf-8") as out:
+            for n in range(size):
+                html = f"<html><body><p>Page {n} of {name}: a paragraph long enough to be a block.</p></body></html>"
+                record = {"id": f"{name}-{n}", "dataset": name, "split": "train", "html": html, "text": "x"}
+                out.write(json.dumps(record) + "\n")
+            out.write(json.dumps({**record, "id": f"{name}-v", "split": "validation"}) + "\n")
+        files.append(path)
+    sample = sample_training_pages(files, 8, seed=1)
+    assert [page.dataset for page in sample].count("small") == 2 and len(sample) == 8
+    assert len({page.id for page in sample}) == 8 and not any(page.id.endswith("-v") for page in sample)
+    assert [page.id for page in sample] == [page.id for page in sample_training_pages(files, 8, seed=1)]

@@ -1,11 +1,12 @@
 """Fine-tuning a trained model on a few corrected pages of one site (``web2text train --init``).
 
-The networks start from the given model's weights and keep its feature statistics, architecture and threshold;
-Adam with a small learning rate runs a few hundred steps on fragments of consecutive blocks, half of each batch
-from the user's pages and half from a sample of the training corpora's ``train`` splits (the shipped recipe's
-data), so that the model learns the site without forgetting the rest.  Labels come from the viewer's
-``*.labels.json`` (:mod:`scrapy_web2text.show`), matched to the page's blocks by XPath, or from gold text in the
-corpus format (aligned as for training).  Blocks a labels file does not name weigh nothing.
+The networks start from the given model's weights and keep its feature statistics, architecture and threshold.
+Adam runs a few hundred steps (the recipe's learning rate, a thirtieth of its steps) on fragments of consecutive
+blocks, half of each batch from the user's pages and half from a sample of the training corpora's ``train``
+splits (the shipped recipe's data, each corpus in proportion to its split), so that the model learns the site
+without forgetting the rest.  Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`),
+matched to the page's blocks by XPath, or from gold text in the corpus format (aligned as for training).  Blocks
+a labels file does not name weigh nothing.
 """
 
 from __future__ import annotations
@@ -37,9 +38,9 @@ logger = logging.getLogger(__name__)
 
 #: The recipe's defaults (docs/show.rst has the figures they were chosen on).
 ITERATIONS = 300
-LEARNING_RATE = 2e-4
+LEARNING_RATE = 1e-3
 USER_SHARE = 0.5
-MIX_PAGES_PER_CORPUS = 30
+MIX_PAGES = 180
 
 
 @dataclass
@@ -132,18 +133,17 @@ def read_labelled_pages(pages_dir: str | Path | None, labels: Sequence[str | Pat
     return tuned
 
 
-def sample_training_pages(files: Sequence[str | Path], per_corpus: int, seed: int = 0) -> list[PageData]:
-    """``per_corpus`` random pages of each corpus's ``train`` split (the recipe's data, to not forget it)."""
+def sample_training_pages(files: Sequence[str | Path], total: int, seed: int = 0) -> list[PageData]:
+    """About ``total`` random pages of the corpora's ``train`` splits, each corpus in proportion to its split (as the
+    recipe saw them: an equal share each would tilt the model towards the small corpora)."""
+    sizes = {path: sum(1 for _ in iter_records(path, "train")) for path in files}
+    everything = sum(sizes.values())
     sampled: list[PageData] = []
-    for path in files:
+    for path, size in sizes.items():
+        wanted = max(1, round(total * size / everything)) if size and everything else 0
         generator = random.Random(f"{seed}-{corpus_name(path)}")
-        reservoir: list[dict] = []
-        for seen, record in enumerate(iter_records(path, "train")):
-            if len(reservoir) < per_corpus:
-                reservoir.append(record)
-            elif (slot := generator.randrange(seen + 1)) < per_corpus:
-                reservoir[slot] = record
-        sampled += [process_record(record) for record in reservoir]
+        chosen = set(generator.sample(range(size), min(wanted, size)))
+        sampled += [process_record(r) for n, r in enumerate(iter_records(path, "train")) if n in chosen]
     return sampled
 
 
@@ -214,10 +214,12 @@ def fine_tune(
     iterations: int = ITERATIONS,
     learning_rate: float = LEARNING_RATE,
     user_share: float = USER_SHARE,
+    networks: Sequence[str] = ("unary", "pairwise"),
     seed: int = 0,
     threads: int | None = None,
 ) -> Web2TextModel:
-    """A copy of ``model`` tuned on ``pages`` (with ``mix`` mixed in); its card says what it was tuned on."""
+    """A copy of ``model`` tuned on ``pages`` (with ``mix`` mixed in); its card says what it was tuned on.
+    ``networks`` names those tuned (the others keep their weights)."""
     torch = require_torch()
     from .networks import ConvStack
 
@@ -247,7 +249,7 @@ def fine_tune(
         mixed = lay_out(mix_in[x], mix_in[y], fragment, mix_in[w]) if mix_in and mix_in[x] else None
         network = ConvStack.from_config(config, name, user.x.shape[1])
         network.load(getattr(model, name))
-        if len(user.starts):
+        if len(user.starts) and name in networks:
             _tune_network(torch, network, user, mixed, settings, seed + offset)
         layers[name] = network.export()
     metadata = {
@@ -259,7 +261,10 @@ def fine_tune(
             "from_name": model.name,
             "pages": [_page_card(page) for page in pages],
             "mixed_in": dict(sorted(_count_corpora(mix).items())),
-            "settings": {key: settings[key] for key in ("iterations", "learning_rate", "user_share", "batch_size")},
+            "settings": {
+                **{key: settings[key] for key in ("iterations", "learning_rate", "user_share", "batch_size")},
+                "networks": list(networks),
+            },
             "seed": seed,
             "seconds": round(time.perf_counter() - started, 1),
             "torch": torch.__version__,
@@ -302,7 +307,7 @@ def run_command(args, data_files: Sequence[str]) -> int:
         raise ValueError("--init fine-tunes on corrected pages: give --labels (and --pages for viewer labels)")
     model = resolve_model(args.init)
     pages = read_labelled_pages(args.pages, args.labels)
-    mix_pages = args.mix if args.mix is not None else MIX_PAGES_PER_CORPUS
+    mix_pages = args.mix if args.mix is not None else MIX_PAGES
     if mix_pages and not data_files:
         logger.warning("no corpus files to mix in (--data or $WEB2TEXT_DATA): tuning on the labelled pages only")
     mix = sample_training_pages(data_files, mix_pages, args.seed) if mix_pages and data_files else []
@@ -311,7 +316,7 @@ def run_command(args, data_files: Sequence[str]) -> int:
         pages,
         mix,
         iterations=args.iterations or ITERATIONS,
-        learning_rate=args.learning_rate,
+        learning_rate=args.learning_rate or LEARNING_RATE,
         seed=args.seed,
         threads=args.threads,
     )
