@@ -73,6 +73,12 @@ WHY_LINEAR = {
     "research.metrics._TOKEN": r"\w+ always matches the whole run",
     "research.peers._SPACES": r"\s+ always matches the whole run",
     "research.alignment._SPACES": r"\s+ always matches the whole run",
+    "show.sanitise._CSS_URL": "literal start, possessive blanks, then at most 4096 characters: bounded per attempt",
+    "show.sanitise._CSS_IMAGE_SET": "a literal",
+    "show.sanitise._CSS_IMPORT": "literal start, then at most 4096 characters: bounded per attempt",
+    "show.sanitise._STYLE_TAG_START": "'<', then a lookahead over a possessive blank run: only an attempt at '<' reads on",
+    "show.view._CLASS_NAMES": "one character class",
+    "integration.views._UNSAFE": "one character class, greedy to the end of the run",
 }
 
 #: Functions that run a regex at import only, on the package's own constant patterns (never on a page).

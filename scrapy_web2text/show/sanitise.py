@@ -29,6 +29,8 @@ BLOCK_ATTRIBUTE = "data-w2t"
 _CSS_URL = re.compile(r"url\(\s*+(?!['\"]?data:)[^)]{0,4096}\)?", re.IGNORECASE)
 _CSS_IMAGE_SET = re.compile(r"image-set\(", re.IGNORECASE)
 _CSS_IMPORT = re.compile(r"@import\b[^;]{0,4096};?", re.IGNORECASE)
+#: A ``<`` that would start ``</style`` or ``<style`` inside the sheet.
+_STYLE_TAG_START = re.compile(r"<(?=/?\s*+style)", re.IGNORECASE)
 
 
 def _attributes() -> dict[str, set[str]]:
@@ -72,7 +74,7 @@ def sanitise_body(html: str) -> str:
 def style_sheet(texts: list[str]) -> str:
     """The page's ``<style>`` contents as one inert sheet that cannot close its own element."""
     css = "\n".join(neutralise_css(text) for text in texts)
-    return re.sub(r"<(?=/?\s*+style)", r"\\3c ", css, flags=re.IGNORECASE).replace("<!--", "\\3c !--")
+    return _STYLE_TAG_START.sub(r"\\3c ", css).replace("<!--", "\\3c !--")
 
 
 def strip_view_markers(element: Any) -> None:
