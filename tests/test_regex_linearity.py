@@ -76,7 +76,7 @@ WHY_LINEAR = {
     "show.sanitise._CSS_URL": "literal start, possessive blanks, then at most 4096 characters: bounded per attempt",
     "show.sanitise._CSS_IMAGE_SET": "a literal",
     "show.sanitise._CSS_IMPORT": "literal start, then at most 4096 characters: bounded per attempt",
-    "show.sanitise._STYLE_TAG_START": "'<', then a lookahead over a possessive blank run: only an attempt at '<' reads on",
+    "show.sanitise._STYLE_TAG_START": "'<' and a lookahead over a possessive blank run: only an attempt at '<' reads",
     "show.view._CLASS_NAMES": "one character class",
     "integration.views._UNSAFE": "one character class, greedy to the end of the run",
 }
