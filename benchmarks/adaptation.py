@@ -166,7 +166,8 @@ def summary(rows: list[dict]) -> list[dict]:
     return out
 
 
-def plot(rows: list[dict], path: str) -> None:
+def plot(rows: list[dict], path: str, base: str = "shipped") -> None:
+    """Word F1 against k: the starting model (``base`` names it), the tuned one and trafilatura; grey: each site."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -176,14 +177,15 @@ def plot(rows: list[dict], path: str) -> None:
     ks = [row["k"] for row in table]
     figure, axis = plt.subplots(figsize=(6, 3.6), dpi=120)
     for system, style in (("shipped", "o--"), ("tuned", "o-"), ("trafilatura", "s:")):
-        axis.plot(ks, [row[system] for row in table], style, label=system)
+        label = {"shipped": base, "tuned": f"{base}, tuned"}.get(system, system)
+        axis.plot(ks, [row[system] for row in table], style, label=label)
     for name in sorted({row["site"] for row in rows}):
         points = [np.mean([r["tuned"] for r in rows if r["site"] == name and r["k"] == k]) for k in ks]
         axis.plot(ks, points, "-", color="grey", alpha=0.25, linewidth=1)
     axis.set_xlabel("corrected pages of the site (k)")
     axis.set_ylabel("word F1 on the site's other pages")
     axis.set_xticks(ks)
-    axis.set_title("Fine-tuning the shipped model on k pages of a site")
+    axis.set_title(f"Fine-tuning ({base}) on k pages of a site, mean of {len(set(r['site'] for r in rows))} sites")
     axis.legend(loc="lower right")
     figure.tight_layout()
     figure.savefig(path)
@@ -235,10 +237,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write every row and the summary here")
     parser.add_argument("--plot", help="write a PNG of word F1 against k")
+    parser.add_argument("--plot-from", metavar="JSON", help="only draw --plot from an earlier run's --json")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(1)
+    if args.plot_from:
+        plot(
+            json.loads(Path(args.plot_from).read_text())["sites"],
+            args.plot,
+            "held-out base" if args.base else "shipped",
+        )
+        return
     if args.train_base:
         train_base(args)
         return
@@ -285,7 +295,7 @@ def main() -> None:
         document = {"sites": rows, "summary": table, "forgetting": forgetting_table, "page_types": type_rows}
         Path(args.json).write_text(json.dumps(document, indent=1) + "\n")
     if args.plot:
-        plot(rows, args.plot)
+        plot(rows, args.plot, "held-out base" if args.base else "shipped")
 
 
 if __name__ == "__main__":
