@@ -87,6 +87,7 @@ setup(
             "models/*.md",
             "models/baselines/*.npz",
             "models/baselines/*.json",
+            "show/assets/*",
         ]
     },
     install_requires=[
@@ -153,6 +154,8 @@ setup(
             # (tests/extraction/test_hostile_round3.py).
             "markdown-it-py>=3",
             *LM_REQUIREMENTS,
+            # The view's browser tests drive the OS's chromium and chromedriver (.ci/run installs them).
+            "selenium>=4.10",
         ],
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],

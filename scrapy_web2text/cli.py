@@ -84,6 +84,10 @@ def _is_gzip(path: str) -> bool:
 
 
 def _train(args) -> int:
+    if args.init:
+        from .research.train.tuning import run_command
+
+        return run_command(args, _default_data_files() if args.data is None else _data_files(args))
     files = _data_files(args)
     if args.config == "lm":
         return _train_lm(args, files)
@@ -267,13 +271,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--iterations", type=int, default=None, help="override the configuration's iterations (lm: epochs)"
     )
     train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--output", default="web2text-model", help="output stem: writes STEM.npz and STEM.json")
+    train.add_argument("-o", "--output", default="web2text-model", help="output stem: writes STEM.npz and STEM.json")
     train.add_argument("--cache-dir", default=None, help="feature cache (default ~/.cache/scrapy-web2text)")
     train.add_argument("--workers", type=int, default=None, help="processes for feature extraction")
     train.add_argument("--threads", type=int, default=None, help="torch threads")
     train.add_argument("--limit", type=int, default=None, help="use only the first N pages of each split (no cache)")
     train.add_argument("--lm-train-pages", type=int, default=40, help="lm: sampled train pages per corpus")
     train.add_argument("--lm-validation-pages", type=int, default=15, help="lm: sampled validation pages per corpus")
+    tuning = train.add_argument_group("fine-tuning a trained model on corrected pages (docs/show.rst)")
+    tuning.add_argument("--init", metavar="MODEL", help="start from this model ('default': the shipped one)")
+    tuning.add_argument("--pages", metavar="DIR", help="the pages the viewer's labels were saved from")
+    tuning.add_argument(
+        "--labels", nargs="+", metavar="PATH", help="*.labels.json files or folders of them; corpus *.jsonl[.gz]"
+    )
+    tuning.add_argument("--mix", type=int, default=None, help="training pages mixed in (default 180)")
+    tuning.add_argument("--learning-rate", type=float, default=None, help="Adam's learning rate (default 1e-3)")
     train.set_defaults(handler=_train)
 
     evaluate = add_command("evaluate", help="score a model on corpus files")
@@ -288,6 +300,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .batch.command import add_warc_command
 
     add_warc_command(commands, parents=[verbose])
+
+    from .show.command import add_show_command
+
+    add_show_command(commands)
 
     from .research import benchmark
 

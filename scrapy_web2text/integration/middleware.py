@@ -43,6 +43,7 @@ from .base import Web2TextComponent
 from .charset import header_charset
 from .pools import POOLS
 from .settings import META_ENABLED, META_THRESHOLD, parse_threshold
+from .views import ViewWriter
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -126,6 +127,10 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
 
     component = "middleware"
 
+    def __init__(self, crawler):
+        super().__init__(crawler)
+        self.views = ViewWriter.from_component(self)  # WEB2TEXT_SHOW_DIR; None when off
+
     def skip_reason(self, response: Response) -> str | None:
         """Why ``response`` is not labelled, or ``None`` if it is HTML to label."""
         if not isinstance(response, TextResponse):
@@ -174,6 +179,8 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
             yield obj
         if not items and not page.skip_reason:
             self.skip("no_items")
+        if self.views is not None:
+            await self.views.maybe_write(response, page._result)
 
     async def _process_item(self, item: Any, page: _ResponsePage | None) -> Any:
         adapter = ItemAdapter(item)

@@ -29,6 +29,8 @@ Setting                      Default                Meaning
 ``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
                                                     environment variable of that name, else 1; ``"keep"``).
 ``WEB2TEXT_ERROR_FIELD``     ``""``                 Item field that says why labelling failed (``""``: none).
+``WEB2TEXT_SHOW_DIR``        ``None``               A folder: write the view (``web2text show``) of some pages.
+``WEB2TEXT_SHOW_EVERY``      ``10``                 With a show folder: one labelled page in N per spider.
 ===========================  =====================  =========================================================
 
 ``WEB2TEXT_PAGE_TYPE_FIELD`` (default ``""``: none) names an item field for the page's type,
@@ -73,6 +75,8 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_BLAS_THREADS": None,
     "WEB2TEXT_POOL": "thread",
     "WEB2TEXT_ERROR_FIELD": "",
+    "WEB2TEXT_SHOW_DIR": None,
+    "WEB2TEXT_SHOW_EVERY": 10,
 }
 
 #: ``WEB2TEXT_BLOCKS`` values.
@@ -175,6 +179,8 @@ class Web2TextConfig:
     page_type_field: str | None = None
     blas_threads: str | None = None
     pool: str = "thread"
+    show_dir: str | None = None
+    show_every: int = 10
     #: ``WEB2TEXT_METADATA``: (metadata field, item field) pairs.
     metadata: tuple[tuple[str, str], ...] = ()
     error_field: str | None = None
@@ -229,6 +235,9 @@ class Web2TextConfig:
             raise ValueError(
                 f"WEB2TEXT_POOL must be one of {', '.join(map(repr, POOL_KINDS))}, not {get('WEB2TEXT_POOL')!r}"
             )
+        show_every = settings.getint("WEB2TEXT_SHOW_EVERY", DEFAULTS["WEB2TEXT_SHOW_EVERY"])
+        if show_every < 1:
+            raise ValueError(f"WEB2TEXT_SHOW_EVERY must be at least 1, not {show_every}")
         return cls(
             model=str(get("WEB2TEXT_MODEL") or "default"),
             method=method,
@@ -249,6 +258,8 @@ class Web2TextConfig:
             pool=pool,
             error_field=str(get("WEB2TEXT_ERROR_FIELD") or "") or None,
             metadata=metadata_fields(get("WEB2TEXT_METADATA")),
+            show_dir=str(get("WEB2TEXT_SHOW_DIR") or "") or None,
+            show_every=show_every,
         )
 
     @property

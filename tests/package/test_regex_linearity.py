@@ -94,6 +94,12 @@ WHY_LINEAR = {
     "metadata.visible._DIGIT": "one character",
     "metadata.visible._SEPARATORS": "one bounded token, then (?s:.*) takes the rest: the first start that fits matches",
     "metadata.visible._JOINERS": "a blank run is entered only at its first blank (lookbehind) and taken whole",
+    "show.sanitise._CSS_URL": "literal start, possessive blanks, then at most 4096 characters: bounded per attempt",
+    "show.sanitise._CSS_IMAGE_SET": "a literal",
+    "show.sanitise._CSS_IMPORT": "literal start, then at most 4096 characters: bounded per attempt",
+    "show.sanitise._STYLE_TAG_START": "'<' and a lookahead over a possessive blank run: only an attempt at '<' reads",
+    "show.view._CLASS_NAMES": "one character class",
+    "integration.views._UNSAFE": "one character class, greedy to the end of the run",
 }
 
 #: Functions that run a regex at import only, on the package's own constant patterns (never on a page).

@@ -1,0 +1,302 @@
+"""What a few corrected pages buy: fine-tune the shipped model on k pages of a site and score its other pages.
+
+For every site (URL host) with at least 9 pages in CleanPortalEval and WCXB, k of its pages (k = 1, 3, 5, drawn at
+random, ``--draws`` times) stand in for pages a user corrected in ``web2text show``: their gold text gives the
+labels, as ``web2text train --labels corpus.jsonl.gz`` would.  ``fine_tune`` (the recipe of ``web2text train
+--init``) tunes the shipped model on them with a sample of the training corpora mixed in (the site's own pages
+left out of that sample), and the site's other pages are scored by word F1 against their gold: the shipped model,
+the tuned one and trafilatura, in the same run.  ``--page-types`` does the same per WCXB page type (k = 10, 30
+train pages of the type, scored on that type's validation pages).  What was forgotten: each corpus's validation
+word F1 (``--forgetting-pages`` per corpus) before and after tuning on k = 3 pages of each site.
+
+    PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 nice python benchmarks/adaptation.py --json adaptation.json \\
+        --plot docs/_static/adaptation.png
+
+Results are in docs/show.rst.  The decisions are the model's Viterbi labels at its own threshold (the benchmark's
+block-level path: ``extract()``'s second decoding of an empty page is not applied to either model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+import urllib.parse
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from scrapy_web2text.labellers.web2text.network import load_model
+from scrapy_web2text.labellers.web2text.viterbi import viterbi
+from scrapy_web2text.research.corpus import default_data_dir, iter_records, process_record
+from scrapy_web2text.research.metrics import word_f1
+from scrapy_web2text.research.peers import load_peers
+from scrapy_web2text.research.train.selection import WordScorer
+from scrapy_web2text.research.train.tuning import fine_tune, sample_training_pages
+
+SITE_CORPORA = ("cleanportaleval", "wcxb")
+MIN_SITE_PAGES = 9
+
+
+def host(url: str | None) -> str:
+    name = urllib.parse.urlsplit(url or "").hostname or ""
+    return name.removeprefix("www.")
+
+
+def decisions(model, pages) -> list[np.ndarray]:
+    width = len(model.block_features)
+    threshold = model.config.get("threshold", 0.5)
+    return [
+        viterbi(*model.potentials(page.block_x[:, :width], page.edge_x), model.lam, threshold).astype(bool)
+        if len(page)
+        else np.zeros(0, bool)
+        for page in pages
+    ]
+
+
+def mean_word_f1(model, pages) -> float:
+    return float(WordScorer(pages).page_scores(decisions(model, pages)).mean())
+
+
+def sites(data: Path) -> dict[str, list[dict]]:
+    grouped: dict[str, list[dict]] = defaultdict(list)
+    for corpus in SITE_CORPORA:
+        for record in iter_records(data / f"{corpus}.jsonl.gz"):
+            if host(record.get("url")):
+                grouped[f"{corpus}:{host(record['url'])}"].append(record)
+    return {name: records for name, records in sorted(grouped.items()) if len(records) >= MIN_SITE_PAGES}
+
+
+def tune(model, tuning_pages, mix, args, exclude_host: str | None = None):
+    kept_mix = [page for page in mix if exclude_host is None or host(page.url) != exclude_host]
+    return fine_tune(
+        model,
+        tuning_pages,
+        kept_mix,
+        iterations=args.iterations,
+        learning_rate=args.learning_rate,
+        user_share=args.user_share,
+        networks=args.networks,
+        seed=args.seed,
+    )
+
+
+def site_rows(model, mix, forgetting, args, trafilatura) -> tuple[list[dict], dict]:
+    rows, forgotten = [], defaultdict(list)
+    for name, records in sites(Path(args.data)).items():
+        if args.sites and not any(part in name for part in args.sites):
+            continue
+        pages = [process_record(record) for record in records]
+        peer = [word_f1(trafilatura(record["html"]), page.gold) for record, page in zip(records, pages)]
+        for k in args.k:
+            for draw in range(args.draws):
+                chosen = set(random.Random(f"{name}-{k}-{draw}").sample(range(len(pages)), k))
+                rest = [i for i in range(len(pages)) if i not in chosen]
+                evaluated = [pages[i] for i in rest]
+                clock = time.perf_counter()
+                tuned = tune(model, [pages[i] for i in sorted(chosen)], mix, args, host(records[0]["url"]))
+                seconds = time.perf_counter() - clock
+                row = {
+                    "site": name,
+                    "pages": len(pages),
+                    "k": k,
+                    "draw": draw,
+                    "shipped": mean_word_f1(model, evaluated),
+                    "tuned": mean_word_f1(tuned, evaluated),
+                    "trafilatura": float(np.mean([peer[i] for i in rest])),
+                    "tuning_seconds": round(seconds, 1),
+                }
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                if k == 3 and forgetting:
+                    scorer = WordScorer(forgetting)
+                    for corpus, score in scorer.by_corpus(decisions(tuned, forgetting)).items():
+                        forgotten[corpus].append(score)
+    return rows, forgotten
+
+
+def page_type_rows(model, mix, args, trafilatura) -> list[dict]:
+    train, validation = defaultdict(list), defaultdict(list)
+    for record in iter_records(Path(args.data) / "wcxb.jsonl.gz"):
+        if record.get("split") == "train":
+            train[record.get("page_type")].append(record)
+        elif record.get("split") == "validation":
+            validation[record.get("page_type")].append(record)
+    rows = []
+    for page_type in sorted(validation, key=str):
+        evaluated_records = validation[page_type]
+        evaluated = [process_record(record) for record in evaluated_records]
+        peer = float(np.mean([word_f1(trafilatura(r["html"]), p.gold) for r, p in zip(evaluated_records, evaluated)]))
+        for k in args.type_k:
+            chosen = random.Random(f"{page_type}-{k}").sample(train[page_type], min(k, len(train[page_type])))
+            tuned = tune(model, [process_record(record) for record in chosen], mix, args)
+            row = {
+                "page_type": page_type,
+                "validation_pages": len(evaluated),
+                "k": len(chosen),
+                "shipped": mean_word_f1(model, evaluated),
+                "tuned": mean_word_f1(tuned, evaluated),
+                "trafilatura": peer,
+            }
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    """Per k: mean word F1 of each system over the sites (each site's draws averaged first), and the share of the
+    shipped model's error (1 - word F1) that tuning removed."""
+    out = []
+    for k in sorted({row["k"] for row in rows}):
+        by_site: dict[str, list[dict]] = defaultdict(list)
+        for row in rows:
+            if row["k"] == k:
+                by_site[row["site"]].append(row)
+        means = {
+            system: float(np.mean([np.mean([r[system] for r in site]) for site in by_site.values()]))
+            for system in ("shipped", "tuned", "trafilatura")
+        }
+        removed = [
+            1 - (1 - np.mean([r["tuned"] for r in site])) / max(1e-9, 1 - np.mean([r["shipped"] for r in site]))
+            for site in by_site.values()
+        ]
+        out.append({"k": k, "sites": len(by_site), **means, "error_removed": float(np.mean(removed))})
+    return out
+
+
+def plot(rows: list[dict], path: str, base: str = "shipped") -> None:
+    """Word F1 against k: the starting model (``base`` names it), the tuned one and trafilatura; grey: each site."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    table = summary(rows)
+    ks = [row["k"] for row in table]
+    figure, axis = plt.subplots(figsize=(6, 3.6), dpi=120)
+    for system, style in (("shipped", "o--"), ("tuned", "o-"), ("trafilatura", "s:")):
+        label = {"shipped": base, "tuned": f"{base}, tuned"}.get(system, system)
+        axis.plot(ks, [row[system] for row in table], style, label=label)
+    for name in sorted({row["site"] for row in rows}):
+        points = [np.mean([r["tuned"] for r in rows if r["site"] == name and r["k"] == k]) for k in ks]
+        axis.plot(ks, points, "-", color="grey", alpha=0.25, linewidth=1)
+    axis.set_xlabel("corrected pages of the site (k)")
+    axis.set_ylabel("word F1 on the site's other pages")
+    axis.set_xticks(ks)
+    axis.set_title(f"Fine-tuning ({base}) on k pages of a site, mean of {len(set(r['site'] for r in rows))} sites")
+    axis.legend(loc="lower right")
+    figure.tight_layout()
+    figure.savefig(path)
+
+
+def train_base(args) -> None:
+    """The default recipe trained without the qualifying sites' pages: a base that has never seen them, as a user's
+    site is unseen by the shipped model (the shipped model was trained on most of these sites' pages)."""
+    from scrapy_web2text.research.corpus import corpus_name, load_training_splits
+    from scrapy_web2text.research.train.trainer import train
+
+    files = sorted(Path(args.data).glob("*.jsonl.gz"))
+    hosts = {name.split(":", 1)[1] for name in sites(Path(args.data))}
+    train_pages, validation_pages = load_training_splits(files)
+    train_pages = [page for page in train_pages if host(page.url) not in hosts]
+    validation_pages = [page for page in validation_pages if host(page.url) not in hosts]
+    print(f"base without {len(hosts)} sites: {len(train_pages)} train, {len(validation_pages)} validation pages")
+    model = train(
+        train_pages,
+        validation_pages,
+        "default",
+        seed=args.seed,
+        iterations=args.base_iterations,
+        corpora=[corpus_name(path) for path in files],
+        threads=1,
+    )
+    model.metadata["name"] = "held-out-base"
+    model.metadata["held_out_sites"] = sorted(hosts)
+    print(f"written {model.save(args.train_base)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", help="start from this model instead of the shipped one")
+    parser.add_argument("--train-base", metavar="STEM", help="train the held-out base model to STEM and stop")
+    parser.add_argument("--base-iterations", type=int, default=3000)
+    parser.add_argument("--data", default=str(default_data_dir()))
+    parser.add_argument("--k", type=int, nargs="+", default=[1, 3, 5])
+    parser.add_argument("--draws", type=int, default=2, help="random draws of the k pages per site")
+    parser.add_argument("--iterations", type=int, default=300)
+    parser.add_argument("--sites", nargs="+", help="only the sites whose name contains one of these")
+    parser.add_argument("--learning-rate", type=float, default=1e-3)
+    parser.add_argument("--user-share", type=float, default=0.5, help="share of each batch from the tuning pages")
+    parser.add_argument("--networks", nargs="+", default=["unary", "pairwise"], help="the networks tuned")
+    parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
+    parser.add_argument("--forgetting-pages", type=int, default=30, help="validation pages per corpus (0: skip)")
+    parser.add_argument("--page-types", action="store_true", help="also per WCXB page type, k = --type-k")
+    parser.add_argument("--type-k", type=int, nargs="+", default=[10, 30])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="write every row and the summary here")
+    parser.add_argument("--plot", help="write a PNG of word F1 against k")
+    parser.add_argument("--plot-from", metavar="JSON", help="only draw --plot from an earlier run's --json")
+    args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
+    if args.plot_from:
+        plot(
+            json.loads(Path(args.plot_from).read_text())["sites"],
+            args.plot,
+            "held-out base" if args.base else "shipped",
+        )
+        return
+    if args.train_base:
+        train_base(args)
+        return
+    model = load_model(args.base)
+    files = sorted(Path(args.data).glob("*.jsonl.gz"))
+    started = time.perf_counter()
+    mix = sample_training_pages(files, args.mix, args.seed) if args.mix else []
+    forgetting = []
+    if args.forgetting_pages:
+        for path in files:
+            records = [r for r in iter_records(path, "validation")]
+            chosen = random.Random(f"forgetting-{path.name}").sample(records, min(args.forgetting_pages, len(records)))
+            forgetting += [process_record(record) for record in chosen]
+    print(
+        f"mixed-in sample {len(mix)} pages, forgetting sample {len(forgetting)}, {time.perf_counter() - started:.0f} s"
+    )
+    trafilatura = load_peers(["trafilatura"])[0]["trafilatura"]
+    rows, forgotten = site_rows(model, mix, forgetting, args, trafilatura)
+    table = summary(rows)
+    before = WordScorer(forgetting).by_corpus(decisions(model, forgetting)) if forgetting else {}
+    forgetting_table = [
+        {
+            "corpus": corpus,
+            "shipped": before[corpus],
+            "tuned_mean": float(np.mean(scores)),
+            "worst_drop": float(before[corpus] - min(scores)),
+        }
+        for corpus, scores in forgotten.items()
+    ]
+    type_rows = page_type_rows(model, mix, args, trafilatura) if args.page_types else []
+    print("\nper k (means over sites):")
+    for row in table:
+        print(
+            f"  k={row['k']}: shipped {row['shipped']:.3f}  tuned {row['tuned']:.3f}  trafilatura "
+            f"{row['trafilatura']:.3f}  error removed {100 * row['error_removed']:.0f} %  ({row['sites']} sites)"
+        )
+    print("validation word F1 per corpus, shipped vs tuned on k=3 pages of a site (mean, worst drop):")
+    for row in forgetting_table:
+        print(
+            f"  {row['corpus']}: {row['shipped']:.4f} -> {row['tuned_mean']:.4f} (worst drop {row['worst_drop']:.4f})"
+        )
+    print(f"total {time.perf_counter() - started:.0f} s")
+    if args.json:
+        document = {"sites": rows, "summary": table, "forgetting": forgetting_table, "page_types": type_rows}
+        Path(args.json).write_text(json.dumps(document, indent=1) + "\n")
+    if args.plot:
+        plot(rows, args.plot, "held-out base" if args.base else "shipped")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,233 @@
+"""The view of ``web2text show`` in a real browser: headless Chromium from the OS packages, driven by Selenium.
+
+These tests fail (never skip) where Chromium or its driver is missing: ``.ci/run`` installs both.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from scrapy_web2text import extract, load_model
+from scrapy_web2text.show import build_view, sha256_of
+
+from .scrapy_support import EXAMPLE_PROJECT
+from .site import LoopbackServer, Resource, Site, build_site
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CONTENT_TYPES = {".html": "text/html", ".css": "text/css", ".png": "image/png", ".pdf": "application/pdf"}
+
+
+@pytest.fixture(scope="module")
+def site():
+    return build_site(articles=3, extras=False)
+
+
+@pytest.fixture(scope="module")
+def example_site() -> Site:
+    """The example project's site (its style sheet and images included), to be served as it is."""
+    root = EXAMPLE_PROJECT / "site"
+    site = Site()
+    for path in root.rglob("*.*"):
+        kind = CONTENT_TYPES.get(path.suffix, "application/octet-stream")
+        site.resources["/" + path.relative_to(root).as_posix()] = Resource(path.read_bytes(), kind)
+    return site
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), "apt-get install chromium chromium-driver"
+    downloads = tmp_path_factory.mktemp("downloads")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"):
+        options.add_argument(argument)
+    options.add_argument("--window-size=1400,1000")
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads)})
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    driver.downloads = downloads
+    yield driver
+    driver.quit()
+
+
+def _open_view(browser, site, page_path: str, html: bytes | None = None) -> tuple[LoopbackServer, bytes]:
+    """Serve the view of ``page_path`` (or of ``html``, its ``PORT`` the server's) beside the page, from a loopback
+    server that counts every request, and open it; the labels file it saves is named after the page."""
+    server = LoopbackServer(site).__enter__()
+    port = server.url.rstrip("/").rsplit(":", 1)[1]
+    html = (html if html is not None else site.resources[page_path].body).replace(b"PORT", port.encode())
+    view = build_view(html, "http://example.test" + page_path, name=Path(page_path).stem)
+    site.resources[_view_path(page_path)] = Resource(view.encode("utf-8"))
+    browser.get_log("performance")  # drop earlier pages' events
+    browser.get(server.url + _view_path(page_path).lstrip("/"))
+    return server, html
+
+
+def _view_path(page_path: str) -> str:
+    return page_path.replace(".html", ".view.html")
+
+
+def _spans(browser):
+    return browser.find_elements("css selector", "#w2t-page span[data-w2t]")
+
+
+def _style(browser, element, name: str) -> str:
+    return browser.execute_script("return getComputedStyle(arguments[0]).getPropertyValue(arguments[1])", element, name)
+
+
+def _alpha(colour: str) -> float:
+    inside = colour[colour.index("(") + 1 : colour.rindex(")")].replace("/", " ").replace(",", " ").split()
+    return float(inside[3]) if len(inside) > 3 else 1.0
+
+
+@pytest.mark.parametrize(
+    "which, page_path", [("site", "/article/0.html"), ("example_site", "/articles/winter-tomatoes.html")]
+)
+def test_browser_outlines_content_and_boilerplate_as_labelled(browser, request, which, page_path):
+    server, html = _open_view(browser, request.getfixturevalue(which), page_path)
+    try:
+        labels = [block.label for block in extract(html).blocks]
+        spans = _spans(browser)
+        assert len(spans) == len(labels)
+        seen = {"content": 0, "boilerplate": 0}
+        for span in spans:
+            label = labels[int(span.get_attribute("data-w2t"))]
+            seen[label] += 1
+            assert _style(browser, span, "outline-style") == ("solid" if label == "content" else "dashed")
+            assert _style(browser, span, "outline-color") == (
+                "rgb(0, 128, 0)" if label == "content" else "rgb(200, 0, 0)"
+            )
+        assert seen["content"] >= 4 and seen["boilerplate"] >= 10
+        # shaded by p(content): the surest content block darker than the surest boilerplate
+        probabilities = [block.probability for block in extract(html).blocks]
+        surest, least = (spans[probabilities.index(f(probabilities))] for f in (max, min))
+        assert (
+            _alpha(_style(browser, surest, "background-color"))
+            > 0.4
+            > _alpha(_style(browser, least, "background-color"))
+        )
+        # the side panel holds the main text as extract() gives it; the bar names the model and threshold
+        assert browser.find_element("id", "w2t-main-text").text == extract(html).main_text.strip()
+        threshold = load_model().config["threshold"]
+        assert browser.find_element("id", "w2t-threshold").text == f"{threshold:g}"
+        assert browser.find_element("id", "w2t-model").text == extract(html).model
+        assert browser.execute_script("return typeof tracking") == "undefined"  # the page's own script did not run
+        # hovering tells a block's probability, length and XPath
+        title = surest.get_attribute("title")
+        assert title.startswith(f"p(content) {max(probabilities):.3f} · ") and title.endswith(
+            extract(html).xpaths()[probabilities.index(max(probabilities))]
+        )
+    finally:
+        server.__exit__(None, None, None)
+
+
+def _downloaded(directory: Path, name: str, timeout: float = 15.0) -> dict:
+    deadline = time.monotonic() + timeout
+    target = directory / name
+    while time.monotonic() < deadline:
+        if target.exists() and target.stat().st_size:
+            try:
+                return json.loads(target.read_text(encoding="utf-8"))
+            except json.JSONDecodeError:
+                pass  # still being written
+        time.sleep(0.1)
+    raise AssertionError(f"{name} was not downloaded to {directory}: {sorted(p.name for p in directory.iterdir())}")
+
+
+def test_browser_click_flips_a_label_and_save_labels_downloads_the_json(browser, site):
+    server, html = _open_view(browser, site, "/article/1.html")
+    try:
+        paragraph = browser.find_element("css selector", "article p:not(.byline) span[data-w2t]")
+        navigation = browser.find_element("css selector", "nav li span[data-w2t]")
+        for span in (paragraph, navigation):
+            browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", span)
+            span.click()
+        assert "w2t-boilerplate" in paragraph.get_attribute("class")
+        assert _style(browser, paragraph, "outline-style") == "dashed"
+        assert "w2t-content" in navigation.get_attribute("class")
+        assert browser.find_element("id", "w2t-changed").text == "2"
+        main_text = browser.find_element("id", "w2t-main-text").text
+        assert paragraph.text not in main_text and navigation.text in main_text
+        # the keyboard: F flips the selected block (the navigation entry, clicked last) back
+        browser.find_element("tag name", "body").send_keys("f")
+        assert "w2t-boilerplate" in navigation.get_attribute("class")
+        assert browser.find_element("id", "w2t-changed").text == "1"
+        browser.find_element("id", "w2t-save").click()
+        saved = _downloaded(browser.downloads, "1.labels.json")
+        assert saved == json.loads(browser.find_element("id", "w2t-saved").get_attribute("textContent"))
+        blocks = extract(html).blocks
+        assert saved["sha256"] == sha256_of(html) and saved["url"] == "http://example.test/article/1.html"
+        assert saved["model"] == extract(html).model and len(saved["blocks"]) == len(blocks)
+        flipped = int(paragraph.get_attribute("data-w2t"))
+        assert [i for i, block in enumerate(saved["blocks"]) if block["changed"]] == [flipped]
+        assert saved["blocks"][flipped]["label"] == "boilerplate" and blocks[flipped].label == "content"
+        assert all(
+            record["label"] == block.label for record, block in zip(saved["blocks"], blocks) if not record["changed"]
+        )
+        assert saved["blocks"][flipped]["xpath"] == extract(html).xpaths()[flipped]
+    finally:
+        server.__exit__(None, None, None)
+
+
+HOSTILE = b"""<!DOCTYPE html><html><head><title>Hostile</title>
+<base href="http://127.0.0.1:PORT/base/"><meta http-equiv="refresh" content="0; url=/refresh">
+<link rel="stylesheet" href="/sheet.css"><link rel="icon" href="/icon.png"><link rel="prefetch" href="/prefetch">
+<script src="/script.js"></script><script>fetch('/inline-fetch')</script>
+<style>@import url("/import.css"); body { background: url(/background.png); }
+@font-face { font-family: x; src: url(/font.woff2); } h1 { font-family: x; }</style></head>
+<body onload="fetch('/onload')"><h1 style="background-image: url('/style-attribute.png')">A hostile page</h1>
+<article><p onmouseover="fetch('/hover')">The council announced a plan to restore the old market after months of
+debate, and residents welcomed the results of a long study on Tuesday evening.</p>
+<img src="/image.png" srcset="/srcset.png 2x"><img src="http://127.0.0.1:PORT/absolute.png">
+<iframe src="/frame.html"></iframe><object data="/object.swf"></object><video src="/video.mp4" poster="/poster.png">
+</video><form action="/submit"><input type="image" src="/input.png"><button>Send</button></form>
+<a href="javascript:fetch('/javascript')">link</a><svg><image href="/svg.png"/></svg></p></article>
+<noscript><img src="/noscript.png"></noscript></body></html>"""
+
+
+def test_browser_view_makes_no_network_request(browser, site):
+    server, _ = _open_view(browser, site, "/hostile.html", HOSTILE)
+    try:
+        _assert_only_the_view_loaded(browser, server, "/hostile.html", "article p span[data-w2t]")
+        assert browser.execute_script("return document.title") == "web2text view: http://example.test/hostile.html"
+    finally:
+        server.__exit__(None, None, None)
+
+
+def test_browser_view_of_the_example_site_loads_nothing_beside_it(browser, example_site):
+    """The example article links a style sheet and images that the server beside the view would serve."""
+    page_path = "/articles/winter-tomatoes.html"
+    assert b"../style.css" in example_site.resources[page_path].body
+    server, _ = _open_view(browser, example_site, page_path)
+    try:
+        _assert_only_the_view_loaded(browser, server, page_path, "#w2t-page span.w2t-content")
+    finally:
+        server.__exit__(None, None, None)
+
+
+def _assert_only_the_view_loaded(browser, server, page_path: str, block_selector: str) -> None:
+    """Click a block and save the labels, then check that the view was the one request, in the server's count and
+    in the browser's own network log."""
+    span = browser.find_element("css selector", block_selector)
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", span)
+    span.click()
+    browser.find_element("id", "w2t-save").click()
+    _downloaded(browser.downloads, Path(page_path).stem + ".labels.json")
+    time.sleep(1.0)  # anything the page would load late
+    view = _view_path(page_path)
+    assert server.hits == {view: 1}
+    requested = []
+    for entry in browser.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            requested.append(message["params"]["request"]["url"])
+    assert [url for url in requested if not url.startswith(("data:", "blob:"))] == [server.url + view.lstrip("/")]
