@@ -17,8 +17,8 @@ from scrapy_web2text.labellers.web2text.network import Web2TextModel
 from scrapy_web2text.research.train.tuning import fine_tune, read_labelled_pages
 from scrapy_web2text.show import build_view, sha256_of
 
-from .scrapy_support import make_crawler
-from .site import NAVIGATION, article_page
+from ..scrapy_support import make_crawler
+from ..site import NAVIGATION, article_page
 
 pytest.importorskip("torch")  # the 'train' extra, as every training test
 

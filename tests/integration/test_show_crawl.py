@@ -8,9 +8,8 @@ import re
 
 from scrapy_web2text.integration.views import view_name
 from scrapy_web2text.show import sha256_of
+from tests.integration.test_scrapy_crawl import crawl
 from tests.site import LoopbackServer, build_site
-
-from .test_scrapy_crawl import crawl
 
 
 def test_a_crawl_writes_one_view_in_n_with_its_page(tmp_path, untrained_model):
@@ -55,7 +54,7 @@ def test_show_every_must_be_positive():
 
     from scrapy_web2text.integration.settings import Web2TextConfig
 
-    from .scrapy_support import make_crawler
+    from ..scrapy_support import make_crawler
 
     config = Web2TextConfig.from_crawler(make_crawler({"WEB2TEXT_SHOW_DIR": "v", "WEB2TEXT_SHOW_EVERY": "3"}))
     assert (config.show_dir, config.show_every) == ("v", 3)

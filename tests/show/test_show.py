@@ -13,7 +13,7 @@ from scrapy_web2text.cli import main
 from scrapy_web2text.show import LABELS_FORMAT, build_view, sha256_of
 from scrapy_web2text.show.sanitise import neutralise_css, sanitise_body, style_sheet
 
-from .site import SCRIPT_RENDERED_THREAD, LoopbackServer, build_site
+from ..site import SCRIPT_RENDERED_THREAD, LoopbackServer, build_site
 
 PAGE = (
     "<html><head><title>T</title><script>alert(1)</script><style>p { color: red; background: url(/x.png) }"

@@ -14,8 +14,8 @@ import pytest
 from scrapy_web2text import extract, load_model
 from scrapy_web2text.show import build_view, sha256_of
 
-from .scrapy_support import EXAMPLE_PROJECT
-from .site import LoopbackServer, Resource, Site, build_site
+from ..scrapy_support import EXAMPLE_PROJECT
+from ..site import LoopbackServer, Resource, Site, build_site
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
