@@ -114,15 +114,19 @@ class _AbsolutePaths:
             element = element.getparent()
         path = "" if element is None else self.paths[element]
         for node in reversed(chain):
-            parent = node.getparent()
-            if parent is None or not isinstance(node.tag, str):
-                path = self.tree.getpath(node)  # the root, or a comment or PI: rare, left to libxml2
-            else:
-                if node not in self.steps:
-                    self._number_children(parent)
-                path = path + self.steps[node]
-            self.paths[node] = path
+            path = self.paths[node] = self._path(node, node.getparent(), path)
         return path
+
+    def _path(self, node: Any, parent: Any, parent_path: str) -> str:
+        """``node``'s path, its parent's being ``parent_path``."""
+        if parent is None or not isinstance(node.tag, str):
+            return self.tree.getpath(node)  # the root, or a comment or PI: rare, left to libxml2
+        return parent_path + self._step(node, parent)
+
+    def _step(self, node: Any, parent: Any) -> str:
+        if node not in self.steps:
+            self._number_children(parent)
+        return self.steps[node]
 
     def _number_children(self, parent: Any) -> None:
         children = [child for child in parent if isinstance(child.tag, str)]
@@ -145,30 +149,15 @@ class _AnchoredPaths(_AbsolutePaths):
         super().__init__(tree)
         self.unique = unique
 
-    def __call__(self, element: Any) -> str:
-        path = self.paths.get(element)
-        if path is not None:
-            return path
-        chain = []
-        while element is not None and element not in self.paths:
-            chain.append(element)
-            element = element.getparent()
-        path = "" if element is None else self.paths[element]
-        for node in reversed(chain):
-            parent = node.getparent()
-            identifier = node.get("id") if isinstance(node.tag, str) else None
-            if identifier in self.unique:
-                path = f'//*[@id="{identifier}"]'
-            elif parent is None:
-                path = cut_xpath(self.tree.getpath(node))  # the root: libxml2's own
-            elif not isinstance(node.tag, str):  # a comment or PI: its step as libxml2 writes it
-                path = cut_xpath(path + self.tree.getpath(node)[len(self.tree.getpath(parent)) :])
-            else:
-                if node not in self.steps:
-                    self._number_children(parent)
-                path = cut_xpath(path + self.steps[node])
-            self.paths[node] = path
-        return path
+    def _path(self, node: Any, parent: Any, parent_path: str) -> str:
+        identifier = node.get("id") if isinstance(node.tag, str) else None
+        if identifier in self.unique:
+            return f'//*[@id="{identifier}"]'
+        if parent is None:
+            return cut_xpath(self.tree.getpath(node))  # the root: libxml2's own
+        if not isinstance(node.tag, str):  # a comment or PI: its step as libxml2 writes it
+            return cut_xpath(parent_path + self.tree.getpath(node)[len(self.tree.getpath(parent)) :])
+        return cut_xpath(parent_path + self._step(node, parent))
 
 
 # --- the headline --------------------------------------------------------------------------------
