@@ -7,7 +7,6 @@ Fits on ``train``, keeps the epoch with the best validation block F1, exports th
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 
@@ -19,6 +18,7 @@ from ..alignment import align_labels
 from ..corpus import corpus_name, iter_records, load_split
 from ..metrics import BlockCounts
 from . import require_torch
+from .baseline_command import baseline_parser
 
 
 def page_inputs(records, pages_data=None):
@@ -164,12 +164,7 @@ def train_boilernet(
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpora", nargs="+", help="corpus .jsonl.gz files (train and validation splits are used)")
-    parser.add_argument("--output", default=str(MODELS / "boilernet"))
-    parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=2)
+    parser = baseline_parser(__doc__, MODELS / "boilernet", epochs=20)
     args = parser.parse_args(argv)
     data = {}
     for split in ("train", "validation"):

@@ -8,7 +8,6 @@ the L2 strength and the epoch are chosen on the validation split.  Writes ``crf.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 
@@ -19,6 +18,7 @@ from ...labellers.web2text.features import BLOCK_FEATURES
 from ..corpus import corpus_name, load_training_splits
 from ..metrics import BlockCounts
 from . import require_torch
+from .baseline_command import baseline_parser
 from .trainer import feature_statistics
 
 #: Training pages carry the extended features too; the CRF reads the paper's.
@@ -149,12 +149,7 @@ def train_crf(
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpora", nargs="+", help="corpus .jsonl.gz files (train and validation splits are used)")
-    parser.add_argument("--output", default=str(MODELS / "crf"))
-    parser.add_argument("--epochs", type=int, default=15)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = baseline_parser(__doc__, MODELS / "crf", epochs=15)
     args = parser.parse_args(argv)
     train_pages, validation_pages = load_training_splits(args.corpora)
     model = train_crf(

@@ -34,6 +34,7 @@ from ..alignment import align_labels
 from ..corpus import corpus_name, default_cache_dir, iter_records
 from ..metrics import BlockCounts
 from . import require_torch
+from .baseline_command import baseline_parser
 
 log = logging.getLogger(__name__)
 
@@ -267,11 +268,7 @@ def run(files, *, output, train_pages=40, validation_pages=15, epochs=20, seed=0
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpora", nargs="+", help="corpus .jsonl.gz files (train and validation splits are used)")
-    parser.add_argument("--output", default=str(MODELS / "lm"))
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
+    parser = baseline_parser(__doc__, MODELS / "lm")
     parser.add_argument("--cache-dir", default=None)
     args = add_arguments(parser).parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
