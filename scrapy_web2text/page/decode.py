@@ -294,7 +294,7 @@ def without_binary_tail(data: bytes) -> bytes:
     :data:`TAIL_CONTROL_SHARE` control characters (random or compressed bytes hold about 11 %, text none), cut at
     the first control character before them.  A page is read whole when its first chunk is such (binary, judged
     as a whole) or none is."""
-    if _TAIL_CONTROL.search(data) is None:  # text: one scan in C, no copy
+    if len(data.translate(None, _TAIL_CONTROLS)) == len(data):  # text: one pass in C (a regex scan is ten times slower)
         return data
     for start in range(0, len(data), TAIL_CHUNK):
         chunk = data[start : start + TAIL_CHUNK]

@@ -106,9 +106,11 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         if len(text) < MIN_REPEAT_CHARS:
             continue
         earlier = first.setdefault(text, i)
-        in_one_list = len(text) <= MAX_LIST_REPEAT_CHARS and same_list(page, earlier, i)
-        if parents[earlier] != parents[i] and not in_one_list:
-            repeats[i] = True
+        if earlier == i or parents[earlier] == parents[i]:
+            continue
+        if len(text) <= MAX_LIST_REPEAT_CHARS and same_list(page, earlier, i):
+            continue
+        repeats[i] = True
     return repeats
 
 

@@ -45,10 +45,10 @@ def page_summary(block_x: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     out = np.zeros(len(SUMMARY_NAMES), np.float64)
     if not len(block_x):
         return out
-    x = np.asarray(block_x[:, :SUMMARISED], np.float64)
+    x = block_x[:, :SUMMARISED]  # read in place: a float64 copy of the page's features costs more than the sums
     weights = np.asarray(lengths, np.float64)
     total = weights.sum()
-    out[:SUMMARISED] = x.mean(axis=0)
+    out[:SUMMARISED] = x.mean(axis=0, dtype=np.float64)
     out[SUMMARISED : 2 * SUMMARISED] = weights @ x / total if total > 0 else out[:SUMMARISED]
     out[-2] = np.log1p(len(block_x))
     out[-1] = np.log1p(total)
