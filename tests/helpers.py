@@ -36,3 +36,15 @@ def corpus_pages(name: str, split: str, count: int) -> list[dict]:
                 if len(pages) == count:
                     break
     return pages
+
+
+def python_paths(root, elements) -> list[str]:
+    """The block XPaths of :func:`scrapy_web2text.output.block_xpaths`'s Python reference, with the compiled twin
+    switched off where it is built (no import of the twin: the no-compiler leg runs this too)."""
+    from scrapy_web2text import output
+
+    saved, output.compiled_block_xpaths = output.compiled_block_xpaths, None
+    try:
+        return output.block_xpaths(root, elements)
+    finally:
+        output.compiled_block_xpaths = saved

@@ -59,7 +59,10 @@ class ViewWriter:
 
     async def maybe_write(self, response: Response, result: PageResult | None) -> None:
         """Write the view of a labelled page if it is the spider's one in ``every``."""
-        if result is not None and not result.skipped and self.wants(self.component.crawler.spider.name):
+        if result is None or result.skipped:
+            return
+        self.component.inc("views/pages")
+        if self.wants(self.component.crawler.spider.name):
             await self.write(response, response.headers.get(b"Content-Type"))
 
     def wants(self, spider_name: str) -> bool:

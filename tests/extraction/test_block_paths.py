@@ -15,6 +15,7 @@ from scrapy_web2text._paths import block_xpaths as compiled_block_xpaths
 from scrapy_web2text._paths import first_blocks_of_headings
 from scrapy_web2text.extraction import Extraction, LabelledPage
 from scrapy_web2text.page import decode_html, parse_page
+from tests.helpers import python_paths
 from tests.hostile import hostile_pages
 from tests.site import build_site
 
@@ -34,14 +35,6 @@ def assert_same_headings(elements) -> list:
     expected = python_headings(elements)
     assert [(index, heading) for index, heading in compiled] == expected  # the same element proxies
     return compiled
-
-
-def python_paths(root, elements) -> list[str]:
-    saved, output.compiled_block_xpaths = output.compiled_block_xpaths, None
-    try:
-        return output.block_xpaths(root, elements)
-    finally:
-        output.compiled_block_xpaths = saved
 
 
 def assert_same_paths(html: str) -> list[str] | None:

@@ -369,7 +369,7 @@ def test_every_output_grows_linearly_with_the_page(family, name):
 
 def test_block_xpaths_are_bounded_on_deep_pages():
     from scrapy_web2text.output import MAX_XPATH_CHARS
-    from tests.extraction.test_block_paths import python_paths
+    from tests.helpers import python_paths
 
     result = extract("<div>" * 1900 + "<p>w</p>" * 5000)
     paths = [record[2] for record in result.block_records("compact")]
@@ -433,9 +433,12 @@ def test_a_huge_text_node_keeps_the_planted_paragraph_in_bounded_memory():
     finally:
         tracemalloc.stop()
     assert result.main_text.count("Some words of the article here") == 40
-    assert peak < 20 * len(
-        html
-    )  # a few copies of the text (source, parser input, block text), never a per-character table
+    from scrapy_web2text.labellers.web2text import counts
+
+    # Compiled: a few copies of the text (source, parser input, block text), never a per-character table.  The
+    # numpy reference of the counts (installs without a C compiler) holds per-character arrays: about 45 bytes a
+    # character at its peak (docs/robustness.rst), still linear.
+    assert peak < (20 if counts.compiled_text_counts is not None else 60) * len(html)
 
 
 # --- 7. noembed ---------------------------------------------------------------------------------------------
