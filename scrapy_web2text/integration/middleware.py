@@ -167,6 +167,8 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
         if page.skip_reason:
             self.skip(page.skip_reason)
         items = 0
+        shown = self.views is None  # the page's view, when one is written, goes before its first labelled item:
+        # a crawl that closes on its last item (CLOSESPIDER_ITEMCOUNT) never resumes this generator after a yield
         async for obj in result:
             if isinstance(obj, Request) or not is_item(obj):
                 yield obj
@@ -176,10 +178,13 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
                 obj = await self._process_item(obj, page)
             except Exception as error:  # never lose the item (nor the rest of the callback's output)
                 self.skip_item("item_error", obj, error)
+            if not shown and page._result is not None:
+                shown = True
+                await self.views.maybe_write(response, page._result)
             yield obj
         if not items and not page.skip_reason:
             self.skip("no_items")
-        if self.views is not None:
+        if not shown:
             await self.views.maybe_write(response, page._result)
 
     async def _process_item(self, item: Any, page: _ResponsePage | None) -> Any:
