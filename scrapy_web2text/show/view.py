@@ -149,6 +149,14 @@ def _open_noscript(element: Any, keep: bool) -> None:
     parent.remove(element)
 
 
+#: Characters lxml refuses in text set from Python (the parser keeps them from the page): shown as U+FFFD.
+_NOT_XML = dict.fromkeys([*range(9), 11, 12, *range(14, 32), 0xFFFE, 0xFFFF], 0xFFFD)
+
+
+def _xml_text(text: str | None) -> str | None:
+    return text.translate(_NOT_XML) if text else text
+
+
 def _wrap(element: Any, in_tail: bool, index: int, block: Any, xpath: str | None) -> None:
     span = etree.Element("span")
     span.set("data-w2t", str(index))
@@ -156,10 +164,10 @@ def _wrap(element: Any, in_tail: bool, index: int, block: Any, xpath: str | None
     span.set("style", f"--w2t-p:{block.probability:.3f}")
     span.set("title", f"p(content) {block.probability:.3f} · {len(block.text)} characters · {xpath or '?'}")
     if in_tail:
-        span.text, element.tail = element.tail, None
+        span.text, element.tail = _xml_text(element.tail), None
         element.addnext(span)
     else:
-        span.text, element.text = element.text, None
+        span.text, element.text = _xml_text(element.text), None
         element.insert(0, span)
 
 

@@ -129,3 +129,13 @@ def test_show_writes_a_view_of_a_file_and_of_a_url(tmp_path, capsys):
 @pytest.mark.parametrize("css", ["a { b: url(/x) } " * 1000, "url(" * 10_000, "@import " * 10_000])
 def test_no_url_survives_in_css(css):
     assert "url(" not in neutralise_css(css) and "@import" not in neutralise_css(css)
+
+
+def test_a_page_with_control_characters_in_its_text_still_gets_its_view():
+    # The parser keeps control characters that lxml refuses in text set from Python (the test site's broken page):
+    # the view shows them as U+FFFD instead of failing.
+    from scrapy_web2text.show.view import build_view
+
+    words = "Some words of the article here, to read. " * 10
+    view = build_view(f"<html><body><p>{words}\x01 and \x08 more</p><p>{words}</p></body></html>".encode())
+    assert "\ufffd and \ufffd more" in view and "w2t-block" in view
