@@ -16,7 +16,7 @@ TWINS = [
     ("scrapy_web2text._paths", "scrapy_web2text/_paths.pyx", True),
     *(
         (f"scrapy_web2text.labellers.web2text.{name}", f"scrapy_web2text/labellers/web2text/{name}.pyx", False)
-        for name in ("_counts", "_statistics", "_viterbi", "_layers")
+        for name in ("_counts", "_statistics", "_viterbi", "_layers", "_edges")
     ),
 ]
 

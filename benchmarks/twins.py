@@ -24,7 +24,7 @@ from speed import load_pages  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.blas import limit_blas_threads  # noqa: E402
-from scrapy_web2text.labellers.web2text import counts, features, layers, logarithms  # noqa: E402
+from scrapy_web2text.labellers.web2text import counts, edges, features, layers, logarithms  # noqa: E402
 from scrapy_web2text.page import attributes, cdom  # noqa: E402
 
 decoder = sys.modules["scrapy_web2text.labellers.web2text.viterbi"]
@@ -42,6 +42,7 @@ FAMILIES = {
     ],
     "viterbi (_viterbi)": [(decoder, "compiled_best_path")],
     "layers (_layers)": [(layers, "compiled_shifted_sum"), (layers, "compiled_add_bias")],
+    "edges (_edges)": [(edges, "compiled_edge_comparisons")],
 }
 
 

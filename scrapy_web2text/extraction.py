@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from .metadata import Metadata
 
 
+#: The fields an :class:`Extraction` from :func:`build_extraction` makes on their first read.
+_PENDING = frozenset({"blocks", "page_type"})
+
+
 @dataclass(frozen=True, slots=True)
 class Extraction:
     """The result of :func:`extract`.
@@ -81,24 +85,36 @@ class Extraction:
     _formats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     #: What builds ``blocks`` on first access, for a result from :func:`build_extraction` (see :meth:`__getattr__`).
     _pending_blocks: Any = field(default=None, repr=False, compare=False)
+    #: What classifies the page on the first read of ``page_type``, likewise.
+    _pending_page_type: Any = field(default=None, repr=False, compare=False)
 
     def __getattr__(self, name: str) -> Any:
-        # Python calls this only when the ordinary lookup fails, which for ``blocks`` means the slot is unset: a
-        # result of build_extraction, whose Block objects (a frozen dataclass each, about 1.2 us) are built on first
-        # access here, since most callers read only the main text.  Equality, repr, hash and pickling all read
-        # ``self.blocks`` and so come here too; the builder is dropped once used, so a result pickles as before.
-        # A second thread that comes here after the first set the blocks finds no builder and reads them.
-        pending = self._pending_blocks if name == "blocks" else None
+        # Python calls this only when the ordinary lookup fails, which for ``blocks`` and ``page_type`` means the
+        # slot is unset: a result of build_extraction, whose Block objects (a frozen dataclass each) and page type
+        # are made on first access here, since most callers read only the main text.  Equality, repr, hash and
+        # pickling all read the slots and so come here too; a builder is dropped once used, so a result pickles as
+        # before.  A second thread that comes here after the first set the value finds no builder and reads it.
+        pending = getattr(self, f"_pending_{name}") if name in _PENDING else None
         if pending is not None:
-            object.__setattr__(self, "blocks", pending())
-            object.__setattr__(self, "_pending_blocks", None)
+            object.__setattr__(self, name, pending())
+            object.__setattr__(self, f"_pending_{name}", None)
         return object.__getattribute__(self, name)  # AttributeError for a name this class does not have
 
     @classmethod
-    def _with_pending_blocks(cls, pending: Callable[[], tuple[Block, ...]], **values: Any) -> Extraction:
-        """An extraction whose ``blocks`` are ``pending()``, called on their first access."""
-        extraction = cls(blocks=(), _pending_blocks=pending, **values)
+    def _with_pending(cls, blocks: Callable[[], tuple[Block, ...]], page_type: Any, **values: Any) -> Extraction:
+        """An extraction whose ``blocks`` are ``blocks()``, called on their first access; and its ``page_type``
+        likewise where ``page_type`` is a function."""
+        pending_type = callable(page_type)
+        extraction = cls(
+            blocks=(),
+            page_type=None if pending_type else page_type,
+            _pending_blocks=blocks,
+            _pending_page_type=page_type if pending_type else None,
+            **values,
+        )
         object.__delattr__(extraction, "blocks")  # an unset slot: the first read goes to __getattr__
+        if pending_type:
+            object.__delattr__(extraction, "page_type")
         return extraction
 
     @property
@@ -215,11 +231,15 @@ class Extraction:
         return out
 
 
-def build_extraction(page: Page, keep: np.ndarray, probabilities: np.ndarray, **details: Any) -> Extraction:
+def build_extraction(
+    page: Page, keep: np.ndarray, probabilities: np.ndarray, page_type: Any = None, **details: Any
+) -> Extraction:
     """The result for a labelled page; its :class:`Block` objects are built when ``blocks`` is first read (the
-    result holds the page until then)."""
-    return Extraction._with_pending_blocks(
+    result holds the page until then), and its page type when ``page_type`` is first read where it is given as a
+    function (:attr:`Labelling.page_type <scrapy_web2text.labellers.base.Labelling.page_type>`)."""
+    return Extraction._with_pending(
         LabelledPage(page, keep, probabilities),
+        page_type,
         main_text=join_main_text(page, keep),
         truncated=page.truncated,
         flattened=page.flattened,

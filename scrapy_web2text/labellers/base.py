@@ -36,8 +36,10 @@ class Labelling:
     timings: dict[str, float] = field(default_factory=dict)
     #: The labeller's own threshold left the page empty, so it was labelled again at a lower one.
     decoded_again: bool = False
-    #: What kind of page it is, for labellers that tell (``None`` otherwise).
-    page_type: PageType | None = None
+    #: What kind of page it is, for labellers that tell (``None`` otherwise): a :class:`PageType`, or a function
+    #: that classifies the page when :attr:`Extraction.page_type <scrapy_web2text.Extraction.page_type>` is first
+    #: read (most callers never read it).
+    page_type: PageType | Callable[[], PageType | None] | None = None
 
 
 class PageType(NamedTuple):

@@ -292,18 +292,22 @@ def read_bytes(data: bytes, encoding: str | None = None) -> DecodedBytes:
 def without_binary_tail(data: bytes) -> bytes:
     """``data`` up to where it stops being text: the first :data:`TAIL_CHUNK` bytes holding more than
     :data:`TAIL_CONTROL_SHARE` control characters (random or compressed bytes hold about 11 %, text none), cut at
-    the first control character before them.  A page is read whole when its first chunk is such (binary, judged
-    as a whole) or none is."""
-    if len(data.translate(None, _TAIL_CONTROLS)) == len(data):  # text: one pass in C (a regex scan is ten times slower)
+    the first control character in them or the chunk before.  A page is read whole when its first chunk is such
+    (binary, judged as a whole), when none is, or when its last chunk is text (binary amid text is not a tail)."""
+    if not _control_heavy(data[-TAIL_CHUNK:]):  # the common case, judged without a pass over the whole page
         return data
     for start in range(0, len(data), TAIL_CHUNK):
         chunk = data[start : start + TAIL_CHUNK]
-        if len(chunk) - len(chunk.translate(None, _TAIL_CONTROLS)) > TAIL_CONTROL_SHARE * TAIL_CHUNK:
+        if _control_heavy(chunk):
             if not start:
                 return data
-            control = _TAIL_CONTROL.search(data, start - TAIL_CHUNK, start)
-            return data[: control.start() if control else start]
+            control = _TAIL_CONTROL.search(data, start - TAIL_CHUNK, start + TAIL_CHUNK)  # found: the chunk has some
+            return data[: control.start()]
     return data
+
+
+def _control_heavy(chunk: bytes) -> bool:
+    return len(chunk) - len(chunk.translate(None, _TAIL_CONTROLS)) > TAIL_CONTROL_SHARE * TAIL_CHUNK
 
 
 def html_encoding(data: bytes, encoding: str | None = None) -> str:

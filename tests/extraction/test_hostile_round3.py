@@ -22,7 +22,7 @@ from warcio.warcwriter import WARCWriter
 from scrapy_web2text import extract
 from scrapy_web2text.batch.runner import Options, record_row
 from scrapy_web2text.batch.warc import read_html
-from scrapy_web2text.page.decode import decode_html, read_bytes
+from scrapy_web2text.page.decode import decode_html, read_bytes, without_binary_tail
 from scrapy_web2text.page.sniff import non_html_reason
 
 # --- 1. legacy-encoded pages passed as bytes ---------------------------------------------------------------
@@ -100,6 +100,16 @@ def test_valid_html_followed_by_megabytes_of_binary_junk_keeps_its_article():
     junk = random.Random(3).randbytes(2_000_000)
     result = extract(article.encode() + junk)
     assert result.skipped is None and "The article is read before the junk starts." in result.main_text
+
+
+def test_only_binary_that_runs_to_the_end_is_cut_off():
+    head = ("<html><body><p>" + "Text before the binary. " * 60 + "</p>").encode()
+    junk = random.Random(4).randbytes(5000)
+    tail = ("<p>" + "Text after the binary. " * 60 + "</p></body></html>").encode()
+    cut = without_binary_tail(head + junk)
+    assert cut.startswith(head) and len(cut) < len(head) + 100  # at the junk's first control character
+    assert without_binary_tail(head + junk + tail) == head + junk + tail  # text again at the end: no tail
+    assert without_binary_tail(head + tail) == head + tail
 
 
 def test_bytes_that_are_text_in_no_encoding_are_still_binary():

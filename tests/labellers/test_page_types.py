@@ -100,6 +100,22 @@ def test_extract_tells_the_page_type_with_the_shipped_classifier():
     assert extract("<p>Some text here.</p>", method="boilerpipe-article").page_type is None
 
 
+def test_the_page_is_classified_only_when_its_type_is_read_or_needed(monkeypatch):
+    from scrapy_web2text import extract
+
+    calls = []
+    predict = PageTypeModel.predict
+    monkeypatch.setattr(PageTypeModel, "predict", lambda self, *args: calls.append(1) or predict(self, *args))
+    story = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(8))
+    result = extract(f"<html><body><article>{story}</article></body></html>")
+    assert result.main_text and calls == []  # no threshold offsets and no hidden text: the type is not needed
+    first = result.page_type
+    assert calls == [1] and result.page_type is first  # classified once, on the first read
+    assert first == extract(f"<html><body><article>{story}</article></body></html>").page_type
+    hidden = extract(f"<html><body><article>{story}<div hidden><p>{'A copy. ' * 20}</p></div></article></body>")
+    assert calls == [1, 1, 1] and "A copy." not in hidden.main_text  # kept hidden text: the rule asks the type
+
+
 def test_a_threshold_offset_of_the_page_type_moves_the_models_own_threshold(monkeypatch):
     import scrapy_web2text.labellers.web2text as web2text_module
     from scrapy_web2text.labellers.web2text import web2text_labels

@@ -117,8 +117,10 @@ def test_the_venv_has_the_wheel_the_lowest_scrapy_and_no_torch(wheel_venv):
         "from scrapy_web2text.labellers.web2text.counts import compiled_text_counts\n"
         "from scrapy_web2text.labellers.web2text.viterbi import compiled_best_path\n"
         "from scrapy_web2text.labellers.web2text.layers import compiled_shifted_sum\n"
+        "from scrapy_web2text.labellers.web2text.edges import compiled_edge_comparisons\n"
         "print(json.dumps([scrapy.__version__, scrapy_web2text.__file__, importlib.util.find_spec('torch') is None,"
-        " None not in (SPEEDUPS, compiled_text_counts, compiled_best_path, compiled_shifted_sum)]))"
+        " None not in (SPEEDUPS, compiled_text_counts, compiled_best_path, compiled_shifted_sum,"
+        " compiled_edge_comparisons)]))"
     )
     done = _run([str(wheel_venv["python"]), "-c", probe], cwd=wheel_venv["root"], env={"PATH": os.environ["PATH"]})
     version, location, no_torch, compiled = json.loads(done.stdout)
@@ -126,7 +128,7 @@ def test_the_venv_has_the_wheel_the_lowest_scrapy_and_no_torch(wheel_venv):
     assert str(wheel_venv["root"] / "venv") in location and no_torch
     assert compiled, (
         "the wheel's compiled speed-ups (page/_cdom, _numbering, _attributes, labellers/web2text/_counts, _viterbi,"
-        " _layers) do not load"
+        " _layers, _edges) do not load"
     )
 
 
@@ -193,7 +195,7 @@ def test_the_wheel_is_stripped_and_its_metadata_complete(wheel_venv):
         names = archive.namelist()
         metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
         twins = {name: archive.getinfo(name).file_size for name in names if name.endswith(".so")}
-    assert len(twins) == 8
+    assert len(twins) == 9
     for name, size in twins.items():  # unstripped, the twins weigh 0.4-1.4 MB each (debug information)
         assert size < 400_000, (name, size)
     fields = re.findall(r"^([\w-]+): (.*)$", metadata, re.M)

@@ -14,7 +14,9 @@ measure them.
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -57,7 +59,8 @@ class Decoded(NamedTuple):
     probabilities: np.ndarray
     timings: dict[str, float]
     decoded_again: bool
-    page_type: PageType | None
+    #: The page's type, classified on the first call (most callers never ask).
+    page_type: Callable[[], PageType | None]
 
 
 def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True) -> Decoded:
@@ -72,9 +75,9 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)
-    page_type, offset = classify_page(page, block_x)
+    page_type = page_type_on_demand(page, block_x)
     if own_threshold:
-        threshold += offset
+        threshold += threshold_offset(page_type)
     network_done = time.perf_counter()
     if not pairwise:
         pair, lam = np.zeros_like(pair), 0.0
@@ -84,7 +87,7 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
     if again is not None:
         labels = again
-    labels = drop_after_decoding(page, labels, page_type.label if page_type is not None else None)
+    labels = drop_after_decoding(page, labels, lambda: _label(page_type()))
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),
@@ -94,14 +97,31 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     return Decoded(labels.astype(bool), np.exp(unary[:, 1]), timings, again is not None, page_type)
 
 
-def classify_page(page: Page, block_x: np.ndarray) -> tuple[PageType | None, float]:
-    """The page's type by the shipped page-type classifier (:mod:`.page_types`) and what that type adds to the
-    model's own threshold; ``(None, 0.0)`` where no classifier is installed."""
+def page_type_on_demand(page: Page, block_x: np.ndarray) -> Callable[[], PageType | None]:
+    """A function giving the page's type by the shipped page-type classifier (:mod:`.page_types`), computed on its
+    first call; ``None`` where no classifier is installed."""
+
+    @functools.cache
+    def page_type() -> PageType | None:
+        classifier = shipped_page_types()
+        if classifier is None:
+            return None
+        return PageType(*classifier.predict(block_x, np.fromiter(map(len, page.texts), np.int64, len(page))))
+
+    return page_type
+
+
+def threshold_offset(page_type: Callable[[], PageType | None]) -> float:
+    """What the page's type adds to the model's own threshold; the page is classified only where the classifier
+    sets offsets."""
     classifier = shipped_page_types()
-    if classifier is None:
-        return None, 0.0
-    page_type = PageType(*classifier.predict(block_x, np.fromiter(map(len, page.texts), np.int64, len(page))))
-    return page_type, classifier.threshold_offset(page_type.label)
+    if classifier is None or not classifier.sets_offsets:
+        return 0.0
+    return classifier.threshold_offset(_label(page_type()))
+
+
+def _label(page_type: PageType | None) -> str | None:
+    return page_type.label if page_type is not None else None
 
 
 def web2text(page: Page, *, model=None, threshold=None, pairwise: bool = True) -> Labelling:

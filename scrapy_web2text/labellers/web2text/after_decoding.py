@@ -12,6 +12,8 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ...page import Page
@@ -148,14 +150,18 @@ def same_list(page: Page, first: int, second: int) -> bool:
 HIDDEN_TEXT_TYPES = frozenset({"article"})
 
 
-def drop_after_decoding(page: Page, labels: np.ndarray, page_type: str | None = None) -> np.ndarray:
+def drop_after_decoding(
+    page: Page, labels: np.ndarray, page_type: str | Callable[[], str | None] | None = None
+) -> np.ndarray:
     """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
-    result; on pages of a type in :data:`HIDDEN_TEXT_TYPES`, kept hidden text too."""
-    rules = [kept_captions, excerpt_teasers, repeated_blocks]
-    if page_type in HIDDEN_TEXT_TYPES:
-        rules.insert(1, hidden_blocks)
-    for rule in rules:
+    result; on pages of a type in :data:`HIDDEN_TEXT_TYPES`, kept hidden text too.  ``page_type``: the page's
+    type, or a function that tells it, asked only where kept hidden text makes the type matter."""
+    for rule in (kept_captions, hidden_blocks, excerpt_teasers, repeated_blocks):
         found = rule(page, labels)
-        if found.any():
+        if found.any() and (rule is not hidden_blocks or _type_of(page_type) in HIDDEN_TEXT_TYPES):
             labels = np.where(found, 0, labels).astype(labels.dtype)
     return labels
+
+
+def _type_of(page_type: str | Callable[[], str | None] | None) -> str | None:
+    return page_type() if callable(page_type) else page_type

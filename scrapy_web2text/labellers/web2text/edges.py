@@ -1,14 +1,18 @@
 """The edge features (Vogels et al. 2018, §3.3): 25 numbers for each pair of neighbouring blocks.
 
 The comparisons (tree distance, same parent, same tag, both in a link, ...) are numpy operations over all pairs at
-once; a compiled twin saved under 3 % of a page's time and was dropped (docs/speed.rst, "Compiled twins").
+once (:func:`edge_comparisons`, the reference); ``_edges.pyx`` is its compiled twin, one pass over the pairs reading
+the same :class:`EdgeInputs`.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ...page import Page
+from ...page.compiled import load_twin, speedups_enabled
 from .counts import ENDS_SENTENCE, UPPER, edge_text_properties
 from .tag_groups import HEADING_TAGS, tag_masks
 
@@ -51,6 +55,24 @@ _CLIMBS = np.arange(EDGE_LEVELS + 1)[:, None] + np.arange(EDGE_LEVELS + 1)[None,
 FAR = 2 * EDGE_LEVELS + 2
 
 
+class EdgeInputs(NamedTuple):
+    """What the comparisons read, one entry per block (the compiled twin reads the same arrays)."""
+
+    chain: np.ndarray  # (n, ≥ EDGE_LEVELS + 1) int64: the block's CDOM ancestors, -1 above the root
+    break_before: np.ndarray  # uint8
+    in_link: np.ndarray  # uint8
+    path_ids: np.ndarray  # int64: equal ids, equal tag paths
+    keywords: np.ndarray  # int64: the ancestors' class/id keyword marks
+    tag_marks: np.ndarray  # int64: :func:`.tag_groups.ancestor_marks`
+    leaf_tags: np.ndarray  # int64: the block's node's tag-list id
+    leaf_attributes: np.ndarray  # int64: its attribute-string id
+    heading: np.ndarray  # uint8: the node is a heading
+    spaces: np.ndarray  # int64
+    first: np.ndarray  # uint16: the first character's property bits (:mod:`.counts`)
+    last: np.ndarray  # uint16: the last character's
+    bucket: np.ndarray  # float64: floor(log2(length + 1))
+
+
 def edge_matrix(
     page: Page, chain: np.ndarray, tag_bits: np.ndarray, tag_marks: np.ndarray, table: tuple | None, lengths: np.ndarray
 ) -> np.ndarray:
@@ -62,12 +84,25 @@ def edge_matrix(
     spaces, first, last = edge_text_properties(page.texts, table)
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
     leaf_tags = page.node_table[page.block_nodes, 5]
-    leaf_attributes = page.node_table[page.block_nodes, 6]
-    heading = tag_masks(tag_bits, HEADING_TAGS)[leaf_tags, 0]
-    bucket = np.floor(np.log2(lengths + 1))
-    inputs = (chain, page.break_before, page.in_link, page.path_ids, page.ancestor_keywords, tag_marks)
-    inputs += (leaf_tags, leaf_attributes, heading, spaces, first, last, bucket)
-    out, distance = edge_comparisons(*inputs)
+    inputs = EdgeInputs(
+        chain=chain,
+        break_before=page.break_before.view(np.uint8),
+        in_link=page.in_link.view(np.uint8),
+        path_ids=page.path_ids,
+        keywords=page.ancestor_keywords,
+        tag_marks=tag_marks,
+        leaf_tags=leaf_tags,
+        leaf_attributes=page.node_table[page.block_nodes, 6],
+        heading=tag_masks(tag_bits, HEADING_TAGS)[leaf_tags, 0].view(np.uint8),
+        spaces=np.asarray(spaces, np.int64),
+        first=np.asarray(first, np.uint16),
+        last=np.asarray(last, np.uint16),
+        bucket=np.floor(np.log2(lengths + 1)),
+    )
+    if compiled_edge_comparisons is not None:
+        out, distance = compiled_edge_comparisons(inputs, EDGE_LEVELS, ENDS_SENTENCE, UPPER)
+    else:
+        out, distance = edge_comparisons(inputs)
     # float64 logarithms rounded to float32 on assignment, as np.array(..., float32).
     leaf_depth = page.node_table[page.block_nodes, 1]
     out[:, 15] = np.log1p(np.maximum(page.starts[1:] - page.ends[:-1], 0))
@@ -77,13 +112,10 @@ def edge_matrix(
     return out
 
 
-def edge_comparisons(*inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The edge matrix with every column but the four logarithms (left 0), and each pair's tree distance.
-    ``inputs``: as :func:`edge_matrix` gathers them, in its order."""
-    chain, break_before, in_link, path_ids, keywords, tag_marks, leaf_tags, leaf_attributes, heading = inputs[:9]
-    spaces, first, last, bucket = inputs[9:]
-    n = len(leaf_tags)
-    chain = chain[:, : EDGE_LEVELS + 1]
+def edge_comparisons(inputs: EdgeInputs) -> tuple[np.ndarray, np.ndarray]:
+    """The edge matrix with every column but the four logarithms (left 0), and each pair's tree distance."""
+    n = len(inputs.leaf_tags)
+    chain = inputs.chain[:, : EDGE_LEVELS + 1]
     left, right = chain[:-1], chain[1:]
     # Tree distance: the fewest levels climbed from both blocks to a common
     # ancestor, searched up to 5 levels each (farther counts as "over 4").
@@ -91,30 +123,31 @@ def edge_comparisons(*inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     meet = left[:, :, None] == np.where(right >= 0, right, -2)[:, None, :]
     cost = np.where(meet, _CLIMBS, 99).reshape(n - 1, -1).min(axis=1)
     distance = np.where(cost == 99, FAR, cost)
-    words = spaces + 1.0
-    ends_punct = (last & ENDS_SENTENCE) != 0
-    starts_capital = (first & UPPER) != 0
+    in_link, heading, bucket = inputs.in_link != 0, inputs.heading != 0, inputs.bucket
+    words = inputs.spaces + 1.0
+    ends_punct = (inputs.last & ENDS_SENTENCE) != 0
+    starts_capital = (inputs.first & UPPER) != 0
     zeros = np.zeros(n - 1)
     columns = [
         distance == 2,
         distance == 3,
         distance == 4,
         distance > 4,
-        break_before[1:],
+        inputs.break_before[1:] != 0,
         left[:, 1] == right[:, 1],
         (left[:, 2] == right[:, 2]) & (left[:, 2] >= 0),
         (left[:, 3] == right[:, 3]) & (left[:, 3] >= 0),
-        leaf_tags[:-1] == leaf_tags[1:],
-        leaf_attributes[:-1] == leaf_attributes[1:],
-        path_ids[:-1] == path_ids[1:],
+        inputs.leaf_tags[:-1] == inputs.leaf_tags[1:],
+        inputs.leaf_attributes[:-1] == inputs.leaf_attributes[1:],
+        inputs.path_ids[:-1] == inputs.path_ids[1:],
         in_link[:-1] & in_link[1:],
         in_link[:-1] ^ in_link[1:],
         ends_punct[:-1],
         starts_capital[1:],
         zeros,  # log_source_gap
         zeros,  # log_depth_difference
-        keywords[:-1] == keywords[1:],
-        tag_marks[:-1] == tag_marks[1:],
+        inputs.keywords[:-1] == inputs.keywords[1:],
+        inputs.tag_marks[:-1] == inputs.tag_marks[1:],
         zeros,  # log_length_ratio
         (words[:-1] > 10) & (words[1:] > 10),
         heading[:-1],
@@ -123,3 +156,9 @@ def edge_comparisons(*inputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         bucket[:-1] == bucket[1:],
     ]
     return np.ascontiguousarray(np.array(columns, np.float32).T), distance
+
+
+#: The compiled :func:`edge_comparisons` (``_edges.pyx``), or ``None`` where it is not built or turned off.
+(compiled_edge_comparisons,) = (
+    load_twin(f"{__package__}._edges", "edge_comparisons") if speedups_enabled() else None
+) or (None,)

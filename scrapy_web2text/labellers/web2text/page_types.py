@@ -11,6 +11,7 @@ feature names, training record), validated on load.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +92,12 @@ class PageTypeModel:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not abs(value) <= MAX_OFFSET:
                 raise PageTypeError(f"page-type model: threshold offsets must be numbers within ±{MAX_OFFSET}")
 
-    def threshold_offset(self, label: str) -> float:
+    @property
+    def sets_offsets(self) -> bool:
+        """Whether any page type moves the labelling model's threshold."""
+        return any(self.metadata.get("threshold_offsets", {}).values())
+
+    def threshold_offset(self, label: str | None) -> float:
         """What a page of type ``label`` adds to the labelling model's own threshold (0 when not set)."""
         return float(self.metadata.get("threshold_offsets", {}).get(label, 0.0))
 
@@ -155,6 +161,7 @@ def load_page_types(path: str | Path | None = None) -> PageTypeModel:
     )
 
 
+@functools.cache
 def shipped_page_types() -> PageTypeModel | None:
     """The packaged page-type model, loaded once per process; ``None`` when the package has none."""
     if not PACKAGED_PAGE_TYPES.with_suffix(".npz").is_file():
