@@ -14,8 +14,10 @@ every element's text and tail (the floor for any extractor on lxml); a crawl's l
 settings (``extract()`` plus the item's block records and title); trafilatura's ``extract`` when installed;
 the ratios between them; and the peak Python memory per page of ``extract()`` (tracemalloc, a separate pass).
 Where the compiled twins are built, ``extract()`` also runs with them switched off ("Python only"), interleaved,
-and the median per-page ratio of the two is printed.  ``--metadata`` adds ``extract()`` with
-:attr:`~scrapy_web2text.Extraction.metadata` read, interleaved too, and its ratio to ``extract()`` alone.
+and the median per-page ratio of the two is printed.  ``--languages`` adds rows per corpus and per language of the
+gold text (py3langid), ``--language de`` (or ``other``: not English) times only such pages.  ``--metadata`` adds
+``extract()`` with :attr:`~scrapy_web2text.Extraction.metadata` read, interleaved too, and its ratio to
+``extract()`` alone.
 The Web2Text paper's 54 ms per page is printed beside.
 """
 
@@ -62,6 +64,38 @@ def load_pages(corpus: str | None, split: str, limit: int | None) -> list[tuple[
                 if record.get("split") == split and (record.get("html") or "").strip():
                     pages.append((record["id"], record["html"].encode("utf-8")))
     return pages[:limit] if limit else pages
+
+
+def gold_languages(corpus: str | None, split: str) -> dict[str, str]:
+    """Each page's language (py3langid on its gold text, the first 1,000 characters), by page id."""
+    from scrapy_web2text.labellers.web2text.languages import identify
+
+    languages = {}
+    for path in sorted(DATA.glob("*.jsonl.gz")):
+        if corpus and path.name.split(".")[0] != corpus:
+            continue
+        with gzip.open(path, "rt", encoding="utf-8") as lines:
+            for line in lines:
+                record = json.loads(line)
+                if record.get("split") == split and (record.get("html") or "").strip():
+                    languages[record["id"]] = identify((record.get("text") or "")[:1000]) or "?"
+    return languages
+
+
+def group_rows(pages: list[tuple[str, bytes]], times: dict[str, list[float]], groups: dict[str, str]) -> list[str]:
+    """Per group of pages (corpus, language): pages, median ms of ``extract()`` and of trafilatura, and the ratio."""
+    members: dict[str, list[int]] = {}
+    for index, (page_id, _) in enumerate(pages):
+        members.setdefault(groups[page_id], []).append(index)
+    lines = []
+    for group, indices in sorted(members.items(), key=lambda item: (-len(item[1]), item[0])):
+        ours = statistics.median(times["extract()"][i] for i in indices)
+        line = f"  {group:<22} {len(indices):6d} {ours:8.2f}"
+        if "trafilatura" in times:
+            theirs = statistics.median(times["trafilatura"][i] for i in indices)
+            line += f" {theirs:8.2f} {ours / theirs:8.2f}"
+        lines.append(line)
+    return lines
 
 
 def lxml_parse(data: bytes):
@@ -180,13 +214,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also time extract() with Extraction.metadata read (docs/metadata.rst), and the ratio (goal <= 1.25)",
     )
+    parser.add_argument(
+        "--languages",
+        action="store_true",
+        help="also per language of the gold text (py3langid) and per corpus: extract(), trafilatura, their ratio",
+    )
+    parser.add_argument(
+        "--language", help="only pages whose gold text is in this language (py3langid code; 'other': not English)"
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the per-page timings here")
     args = parser.parse_args(argv)
     global clock
     clock = CLOCKS[args.clock]
     limit_blas_threads(args.blas_threads)  # this script owns its process, like the web2text command
 
-    pages = load_pages(args.corpus, args.split, args.limit)
+    pages = load_pages(args.corpus, args.split, None if args.language else args.limit)
+    languages = gold_languages(args.corpus, args.split) if args.languages or args.language else {}
+    if args.language:
+        wanted = (lambda code: code != "en") if args.language == "other" else (lambda code: code == args.language)
+        pages = [page for page in pages if wanted(languages[page[0]])][: args.limit]
     if not pages:
         print(f"no {args.split} pages under {DATA}", file=sys.stderr)
         return 2
@@ -282,6 +328,16 @@ def main(argv: list[str] | None = None) -> int:
             f"  extract() / extract(), Python only: median of per-page ratios {statistics.median(per_page):.3f} "
             f"(10th percentile {percentile(per_page, 0.1):.3f}, 90th {percentile(per_page, 0.9):.3f})"
         )
+
+    if args.languages:
+        header = f"{'pages':>6} {'extract':>8} {'trafil.':>8} {'ratio':>8}"
+        print(f"per group, median ms per page:  {header}  (goal <= 0.35)")
+        print("  by corpus:")
+        for line in group_rows(pages, times, {page_id: page_id.split("-")[0] for page_id, _ in pages}):
+            print(line)
+        print("  by language of the gold text:")
+        for line in group_rows(pages, times, languages):
+            print(line)
 
     if not args.no_memory:
         peaks = []

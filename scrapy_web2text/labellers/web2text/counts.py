@@ -203,8 +203,7 @@ def block_counts(
         # identifier on its longest blocks (languages.py); English pages keep the paper's list exactly.
         language_stopwords = page_stopwords(texts)
         if language_stopwords is not None:
-            found = _WORD.findall(joined or "\n".join(texts))  # the same words, in the same order, as the word starts
-            stop = np.fromiter((word.lower() in language_stopwords for word in found), bool, len(found))
+            stop = _language_stopwords(joined or "\n".join(texts), language_stopwords)
             word_owner = np.repeat(np.arange(n), words.astype(np.int64))
             stopwords = np.bincount(word_owner[stop], minlength=n).astype(float)
     counts: dict[str, np.ndarray] = {"chars": lengths.astype(float)}
@@ -220,6 +219,19 @@ def block_counts(
     else:
         counts.update(_pattern_counts(texts, joined, offsets, counts["digits"], at_blocks, case_exception))
     return counts
+
+
+def _language_stopwords(joined: str, language_stopwords: frozenset[str]) -> np.ndarray:
+    """Whether each word (``\\w+``) of the page's text, in order (as the word starts), is a stop-word of its
+    language: the page lower-cased once and the words looked up by the set's own method (a Python loop over the
+    words cost as much as the rest of the features)."""
+    lowered = joined.lower()
+    if len(lowered) == len(joined):
+        found = _WORD.findall(lowered)
+        return np.fromiter(map(language_stopwords.__contains__, found), bool, len(found))
+    # A character whose lower case is longer ("İ") may split or join words differently: one word at a time.
+    found = _WORD.findall(joined)
+    return np.fromiter((word.lower() in language_stopwords for word in found), bool, len(found))
 
 
 def _character_counts(

@@ -18,7 +18,7 @@ import threading
 #: are simply identified.
 ENGLISH_STOPWORD_SHARE = 0.2
 #: Characters of the page's longest blocks given to the identifier.
-SAMPLE_CHARS = 2000
+SAMPLE_CHARS = 1000
 
 _lock = threading.Lock()
 _loaded = False
