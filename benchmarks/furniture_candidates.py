@@ -169,3 +169,47 @@ def cued_rails(page: Page, labels: np.ndarray) -> np.ndarray:
         if link_chars >= 0.5 * item_chars and lengths[start:end][kept[start:end]].sum() < MAX_RAIL_SHARE * kept_total:
             rails[start:end] = kept[start:end]
     return rails
+
+
+#: The main text's body starts at its first kept block of at least this many characters; bylines come before it.
+BODY_START_CHARS = 150
+MAX_BYLINE_CHARS = 100
+_BYLINE_BIT = ANCESTOR_KEYWORD_BITS["byline"]
+#: "By Jane Doe", "Von", "Par", "Por", "Door", "Di", "Przez", "Av", "Af", "Autor:", and a dateline's year.
+BYLINE_TEXT_CUES = re.compile(
+    r"^\s*(?:by|von|par|por|door|di|przez|av|af|autor(?:in)?|author|posted by|written by|publi[ée] par)\b[\s:]+\w"
+    r"|\b(?:19|20)\d\d\b",
+    re.IGNORECASE,
+)
+
+
+def _before_body(page: Page, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    kept = labels != 0
+    lengths = _lengths(page)
+    body = np.flatnonzero(kept & (lengths >= BODY_START_CHARS))
+    if not len(body):
+        return np.zeros(len(page), bool), lengths
+    return kept & (np.arange(len(page)) < body[0]) & (lengths < MAX_BYLINE_CHARS), lengths
+
+
+def marked_bylines(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Short kept blocks before the body's first long block, under a ``byline``/``author``/``date``/``time``/
+    ``meta`` class or id."""
+    before, _ = _before_body(page, labels)
+    return before & ((page.ancestor_keywords & _BYLINE_BIT) != 0)
+
+
+def text_bylines(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Short kept blocks before the body's first long block that read as a byline ("By …", "Von …") or hold a
+    year (a dateline), of at most ten words."""
+    before, _ = _before_body(page, labels)
+    found = np.zeros(len(page), bool)
+    for i in np.flatnonzero(before).tolist():
+        text = page.texts[i]
+        found[i] = len(text.split()) <= 10 and BYLINE_TEXT_CUES.search(text) is not None
+    return found
+
+
+def bylines(page: Page, labels: np.ndarray) -> np.ndarray:
+    """:func:`marked_bylines` or :func:`text_bylines`."""
+    return marked_bylines(page, labels) | text_bylines(page, labels)

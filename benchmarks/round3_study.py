@@ -76,6 +76,13 @@ RULES = {
     "rails": extra(furniture_candidates.link_rails),
     "cuedrails": extra(furniture_candidates.cued_rails),
     "prompts": extra(furniture_candidates.prompt_blocks),
+    # The chain as shipped after round three (list repeats of up to 100 characters kept), and bylines on it.
+    "cur": "cur",
+    "cur_hidden": ("cur", furniture.hidden_blocks),
+    "cur_mbyline": ("cur", furniture_candidates.marked_bylines),
+    "cur_tbyline": ("cur", furniture_candidates.text_bylines),
+    "cur_byline": ("cur", furniture_candidates.bylines),
+    "cur_hidden_byline": ("cur", furniture.hidden_blocks, furniture_candidates.bylines),
 }
 
 
@@ -108,6 +115,10 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
             labels = base_rules(page, raw, 10**9)
         elif rule == "listrep100":
             labels = base_rules(page, raw, 100)
+        elif rule == "cur" or isinstance(rule, tuple):
+            labels = base_rules(page, raw, 100)
+            for then in rule[1:] if isinstance(rule, tuple) else ():
+                labels = extra(then)(page, labels)
         else:
             labels = rule(page, base)
         out[name] = scored(labels)

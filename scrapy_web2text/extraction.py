@@ -52,7 +52,8 @@ class Extraction:
     ``MIN_NOSCRIPT_CHARS``).  ``decoded_again`` says the model's own threshold kept no block, so the page was
     labelled again at half its highest p(content) (see the model documentation).  ``page_type`` says what kind of
     page it is (``"article"``, ``"collection"``, ``"documentation"``, ``"forum"``, ``"listing"``, ``"product"``,
-    ``"service"``) with the page-type classifier's probability, for the ``web2text`` labellers.
+    ``"service"``) with the page-type classifier's probability, for the ``web2text`` labellers; the page is
+    classified when ``page_type`` is first read.
     ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space.  ``timings`` holds
