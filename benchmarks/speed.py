@@ -53,8 +53,8 @@ DATA = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
 PAPER_MS = 54.0  # Vogels et al. (2018): 54 ms per page, their implementation
 
 
-def load_pages(corpus: str | None, split: str, limit: int | None) -> list[tuple[str, bytes]]:
-    pages = []
+def records(corpus: str | None, split: str):
+    """The corpus records of ``split`` that have HTML, corpus by corpus (``corpus``: only that one)."""
     for path in sorted(DATA.glob("*.jsonl.gz")):
         if corpus and path.name.split(".")[0] != corpus:
             continue
@@ -62,7 +62,11 @@ def load_pages(corpus: str | None, split: str, limit: int | None) -> list[tuple[
             for line in lines:
                 record = json.loads(line)
                 if record.get("split") == split and (record.get("html") or "").strip():
-                    pages.append((record["id"], record["html"].encode("utf-8")))
+                    yield record
+
+
+def load_pages(corpus: str | None, split: str, limit: int | None) -> list[tuple[str, bytes]]:
+    pages = [(record["id"], record["html"].encode("utf-8")) for record in records(corpus, split)]
     return pages[:limit] if limit else pages
 
 
@@ -70,16 +74,7 @@ def gold_languages(corpus: str | None, split: str) -> dict[str, str]:
     """Each page's language (py3langid on its gold text, the first 1,000 characters), by page id."""
     from scrapy_web2text.labellers.web2text.languages import identify
 
-    languages = {}
-    for path in sorted(DATA.glob("*.jsonl.gz")):
-        if corpus and path.name.split(".")[0] != corpus:
-            continue
-        with gzip.open(path, "rt", encoding="utf-8") as lines:
-            for line in lines:
-                record = json.loads(line)
-                if record.get("split") == split and (record.get("html") or "").strip():
-                    languages[record["id"]] = identify((record.get("text") or "")[:1000]) or "?"
-    return languages
+    return {record["id"]: identify((record.get("text") or "")[:1000]) or "?" for record in records(corpus, split)}
 
 
 def group_rows(pages: list[tuple[str, bytes]], times: dict[str, list[float]], groups: dict[str, str]) -> list[str]:
