@@ -213,3 +213,22 @@ def text_bylines(page: Page, labels: np.ndarray) -> np.ndarray:
 def bylines(page: Page, labels: np.ndarray) -> np.ndarray:
     """:func:`marked_bylines` or :func:`text_bylines`."""
     return marked_bylines(page, labels) | text_bylines(page, labels)
+
+
+def repeats_apart(page: Page, labels: np.ndarray) -> np.ndarray:
+    """:func:`~scrapy_web2text.labellers.web2text.after_decoding.repeated_blocks`, keeping also the repeats whose
+    first copy's parent shares its parent (the two copies are siblings' children: one text written twice in one
+    place, as a test page's *lorem ipsum*), for comparison with the rule as shipped."""
+    from scrapy_web2text.labellers.web2text import after_decoding
+
+    repeats = after_decoding.repeated_blocks(page, labels)
+    if not repeats.any():
+        return repeats
+    parents = page.node_table[page.block_nodes, 0]
+    grandparents = page.node_table[np.maximum(parents, 0), 0]
+    first: dict[str, int] = {}
+    for i in np.flatnonzero(labels != 0).tolist():
+        earlier = first.setdefault(page.texts[i], i)
+        if repeats[i] and grandparents[earlier] == grandparents[i] and grandparents[i] >= 0:
+            repeats[i] = False
+    return repeats

@@ -48,10 +48,10 @@ NON_ARTICLE = ("collection", "forum", "listing", "product", "service", "document
 BEFORE = (after_decoding.kept_captions, after_decoding.excerpt_teasers, after_decoding.repeated_blocks)
 
 
-def base_rules(page, labels, list_repeat_chars: int):
+def base_rules(page, labels, list_repeat_chars: int, rules=BEFORE):
     """The chain's rules as they were before this study (list repeats of up to ``list_repeat_chars`` kept)."""
     after_decoding.MAX_LIST_REPEAT_CHARS = list_repeat_chars
-    for rule in BEFORE:
+    for rule in rules:
         found = rule(page, labels)
         if found.any():
             labels = np.where(found, 0, labels).astype(labels.dtype)
@@ -83,7 +83,11 @@ RULES = {
     "cur_tbyline": ("cur", furniture_candidates.text_bylines),
     "cur_byline": ("cur", furniture_candidates.bylines),
     "cur_hidden_byline": ("cur", furniture.hidden_blocks, furniture_candidates.bylines),
+    "cur_repgp": ("repgp",),
+    "cur_hidden_repgp": ("repgp", furniture.hidden_blocks),
 }
+#: The chain's rules with the repeats kept where both copies share a grandparent.
+REPEATS_APART = (after_decoding.kept_captions, after_decoding.excerpt_teasers, furniture_candidates.repeats_apart)
 
 
 def decode(page, unary, pair, lam, threshold, own):
@@ -116,7 +120,8 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
         elif rule == "listrep100":
             labels = base_rules(page, raw, 100)
         elif rule == "cur" or isinstance(rule, tuple):
-            labels = base_rules(page, raw, 100)
+            repgp = isinstance(rule, tuple) and rule[0] == "repgp"
+            labels = base_rules(page, raw, 100, REPEATS_APART if repgp else BEFORE)
             for then in rule[1:] if isinstance(rule, tuple) else ():
                 labels = extra(then)(page, labels)
         else:
