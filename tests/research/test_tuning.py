@@ -88,6 +88,26 @@ def test_fine_tuning_learns_the_corrections(corrected):
     assert tuned.block_mean is model.block_mean and tuned.config == model.config  # same features, same threshold
 
 
+def _squared_distance(tuned: Web2TextModel, start: Web2TextModel) -> float:
+    layers = zip(tuned.unary + tuned.pairwise, start.unary + start.pairwise)
+    return sum(
+        float(((a - b) ** 2).sum()) for tuned_layer, start_layer in layers for a, b in zip(tuned_layer, start_layer)
+    )
+
+
+def test_the_anchor_keeps_the_tuned_weights_near_the_initial_ones(corrected):
+    model = load_model()
+    pages = read_labelled_pages(corrected["pages"], [corrected["labels"]])
+    free = fine_tune(model, pages, iterations=40, learning_rate=3e-3, anchor=0.0, threads=1)
+    anchored = fine_tune(model, pages, iterations=40, learning_rate=3e-3, anchor=1.0, threads=1)
+    assert _squared_distance(anchored, model) < 0.5 * _squared_distance(free, model)
+    moved = anchored.metadata["fine_tuned"]["distance_moved"]
+    assert sum(moved.values()) == pytest.approx(_squared_distance(anchored, model), rel=1e-3)
+    assert anchored.metadata["fine_tuned"]["settings"]["anchor"] == 1.0
+    with pytest.raises(ValueError, match="anchor must be 0 or more"):
+        fine_tune(model, pages, iterations=1, anchor=-1.0)
+
+
 def test_train_init_writes_a_model_that_loads_by_path(corrected, tmp_path):
     output = tmp_path / "mymodel"
     arguments = ["train", "--init", "default", "--pages", str(corrected["pages"]), "--labels", str(corrected["labels"])]

@@ -3,8 +3,10 @@
 The networks start from the given model's weights and keep its feature statistics, architecture and threshold.
 Adam runs a few hundred steps (the recipe's learning rate, a thirtieth of its steps) on fragments of consecutive
 blocks, half of each batch from the user's pages and half from a sample of the training corpora's ``train``
-splits (the shipped recipe's data, each corpus in proportion to its split), so that the model learns the site
-without forgetting the rest.  Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`),
+splits (the shipped recipe's data, each corpus in proportion to its split), and a penalty ``anchor · Σ (w − w₀)²``
+pulls the weights back towards the model's own (L2-SP: Li, Grandvalet and Davoine, "Explicit inductive bias for
+transfer learning with convolutional networks", ICML 2018), so that the model learns the site without forgetting
+the rest.  Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`),
 matched to the page's blocks by XPath, or from gold text in the corpus format (aligned as for training).  Blocks
 a labels file does not name weigh nothing.
 """
@@ -41,6 +43,7 @@ ITERATIONS = 300
 LEARNING_RATE = 1e-3
 USER_SHARE = 0.5
 MIX_PAGES = 180
+ANCHOR = 0.0
 
 
 @dataclass
@@ -178,8 +181,15 @@ def _batches(user: Sequences, mix: Sequences | None, batch_size: int, share: flo
     return np.concatenate(starts)
 
 
+def _distance_to(network, anchors: list):
+    """Σ (w − w₀)² over the network's weights: how far tuning has taken it from where it started."""
+    return sum(((weight - start) ** 2).sum() for weight, start in zip(network.parameters(), anchors))
+
+
 def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settings: dict, seed: int) -> float:
-    """Adam on the network from its current weights; the last batch's loss."""
+    """Adam on the network from its current weights, pulled back towards them by ``settings["anchor"]``; how far
+    the weights moved (Σ (w − w₀)²)."""
+    anchors = [weight.detach().clone() for weight in network.parameters()]
     generator = np.random.default_rng(seed)
     x = np.concatenate([user.x, mix.x]) if mix is not None else user.x
     y = np.concatenate([user.y, mix.y]) if mix is not None else user.y
@@ -199,11 +209,14 @@ def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settin
         weight = w_all[index].reshape(-1)
         loss = (loss_function(logits.reshape(-1, logits.shape[-1]), y_all[index].reshape(-1)) * weight).sum()
         loss = loss / weight.sum().clamp(min=1e-6)
+        if settings["anchor"]:
+            loss = loss + settings["anchor"] * _distance_to(network, anchors)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
     network.eval()
-    return float(loss.item())
+    with torch.no_grad():
+        return float(_distance_to(network, anchors))
 
 
 def fine_tune(
@@ -214,12 +227,16 @@ def fine_tune(
     iterations: int = ITERATIONS,
     learning_rate: float = LEARNING_RATE,
     user_share: float = USER_SHARE,
+    anchor: float = ANCHOR,
     networks: Sequence[str] = ("unary", "pairwise"),
     seed: int = 0,
     threads: int | None = None,
 ) -> Web2TextModel:
     """A copy of ``model`` tuned on ``pages`` (with ``mix`` mixed in); its card says what it was tuned on.
-    ``networks`` names those tuned (the others keep their weights)."""
+    ``anchor`` weighs the pull back towards ``model``'s weights (0: none); ``networks`` names those tuned (the
+    others keep their weights)."""
+    if anchor < 0:
+        raise ValueError(f"anchor must be 0 or more, not {anchor}")
     torch = require_torch()
     from .networks import ConvStack
 
@@ -240,17 +257,18 @@ def fine_tune(
         "fragment_length": fragment,
         "batch_size": int(config.get("batch_size", 64)),
         "user_share": user_share,
+        "anchor": anchor,
     }
     scheme = config.get("loss_weight", "none")
     user_in, mix_in = _inputs(model, pages, scheme), _inputs(model, mix, scheme) if mix else None
-    layers = {}
+    layers, moved = {}, {}
     for offset, (name, x, y, w) in enumerate((("unary", "ux", "uy", "uw"), ("pairwise", "px", "py", "pw"))):
         user = lay_out(user_in[x], user_in[y], fragment, user_in[w])
         mixed = lay_out(mix_in[x], mix_in[y], fragment, mix_in[w]) if mix_in and mix_in[x] else None
         network = ConvStack.from_config(config, name, user.x.shape[1])
         network.load(getattr(model, name))
         if len(user.starts) and name in networks:
-            _tune_network(torch, network, user, mixed, settings, seed + offset)
+            moved[name] = round(_tune_network(torch, network, user, mixed, settings, seed + offset), 6)
         layers[name] = network.export()
     metadata = {
         **{key: value for key, value in model.metadata.items() if key not in ("training", "path")},
@@ -262,9 +280,10 @@ def fine_tune(
             "pages": [_page_card(page) for page in pages],
             "mixed_in": dict(sorted(_count_corpora(mix).items())),
             "settings": {
-                **{key: settings[key] for key in ("iterations", "learning_rate", "user_share", "batch_size")},
+                **{key: settings[key] for key in ("iterations", "learning_rate", "user_share", "anchor", "batch_size")},
                 "networks": list(networks),
             },
+            "distance_moved": moved,
             "seed": seed,
             "seconds": round(time.perf_counter() - started, 1),
             "torch": torch.__version__,
@@ -317,6 +336,7 @@ def run_command(args, data_files: Sequence[str]) -> int:
         mix,
         iterations=args.iterations or ITERATIONS,
         learning_rate=args.learning_rate or LEARNING_RATE,
+        anchor=ANCHOR if args.anchor is None else args.anchor,
         seed=args.seed,
         threads=args.threads,
     )
