@@ -98,6 +98,19 @@ def forgetting_changes(scorer, base_scores, tuned, forgetting, site_host: str) -
     }
 
 
+def forgetting_sample(files, split: str, per_corpus: int | None) -> list:
+    """Each corpus's ``split`` pages (its validation pages where it has none), or ``per_corpus`` of them at random."""
+    pages = []
+    for path in files if per_corpus != 0 else ():
+        records = list(iter_records(path, split))
+        if not records:
+            print(f"{path.name} has no {split} pages: its validation pages measure what was forgotten")
+            records = list(iter_records(path, "validation"))
+        wanted = len(records) if per_corpus is None else min(per_corpus, len(records))
+        pages += [process_record(r) for r in random.Random(f"forgetting-{path.name}").sample(records, wanted)]
+    return pages
+
+
 def site_rows(model, mix, forgetting, args, trafilatura) -> tuple[list[dict], dict]:
     """One row per site, k, draw and anchor; per anchor, the per-corpus forgetting of each model tuned on k = 3."""
     rows, forgotten = [], defaultdict(list)
@@ -273,7 +286,13 @@ def main() -> None:
     )
     parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
     parser.add_argument(
-        "--forgetting-pages", type=int, default=None, help="validation pages per corpus (default all; 0: skip)"
+        "--forgetting-pages", type=int, default=None, help="pages per corpus for forgetting (default all; 0: skip)"
+    )
+    parser.add_argument(
+        "--forgetting-split",
+        default="test",
+        choices=["test", "validation"],
+        help="forgetting is measured on this split (test: the base was not selected on it)",
     )
     parser.add_argument("--page-types", action="store_true", help="also per WCXB page type, k = --type-k")
     parser.add_argument("--type-k", type=int, nargs="+", default=[10, 30])
@@ -303,13 +322,7 @@ def main() -> None:
     files = sorted(Path(args.data).glob("*.jsonl.gz"))
     started = time.perf_counter()
     mix = sample_training_pages(files, args.mix, args.seed) if args.mix else []
-    forgetting = []
-    if args.forgetting_pages != 0:
-        for path in files:
-            records = list(iter_records(path, "validation"))
-            wanted = len(records) if args.forgetting_pages is None else min(args.forgetting_pages, len(records))
-            chosen = random.Random(f"forgetting-{path.name}").sample(records, wanted)
-            forgetting += [process_record(record) for record in chosen]
+    forgetting = forgetting_sample(files, args.forgetting_split, args.forgetting_pages)
     sizes = ", ".join(f"{name} {count}" for name, count in Counter(page.dataset for page in forgetting).items())
     print(f"mixed-in sample {len(mix)} pages, forgetting sample {sizes}, {time.perf_counter() - started:.0f} s")
     trafilatura = load_peers(["trafilatura"])[0]["trafilatura"]
