@@ -80,6 +80,7 @@ def tune(model, tuning_pages, mix, args, exclude_host: str | None = None, anchor
         learning_rate=args.learning_rate,
         user_share=args.user_share,
         anchor=anchor,
+        rebalance=args.rebalance,
         networks=args.networks,
         seed=args.seed,
     )
@@ -284,6 +285,9 @@ def main() -> None:
     parser.add_argument(
         "--anchor", type=float, nargs="+", default=[ANCHOR], help="pull towards the base's weights (several: a grid)"
     )
+    parser.add_argument(
+        "--rebalance", action="store_true", help="match the base's kept share on the mixed-in pages (threshold)"
+    )
     parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
     parser.add_argument(
         "--forgetting-pages", type=int, default=None, help="pages per corpus for forgetting (default all; 0: skip)"
@@ -341,7 +345,10 @@ def main() -> None:
                 f"{row['trafilatura']:.3f}  error removed {100 * row['error_removed']:.1f} % (mean of sites), "
                 f"{100 * row['error_removed_of_mean']:.1f} % (of the mean error)  ({row['sites']} sites)"
             )
-        print("  validation word F1 per corpus, base -> tuned on k=3 pages of a site (mean change, largest drop):")
+        print(
+            f"  {args.forgetting_split} word F1 per corpus, base -> tuned on k=3 pages of a site "
+            "(mean change, largest drop):"
+        )
         for row in forgetting_table:
             print(
                 f"    {row['corpus']}: {row['shipped']:.4f}  {row['mean_change']:+.4f}  (largest drop "

@@ -44,6 +44,7 @@ LEARNING_RATE = 1e-3
 USER_SHARE = 0.5
 MIX_PAGES = 180
 ANCHOR = 0.0
+REBALANCE = False
 
 
 @dataclass
@@ -219,6 +220,33 @@ def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settin
         return float(_distance_to(network, anchors))
 
 
+def _kept_share(model: Web2TextModel, potentials: list, lengths: list, threshold: float) -> float:
+    """Share of the pages' characters the model keeps at ``threshold``."""
+    from ...labellers.web2text.viterbi import viterbi
+
+    kept = sum(
+        float(length[viterbi(*pair, model.lam, threshold).astype(bool)].sum())
+        for pair, length in zip(potentials, lengths)
+    )
+    return kept / max(1.0, float(sum(length.sum() for length in lengths)))
+
+
+def rebalanced_threshold(base: Web2TextModel, tuned: Web2TextModel, pages: Sequence[PageData]) -> float:
+    """The threshold at which ``tuned`` keeps as much of ``pages``' text as ``base`` does at its own: tuning on one
+    site moves the balance of content and boilerplate on every page, and this moves it back."""
+    pages = [page for page in pages if len(page.texts)]
+    width = len(base.block_features)
+    lengths = [np.fromiter(map(len, page.texts), np.float64, len(page.texts)) for page in pages]
+    before = [base.potentials(page.block_x[:, :width], page.edge_x) for page in pages]
+    target = _kept_share(base, before, lengths, base.threshold)
+    after = [tuned.potentials(page.block_x[:, :width], page.edge_x) for page in pages]
+    low, high = 0.02, 0.98  # the kept share falls as the threshold rises
+    for _ in range(12):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _kept_share(tuned, after, lengths, middle) > target else (low, middle)
+    return round((low + high) / 2, 4)
+
+
 def fine_tune(
     model: Web2TextModel,
     pages: Sequence[TuningPage | PageData],
@@ -228,6 +256,7 @@ def fine_tune(
     learning_rate: float = LEARNING_RATE,
     user_share: float = USER_SHARE,
     anchor: float = ANCHOR,
+    rebalance: bool = REBALANCE,
     networks: Sequence[str] = ("unary", "pairwise"),
     seed: int = 0,
     threads: int | None = None,
@@ -293,6 +322,8 @@ def fine_tune(
     tuned = dataclasses.replace(
         model, config=dict(config), unary=layers["unary"], pairwise=layers["pairwise"], metadata=metadata, path=None
     )
+    if rebalance and mix:
+        tuned.config["threshold"] = metadata["fine_tuned"]["threshold"] = rebalanced_threshold(model, tuned, mix)
     tuned.check()
     return tuned
 
