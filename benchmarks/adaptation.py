@@ -286,7 +286,10 @@ def main() -> None:
         "--anchor", type=float, nargs="+", default=[ANCHOR], help="pull towards the base's weights (several: a grid)"
     )
     parser.add_argument(
-        "--rebalance", action="store_true", help="match the base's kept share on the mixed-in pages (threshold)"
+        "--no-rebalance",
+        dest="rebalance",
+        action="store_false",
+        help="keep the base's threshold (by default it is moved to keep the base's share of the mixed-in pages' text)",
     )
     parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
     parser.add_argument(

@@ -290,7 +290,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--anchor",
         type=float,
         default=None,
-        help="pull towards the initial model's weights, anchor * sum((w - w0)^2) added to the loss (default ANCHOR)",
+        help="pull towards the initial model's weights: anchor * sum((w - w0)^2) added to the loss (default 0)",
+    )
+    tuning.add_argument(
+        "--no-rebalance",
+        dest="rebalance",
+        action="store_false",
+        help="keep the initial model's threshold (by default it moves so that the tuned model keeps as much of the "
+        "mixed-in pages' text as the initial one)",
     )
     train.set_defaults(handler=_train)
 

@@ -44,7 +44,7 @@ LEARNING_RATE = 1e-3
 USER_SHARE = 0.5
 MIX_PAGES = 180
 ANCHOR = 0.0
-REBALANCE = False
+REBALANCE = True
 
 
 @dataclass
@@ -368,6 +368,7 @@ def run_command(args, data_files: Sequence[str]) -> int:
         iterations=args.iterations or ITERATIONS,
         learning_rate=args.learning_rate or LEARNING_RATE,
         anchor=ANCHOR if args.anchor is None else args.anchor,
+        rebalance=args.rebalance,
         seed=args.seed,
         threads=args.threads,
     )
