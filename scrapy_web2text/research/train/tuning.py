@@ -1,14 +1,16 @@
 """Fine-tuning a trained model on a few corrected pages of one site (``web2text train --init``).
 
-The networks start from the given model's weights and keep its feature statistics, architecture and threshold.
-Adam runs a few hundred steps (the recipe's learning rate, a thirtieth of its steps) on fragments of consecutive
-blocks, half of each batch from the user's pages and half from a sample of the training corpora's ``train``
-splits (the shipped recipe's data, each corpus in proportion to its split), and a penalty ``anchor · Σ (w − w₀)²``
-pulls the weights back towards the model's own (L2-SP: Li, Grandvalet and Davoine, "Explicit inductive bias for
-transfer learning with convolutional networks", ICML 2018), so that the model learns the site without forgetting
-the rest.  Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`),
-matched to the page's blocks by XPath, or from gold text in the corpus format (aligned as for training).  Blocks
-a labels file does not name weigh nothing.
+The networks start from the given model's weights and keep its feature statistics and architecture.  Adam runs a
+few hundred steps (the recipe's learning rate, a thirtieth of its steps) on fragments of consecutive blocks, half of
+each batch from the user's pages and half from a sample of the training corpora's ``train`` splits (the shipped
+recipe's data, each corpus in proportion to its split), optionally with a penalty ``anchor · Σ (w − w₀)²`` that pulls
+the weights back towards the model's own (L2-SP: Li, Grandvalet and Davoine, "Explicit inductive bias for transfer
+learning with convolutional networks", ICML 2018).  Then the threshold is moved so that the tuned model keeps as
+much of the mixed-in pages' text as the model did: the site is learnt, the balance elsewhere kept.
+
+Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`), matched to the page's blocks by
+XPath, or from gold text in the corpus format (aligned as for training).  Blocks a labels file does not name weigh
+nothing.
 """
 
 from __future__ import annotations
@@ -378,6 +380,7 @@ def run_command(args, data_files: Sequence[str]) -> int:
     labelled = sum(page["labelled_blocks"] if "labelled_blocks" in page else page["blocks"] for page in card["pages"])
     print(
         f"model written to {written} (+ .json): {model.name} tuned on {len(pages)} page(s), {labelled} labelled "
-        f"blocks, {len(mix)} training pages mixed in, {card['seconds']} s"
+        f"blocks, {len(mix)} training pages mixed in, threshold {model.threshold} -> {tuned.threshold}, "
+        f"{card['seconds']} s"
     )
     return 0
