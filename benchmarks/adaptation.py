@@ -6,9 +6,10 @@ labels, as ``web2text train --labels corpus.jsonl.gz`` would.  ``fine_tune`` (th
 --init``) tunes the shipped model on them with a sample of the training corpora mixed in (the site's own pages
 left out of that sample), and the site's other pages are scored by word F1 against their gold: the shipped model,
 the tuned one and trafilatura, in the same run.  ``--page-types`` does the same per WCXB page type (k = 10, 30
-train pages of the type, scored on that type's validation pages).  What was forgotten: each corpus's validation
-word F1 (every validation page, or ``--forgetting-pages`` per corpus), the tuned site's own pages left out, before
-and after tuning on k = 3 pages of each site.  ``--anchor`` takes several values to compare them in one run.
+train pages of the type, scored on that type's validation pages).  What was forgotten: each corpus's word F1 on
+its test pages (validation pages where it has none; ``--forgetting-split``, ``--forgetting-pages`` per corpus), the
+tuned site's own pages left out, before and after tuning on k = 3 pages of each site.  ``--anchor`` takes several
+values to compare them in one run.
 
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 nice python benchmarks/adaptation.py --json adaptation.json \\
         --plot docs/_static/adaptation.png
@@ -87,7 +88,7 @@ def tune(model, tuning_pages, mix, args, exclude_host: str | None = None, anchor
 
 
 def forgetting_changes(scorer, base_scores, tuned, forgetting, site_host: str) -> dict[str, float]:
-    """Per corpus: the tuned model's validation word F1 minus the base's on the same pages, the tuned site's own
+    """Per corpus: the tuned model's word F1 minus the base's on the same pages, the tuned site's own
     pages left out (they are what it learnt, not what it forgot)."""
     change = scorer.page_scores(decisions(tuned, forgetting)) - base_scores
     corpora = np.asarray(scorer.corpora)
@@ -205,7 +206,7 @@ def summary(rows: list[dict]) -> list[dict]:
 
 
 def forgetting_summary(before: dict[str, float], changes: list[dict[str, float]]) -> list[dict]:
-    """Per corpus: the base's validation word F1, the tuned models' mean change and their largest drop."""
+    """Per corpus: the base's word F1, the tuned models' mean change and their largest drop."""
     return [
         {
             "corpus": corpus,

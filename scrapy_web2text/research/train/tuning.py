@@ -31,6 +31,7 @@ import numpy as np
 
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
+from ...labellers.web2text.viterbi import viterbi
 from ...output import block_xpaths
 from ...page import parse_page
 from ..corpus import PageData, corpus_name, iter_records, process_record
@@ -224,8 +225,6 @@ def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settin
 
 def _kept_share(model: Web2TextModel, potentials: list, lengths: list, threshold: float) -> float:
     """Share of the pages' characters the model keeps at ``threshold``."""
-    from ...labellers.web2text.viterbi import viterbi
-
     kept = sum(
         float(length[viterbi(*pair, model.lam, threshold).astype(bool)].sum())
         for pair, length in zip(potentials, lengths)
