@@ -6,8 +6,10 @@ labels, as ``web2text train --labels corpus.jsonl.gz`` would.  ``fine_tune`` (th
 --init``) tunes the shipped model on them with a sample of the training corpora mixed in (the site's own pages
 left out of that sample), and the site's other pages are scored by word F1 against their gold: the shipped model,
 the tuned one and trafilatura, in the same run.  ``--page-types`` does the same per WCXB page type (k = 10, 30
-train pages of the type, scored on that type's validation pages).  What was forgotten: each corpus's validation
-word F1 (``--forgetting-pages`` per corpus) before and after tuning on k = 3 pages of each site.
+train pages of the type, scored on that type's validation pages).  What was forgotten: each corpus's word F1 on
+its test pages (validation pages where it has none; ``--forgetting-split``, ``--forgetting-pages`` per corpus), the
+tuned site's own pages left out, before and after tuning on k = 3 pages of each site.  ``--anchor`` takes several
+values to compare them in one run.
 
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 nice python benchmarks/adaptation.py --json adaptation.json \\
         --plot docs/_static/adaptation.png
@@ -23,7 +25,7 @@ import json
 import random
 import time
 import urllib.parse
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +36,7 @@ from scrapy_web2text.research.corpus import default_data_dir, iter_records, proc
 from scrapy_web2text.research.metrics import word_f1
 from scrapy_web2text.research.peers import load_peers
 from scrapy_web2text.research.train.selection import WordScorer
-from scrapy_web2text.research.train.tuning import fine_tune, sample_training_pages
+from scrapy_web2text.research.train.tuning import ANCHOR, fine_tune, sample_training_pages
 
 SITE_CORPORA = ("cleanportaleval", "wcxb")
 MIN_SITE_PAGES = 9
@@ -69,7 +71,7 @@ def sites(data: Path) -> dict[str, list[dict]]:
     return {name: records for name, records in sorted(grouped.items()) if len(records) >= MIN_SITE_PAGES}
 
 
-def tune(model, tuning_pages, mix, args, exclude_host: str | None = None):
+def tune(model, tuning_pages, mix, args, exclude_host: str | None = None, anchor: float = ANCHOR):
     kept_mix = [page for page in mix if exclude_host is None or host(page.url) != exclude_host]
     return fine_tune(
         model,
@@ -78,13 +80,44 @@ def tune(model, tuning_pages, mix, args, exclude_host: str | None = None):
         iterations=args.iterations,
         learning_rate=args.learning_rate,
         user_share=args.user_share,
+        anchor=anchor,
+        rebalance=args.rebalance,
         networks=args.networks,
         seed=args.seed,
     )
 
 
+def forgetting_changes(scorer, base_scores, tuned, forgetting, site_host: str) -> dict[str, float]:
+    """Per corpus: the tuned model's word F1 minus the base's on the same pages, the tuned site's own
+    pages left out (they are what it learnt, not what it forgot)."""
+    change = scorer.page_scores(decisions(tuned, forgetting)) - base_scores
+    corpora = np.asarray(scorer.corpora)
+    other = np.array([host(page.url) != site_host for page in forgetting])
+    return {
+        name: float(change[other & (corpora == name)].mean())
+        for name in dict.fromkeys(scorer.corpora)
+        if (other & (corpora == name)).any()
+    }
+
+
+def forgetting_sample(files, split: str, per_corpus: int | None) -> list:
+    """Each corpus's ``split`` pages (its validation pages where it has none), or ``per_corpus`` of them at random."""
+    pages = []
+    for path in files if per_corpus != 0 else ():
+        records = list(iter_records(path, split))
+        if not records:
+            print(f"{path.name} has no {split} pages: its validation pages measure what was forgotten")
+            records = list(iter_records(path, "validation"))
+        wanted = len(records) if per_corpus is None else min(per_corpus, len(records))
+        pages += [process_record(r) for r in random.Random(f"forgetting-{path.name}").sample(records, wanted)]
+    return pages
+
+
 def site_rows(model, mix, forgetting, args, trafilatura) -> tuple[list[dict], dict]:
+    """One row per site, k, draw and anchor; per anchor, the per-corpus forgetting of each model tuned on k = 3."""
     rows, forgotten = [], defaultdict(list)
+    scorer = WordScorer(forgetting) if forgetting else None
+    base_scores = scorer.page_scores(decisions(model, forgetting)) if forgetting else None
     for name, records in sites(Path(args.data)).items():
         if args.sites and not any(part in name for part in args.sites):
             continue
@@ -95,25 +128,29 @@ def site_rows(model, mix, forgetting, args, trafilatura) -> tuple[list[dict], di
                 chosen = set(random.Random(f"{name}-{k}-{draw}").sample(range(len(pages)), k))
                 rest = [i for i in range(len(pages)) if i not in chosen]
                 evaluated = [pages[i] for i in rest]
-                clock = time.perf_counter()
-                tuned = tune(model, [pages[i] for i in sorted(chosen)], mix, args, host(records[0]["url"]))
-                seconds = time.perf_counter() - clock
-                row = {
-                    "site": name,
-                    "pages": len(pages),
-                    "k": k,
-                    "draw": draw,
-                    "shipped": mean_word_f1(model, evaluated),
-                    "tuned": mean_word_f1(tuned, evaluated),
-                    "trafilatura": float(np.mean([peer[i] for i in rest])),
-                    "tuning_seconds": round(seconds, 1),
-                }
-                rows.append(row)
-                print(json.dumps(row), flush=True)
-                if k == 3 and forgetting:
-                    scorer = WordScorer(forgetting)
-                    for corpus, score in scorer.by_corpus(decisions(tuned, forgetting)).items():
-                        forgotten[corpus].append(score)
+                site_host = host(records[0]["url"])
+                before = mean_word_f1(model, evaluated)
+                for anchor in args.anchor:
+                    clock = time.perf_counter()
+                    tuned = tune(model, [pages[i] for i in sorted(chosen)], mix, args, site_host, anchor)
+                    seconds = time.perf_counter() - clock
+                    row = {
+                        "site": name,
+                        "pages": len(pages),
+                        "k": k,
+                        "draw": draw,
+                        "anchor": anchor,
+                        "shipped": before,
+                        "tuned": mean_word_f1(tuned, evaluated),
+                        "trafilatura": float(np.mean([peer[i] for i in rest])),
+                        "tuning_seconds": round(seconds, 1),
+                        "distance_moved": round(sum(tuned.metadata["fine_tuned"]["distance_moved"].values()), 4),
+                    }
+                    if k == 3 and forgetting:
+                        row["forgetting"] = forgetting_changes(scorer, base_scores, tuned, forgetting, site_host)
+                        forgotten[anchor].append(row["forgetting"])
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
     return rows, forgotten
 
 
@@ -131,7 +168,7 @@ def page_type_rows(model, mix, args, trafilatura) -> list[dict]:
         peer = float(np.mean([word_f1(trafilatura(r["html"]), p.gold) for r, p in zip(evaluated_records, evaluated)]))
         for k in args.type_k:
             chosen = random.Random(f"{page_type}-{k}").sample(train[page_type], min(k, len(train[page_type])))
-            tuned = tune(model, [process_record(record) for record in chosen], mix, args)
+            tuned = tune(model, [process_record(record) for record in chosen], mix, args, anchor=args.anchor[0])
             row = {
                 "page_type": page_type,
                 "validation_pages": len(evaluated),
@@ -162,8 +199,24 @@ def summary(rows: list[dict]) -> list[dict]:
             1 - (1 - np.mean([r["tuned"] for r in site])) / max(1e-9, 1 - np.mean([r["shipped"] for r in site]))
             for site in by_site.values()
         ]
+        of_mean = 1 - (1 - means["tuned"]) / max(1e-9, 1 - means["shipped"])
         out.append({"k": k, "sites": len(by_site), **means, "error_removed": float(np.mean(removed))})
+        out[-1]["error_removed_of_mean"] = float(of_mean)
     return out
+
+
+def forgetting_summary(before: dict[str, float], changes: list[dict[str, float]]) -> list[dict]:
+    """Per corpus: the base's word F1, the tuned models' mean change and their largest drop."""
+    return [
+        {
+            "corpus": corpus,
+            "shipped": score,
+            "mean_change": float(np.mean([change[corpus] for change in changes if corpus in change])),
+            "largest_drop": float(-min(change[corpus] for change in changes if corpus in change)),
+        }
+        for corpus, score in before.items()
+        if any(corpus in change for change in changes)
+    ]
 
 
 def plot(rows: list[dict], path: str, base: str = "shipped") -> None:
@@ -230,8 +283,25 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--user-share", type=float, default=0.5, help="share of each batch from the tuning pages")
     parser.add_argument("--networks", nargs="+", default=["unary", "pairwise"], help="the networks tuned")
+    parser.add_argument(
+        "--anchor", type=float, nargs="+", default=[ANCHOR], help="pull towards the base's weights (several: a grid)"
+    )
+    parser.add_argument(
+        "--no-rebalance",
+        dest="rebalance",
+        action="store_false",
+        help="keep the base's threshold (by default it is moved to keep the base's share of the mixed-in pages' text)",
+    )
     parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
-    parser.add_argument("--forgetting-pages", type=int, default=30, help="validation pages per corpus (0: skip)")
+    parser.add_argument(
+        "--forgetting-pages", type=int, default=None, help="pages per corpus for forgetting (default all; 0: skip)"
+    )
+    parser.add_argument(
+        "--forgetting-split",
+        default="test",
+        choices=["test", "validation"],
+        help="forgetting is measured on this split (test: the base was not selected on it)",
+    )
     parser.add_argument("--page-types", action="store_true", help="also per WCXB page type, k = --type-k")
     parser.add_argument("--type-k", type=int, nargs="+", default=[10, 30])
     parser.add_argument("--seed", type=int, default=0)
@@ -244,7 +314,11 @@ def main() -> None:
     torch.set_num_threads(1)
     if args.plot_from:
         plot(
-            json.loads(Path(args.plot_from).read_text())["sites"],
+            [
+                row
+                for row in json.loads(Path(args.plot_from).read_text())["sites"]
+                if row.get("anchor") in (None, args.anchor[0])
+            ],
             args.plot,
             "held-out base" if args.base else "shipped",
         )
@@ -256,46 +330,44 @@ def main() -> None:
     files = sorted(Path(args.data).glob("*.jsonl.gz"))
     started = time.perf_counter()
     mix = sample_training_pages(files, args.mix, args.seed) if args.mix else []
-    forgetting = []
-    if args.forgetting_pages:
-        for path in files:
-            records = [r for r in iter_records(path, "validation")]
-            chosen = random.Random(f"forgetting-{path.name}").sample(records, min(args.forgetting_pages, len(records)))
-            forgetting += [process_record(record) for record in chosen]
-    print(
-        f"mixed-in sample {len(mix)} pages, forgetting sample {len(forgetting)}, {time.perf_counter() - started:.0f} s"
-    )
+    forgetting = forgetting_sample(files, args.forgetting_split, args.forgetting_pages)
+    sizes = ", ".join(f"{name} {count}" for name, count in Counter(page.dataset for page in forgetting).items())
+    print(f"mixed-in sample {len(mix)} pages, forgetting sample {sizes}, {time.perf_counter() - started:.0f} s")
     trafilatura = load_peers(["trafilatura"])[0]["trafilatura"]
     rows, forgotten = site_rows(model, mix, forgetting, args, trafilatura)
-    table = summary(rows)
     before = WordScorer(forgetting).by_corpus(decisions(model, forgetting)) if forgetting else {}
-    forgetting_table = [
-        {
-            "corpus": corpus,
-            "shipped": before[corpus],
-            "tuned_mean": float(np.mean(scores)),
-            "worst_drop": float(before[corpus] - min(scores)),
-        }
-        for corpus, scores in forgotten.items()
-    ]
     type_rows = page_type_rows(model, mix, args, trafilatura) if args.page_types else []
-    print("\nper k (means over sites):")
-    for row in table:
+    runs = []
+    for anchor in args.anchor:
+        table = summary([row for row in rows if row["anchor"] == anchor])
+        forgetting_table = forgetting_summary(before, forgotten[anchor])
+        runs.append({"anchor": anchor, "summary": table, "forgetting": forgetting_table})
+        print(f"\nanchor {anchor}, per k (means over sites):")
+        for row in table:
+            print(
+                f"  k={row['k']}: base {row['shipped']:.3f}  tuned {row['tuned']:.3f}  trafilatura "
+                f"{row['trafilatura']:.3f}  error removed {100 * row['error_removed']:.1f} % (mean of sites), "
+                f"{100 * row['error_removed_of_mean']:.1f} % (of the mean error)  ({row['sites']} sites)"
+            )
         print(
-            f"  k={row['k']}: shipped {row['shipped']:.3f}  tuned {row['tuned']:.3f}  trafilatura "
-            f"{row['trafilatura']:.3f}  error removed {100 * row['error_removed']:.0f} %  ({row['sites']} sites)"
+            f"  {args.forgetting_split} word F1 per corpus, base -> tuned on k=3 pages of a site "
+            "(mean change, largest drop):"
         )
-    print("validation word F1 per corpus, shipped vs tuned on k=3 pages of a site (mean, worst drop):")
-    for row in forgetting_table:
-        print(
-            f"  {row['corpus']}: {row['shipped']:.4f} -> {row['tuned_mean']:.4f} (worst drop {row['worst_drop']:.4f})"
-        )
+        for row in forgetting_table:
+            print(
+                f"    {row['corpus']}: {row['shipped']:.4f}  {row['mean_change']:+.4f}  (largest drop "
+                f"{row['largest_drop']:.4f})"
+            )
     print(f"total {time.perf_counter() - started:.0f} s")
     if args.json:
-        document = {"sites": rows, "summary": table, "forgetting": forgetting_table, "page_types": type_rows}
+        document = {"sites": rows, "runs": runs, "page_types": type_rows}
         Path(args.json).write_text(json.dumps(document, indent=1) + "\n")
     if args.plot:
-        plot(rows, args.plot, "held-out base" if args.base else "shipped")
+        plot(
+            [row for row in rows if row["anchor"] == args.anchor[0]],
+            args.plot,
+            "held-out base" if args.base else "shipped",
+        )
 
 
 if __name__ == "__main__":

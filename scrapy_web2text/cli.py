@@ -286,6 +286,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tuning.add_argument("--mix", type=int, default=None, help="training pages mixed in (default 180)")
     tuning.add_argument("--learning-rate", type=float, default=None, help="Adam's learning rate (default 1e-3)")
+    tuning.add_argument(
+        "--anchor",
+        type=float,
+        default=None,
+        help="pull towards the initial model's weights: anchor * sum((w - w0)^2) added to the loss (default 0)",
+    )
+    tuning.add_argument(
+        "--no-rebalance",
+        dest="rebalance",
+        action="store_false",
+        help="keep the initial model's threshold (by default it moves so that the tuned model keeps as much of the "
+        "mixed-in pages' text as the initial one)",
+    )
     train.set_defaults(handler=_train)
 
     evaluate = add_command("evaluate", help="score a model on corpus files")

@@ -88,6 +88,60 @@ def test_fine_tuning_learns_the_corrections(corrected):
     assert tuned.block_mean is model.block_mean and tuned.config == model.config  # same features, same threshold
 
 
+def _squared_distance(tuned: Web2TextModel, start: Web2TextModel) -> float:
+    layers = zip(tuned.unary + tuned.pairwise, start.unary + start.pairwise)
+    return sum(
+        float(((a - b) ** 2).sum()) for tuned_layer, start_layer in layers for a, b in zip(tuned_layer, start_layer)
+    )
+
+
+def test_the_anchor_keeps_the_tuned_weights_near_the_initial_ones(corrected):
+    model = load_model()
+    pages = read_labelled_pages(corrected["pages"], [corrected["labels"]])
+    free = fine_tune(model, pages, iterations=40, learning_rate=3e-3, anchor=0.0, threads=1)
+    anchored = fine_tune(model, pages, iterations=40, learning_rate=3e-3, anchor=1.0, threads=1)
+    assert _squared_distance(anchored, model) < 0.5 * _squared_distance(free, model)
+    moved = anchored.metadata["fine_tuned"]["distance_moved"]
+    assert sum(moved.values()) == pytest.approx(_squared_distance(anchored, model), rel=1e-3)
+    assert anchored.metadata["fine_tuned"]["settings"]["anchor"] == 1.0
+    with pytest.raises(ValueError, match="anchor must be 0 or more"):
+        fine_tune(model, pages, iterations=1, anchor=-1.0)
+
+
+def _kept_share(model: Web2TextModel, pages: list[str]) -> float:
+    kept = total = 0
+    for html in pages:
+        keep = extract(html, model=model).blocks
+        kept += sum(len(block.text) for block in keep if block.is_content)
+        total += sum(len(block.text) for block in keep)
+    return kept / total
+
+
+def test_rebalancing_keeps_the_share_of_text_the_base_keeps_on_the_mixed_in_pages(corrected):
+    from scrapy_web2text.research.corpus import process_record
+
+    model = load_model()
+    html = corrected["html"]
+    every_boilerplate_block = {i for i, block in enumerate(corrected["result"].blocks) if not block.is_content}
+    (corrected["labels"] / "story.labels.json").write_text(json.dumps(_labels_document(html, every_boilerplate_block)))
+    pages = read_labelled_pages(corrected["pages"], [corrected["labels"]])  # a user who wants every block kept
+    records = []
+    for number in range(2, 7):
+        html, paragraphs = article_page(number, random.Random(number))
+        records.append({"id": f"a{number}", "dataset": "site", "html": html, "text": "\n".join(paragraphs)})
+    mix = [process_record(record) for record in records]
+    settings = {"iterations": 40, "learning_rate": 3e-3, "threads": 1}
+    plain = fine_tune(model, pages, mix, rebalance=False, **settings)
+    rebalanced = fine_tune(model, pages, mix, rebalance=True, **settings)
+    htmls = [record["html"] for record in records]
+    base_share = _kept_share(model, htmls)
+    assert _kept_share(plain, htmls) > base_share + 0.05  # tuned to keep the navigation, it keeps more everywhere
+    assert abs(_kept_share(rebalanced, htmls) - base_share) < 0.02
+    assert rebalanced.threshold > model.threshold == plain.threshold
+    assert rebalanced.metadata["fine_tuned"]["threshold"] == rebalanced.threshold
+    assert all((a == b).all() for a, b in zip(plain.unary[0], rebalanced.unary[0]))  # the same weights
+
+
 def test_train_init_writes_a_model_that_loads_by_path(corrected, tmp_path):
     output = tmp_path / "mymodel"
     arguments = ["train", "--init", "default", "--pages", str(corrected["pages"]), "--labels", str(corrected["labels"])]

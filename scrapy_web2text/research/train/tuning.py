@@ -1,12 +1,16 @@
 """Fine-tuning a trained model on a few corrected pages of one site (``web2text train --init``).
 
-The networks start from the given model's weights and keep its feature statistics, architecture and threshold.
-Adam runs a few hundred steps (the recipe's learning rate, a thirtieth of its steps) on fragments of consecutive
-blocks, half of each batch from the user's pages and half from a sample of the training corpora's ``train``
-splits (the shipped recipe's data, each corpus in proportion to its split), so that the model learns the site
-without forgetting the rest.  Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`),
-matched to the page's blocks by XPath, or from gold text in the corpus format (aligned as for training).  Blocks
-a labels file does not name weigh nothing.
+The networks start from the given model's weights and keep its feature statistics and architecture.  Adam runs a
+few hundred steps (the recipe's learning rate, a thirtieth of its steps) on fragments of consecutive blocks, half of
+each batch from the user's pages and half from a sample of the training corpora's ``train`` splits (the shipped
+recipe's data, each corpus in proportion to its split), optionally with a penalty ``anchor · Σ (w − w₀)²`` that pulls
+the weights back towards the model's own (L2-SP: Li, Grandvalet and Davoine, "Explicit inductive bias for transfer
+learning with convolutional networks", ICML 2018).  Then the threshold is moved so that the tuned model keeps as
+much of the mixed-in pages' text as the model did: the site is learnt, the balance elsewhere kept.
+
+Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`), matched to the page's blocks by
+XPath, or from gold text in the corpus format (aligned as for training).  Blocks a labels file does not name weigh
+nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import numpy as np
 
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
+from ...labellers.web2text.viterbi import viterbi
 from ...output import block_xpaths
 from ...page import parse_page
 from ..corpus import PageData, corpus_name, iter_records, process_record
@@ -41,6 +46,8 @@ ITERATIONS = 300
 LEARNING_RATE = 1e-3
 USER_SHARE = 0.5
 MIX_PAGES = 180
+ANCHOR = 0.0
+REBALANCE = True
 
 
 @dataclass
@@ -178,8 +185,15 @@ def _batches(user: Sequences, mix: Sequences | None, batch_size: int, share: flo
     return np.concatenate(starts)
 
 
+def _distance_to(network, anchors: list):
+    """Σ (w − w₀)² over the network's weights: how far tuning has taken it from where it started."""
+    return sum(((weight - start) ** 2).sum() for weight, start in zip(network.parameters(), anchors))
+
+
 def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settings: dict, seed: int) -> float:
-    """Adam on the network from its current weights; the last batch's loss."""
+    """Adam on the network from its current weights, pulled back towards them by ``settings["anchor"]``; how far
+    the weights moved (Σ (w − w₀)²)."""
+    anchors = [weight.detach().clone() for weight in network.parameters()]
     generator = np.random.default_rng(seed)
     x = np.concatenate([user.x, mix.x]) if mix is not None else user.x
     y = np.concatenate([user.y, mix.y]) if mix is not None else user.y
@@ -199,11 +213,39 @@ def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settin
         weight = w_all[index].reshape(-1)
         loss = (loss_function(logits.reshape(-1, logits.shape[-1]), y_all[index].reshape(-1)) * weight).sum()
         loss = loss / weight.sum().clamp(min=1e-6)
+        if settings["anchor"]:
+            loss = loss + settings["anchor"] * _distance_to(network, anchors)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
     network.eval()
-    return float(loss.item())
+    with torch.no_grad():
+        return float(_distance_to(network, anchors))
+
+
+def _kept_share(model: Web2TextModel, potentials: list, lengths: list, threshold: float) -> float:
+    """Share of the pages' characters the model keeps at ``threshold``."""
+    kept = sum(
+        float(length[viterbi(*pair, model.lam, threshold).astype(bool)].sum())
+        for pair, length in zip(potentials, lengths)
+    )
+    return kept / max(1.0, float(sum(length.sum() for length in lengths)))
+
+
+def rebalanced_threshold(base: Web2TextModel, tuned: Web2TextModel, pages: Sequence[PageData]) -> float:
+    """The threshold at which ``tuned`` keeps as much of ``pages``' text as ``base`` does at its own: tuning on one
+    site moves the balance of content and boilerplate on every page, and this moves it back."""
+    pages = [page for page in pages if len(page.texts)]
+    width = len(base.block_features)
+    lengths = [np.fromiter(map(len, page.texts), np.float64, len(page.texts)) for page in pages]
+    before = [base.potentials(page.block_x[:, :width], page.edge_x) for page in pages]
+    target = _kept_share(base, before, lengths, base.threshold)
+    after = [tuned.potentials(page.block_x[:, :width], page.edge_x) for page in pages]
+    low, high = 0.02, 0.98  # the kept share falls as the threshold rises
+    for _ in range(12):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _kept_share(tuned, after, lengths, middle) > target else (low, middle)
+    return round((low + high) / 2, 4)
 
 
 def fine_tune(
@@ -214,12 +256,17 @@ def fine_tune(
     iterations: int = ITERATIONS,
     learning_rate: float = LEARNING_RATE,
     user_share: float = USER_SHARE,
+    anchor: float = ANCHOR,
+    rebalance: bool = REBALANCE,
     networks: Sequence[str] = ("unary", "pairwise"),
     seed: int = 0,
     threads: int | None = None,
 ) -> Web2TextModel:
     """A copy of ``model`` tuned on ``pages`` (with ``mix`` mixed in); its card says what it was tuned on.
-    ``networks`` names those tuned (the others keep their weights)."""
+    ``anchor`` weighs the pull back towards ``model``'s weights (0: none); ``networks`` names those tuned (the
+    others keep their weights)."""
+    if anchor < 0:
+        raise ValueError(f"anchor must be 0 or more, not {anchor}")
     torch = require_torch()
     from .networks import ConvStack
 
@@ -240,17 +287,18 @@ def fine_tune(
         "fragment_length": fragment,
         "batch_size": int(config.get("batch_size", 64)),
         "user_share": user_share,
+        "anchor": anchor,
     }
     scheme = config.get("loss_weight", "none")
     user_in, mix_in = _inputs(model, pages, scheme), _inputs(model, mix, scheme) if mix else None
-    layers = {}
+    layers, moved = {}, {}
     for offset, (name, x, y, w) in enumerate((("unary", "ux", "uy", "uw"), ("pairwise", "px", "py", "pw"))):
         user = lay_out(user_in[x], user_in[y], fragment, user_in[w])
         mixed = lay_out(mix_in[x], mix_in[y], fragment, mix_in[w]) if mix_in and mix_in[x] else None
         network = ConvStack.from_config(config, name, user.x.shape[1])
         network.load(getattr(model, name))
         if len(user.starts) and name in networks:
-            _tune_network(torch, network, user, mixed, settings, seed + offset)
+            moved[name] = round(_tune_network(torch, network, user, mixed, settings, seed + offset), 6)
         layers[name] = network.export()
     metadata = {
         **{key: value for key, value in model.metadata.items() if key not in ("training", "path")},
@@ -262,9 +310,10 @@ def fine_tune(
             "pages": [_page_card(page) for page in pages],
             "mixed_in": dict(sorted(_count_corpora(mix).items())),
             "settings": {
-                **{key: settings[key] for key in ("iterations", "learning_rate", "user_share", "batch_size")},
+                **{key: settings[key] for key in ("iterations", "learning_rate", "user_share", "anchor", "batch_size")},
                 "networks": list(networks),
             },
+            "distance_moved": moved,
             "seed": seed,
             "seconds": round(time.perf_counter() - started, 1),
             "torch": torch.__version__,
@@ -274,6 +323,8 @@ def fine_tune(
     tuned = dataclasses.replace(
         model, config=dict(config), unary=layers["unary"], pairwise=layers["pairwise"], metadata=metadata, path=None
     )
+    if rebalance and mix:
+        tuned.config["threshold"] = metadata["fine_tuned"]["threshold"] = rebalanced_threshold(model, tuned, mix)
     tuned.check()
     return tuned
 
@@ -317,6 +368,8 @@ def run_command(args, data_files: Sequence[str]) -> int:
         mix,
         iterations=args.iterations or ITERATIONS,
         learning_rate=args.learning_rate or LEARNING_RATE,
+        anchor=ANCHOR if args.anchor is None else args.anchor,
+        rebalance=args.rebalance,
         seed=args.seed,
         threads=args.threads,
     )
@@ -326,6 +379,7 @@ def run_command(args, data_files: Sequence[str]) -> int:
     labelled = sum(page["labelled_blocks"] if "labelled_blocks" in page else page["blocks"] for page in card["pages"])
     print(
         f"model written to {written} (+ .json): {model.name} tuned on {len(pages)} page(s), {labelled} labelled "
-        f"blocks, {len(mix)} training pages mixed in, {card['seconds']} s"
+        f"blocks, {len(mix)} training pages mixed in, threshold {model.threshold} -> {tuned.threshold}, "
+        f"{card['seconds']} s"
     )
     return 0
