@@ -31,11 +31,10 @@ from pathlib import Path
 import numpy as np
 
 from scrapy_web2text.labellers.web2text.network import load_model
-from scrapy_web2text.labellers.web2text.viterbi import viterbi
 from scrapy_web2text.research.corpus import default_data_dir, iter_records, process_record
 from scrapy_web2text.research.metrics import word_f1
 from scrapy_web2text.research.peers import load_peers
-from scrapy_web2text.research.train.selection import WordScorer
+from scrapy_web2text.research.train.selection import WordScorer, page_decisions, page_potentials
 from scrapy_web2text.research.train.tuning import ANCHOR, fine_tune, sample_training_pages
 
 SITE_CORPORA = ("cleanportaleval", "wcxb")
@@ -48,14 +47,7 @@ def host(url: str | None) -> str:
 
 
 def decisions(model, pages) -> list[np.ndarray]:
-    width = len(model.block_features)
-    threshold = model.config.get("threshold", 0.5)
-    return [
-        viterbi(*model.potentials(page.block_x[:, :width], page.edge_x), model.lam, threshold).astype(bool)
-        if len(page)
-        else np.zeros(0, bool)
-        for page in pages
-    ]
+    return page_decisions(model, page_potentials(model, pages))
 
 
 def mean_word_f1(model, pages) -> float:

@@ -68,13 +68,24 @@ THRESHOLDS = tuple(np.round(np.arange(0.3, 0.76, 0.05), 2))
 PRECISION_TIE = 0.001
 
 
+def page_potentials(model, pages: Sequence[PageData]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each page's unary and pairwise potentials under ``model`` (the page's features cut to the model's columns)."""
+    width = len(model.block_features)
+    return [model.potentials(page.block_x[:, :width], page.edge_x) for page in pages]
+
+
+def page_decisions(model, potentials: Sequence[tuple], threshold: float | None = None) -> list[np.ndarray]:
+    """Each page's Viterbi labels (True: content) from its potentials, at ``threshold`` (default: the model's)."""
+    threshold = model.threshold if threshold is None else threshold
+    return [viterbi(unary, pair, model.lam, threshold).astype(bool) for unary, pair in potentials]
+
+
 def choose_threshold(model, pages: Sequence[PageData], scorer: WordScorer) -> tuple[float, dict]:
     """The decoding threshold with the best validation word F1 (ties to the higher one), and the figures."""
-    potentials = [model.potentials(page.block_x[:, : len(model.block_features)], page.edge_x) for page in pages]
+    potentials = page_potentials(model, pages)
     figures = {}
     for threshold in THRESHOLDS:
-        decisions = [viterbi(unary, pair, model.lam, float(threshold)).astype(bool) for unary, pair in potentials]
-        figures[float(threshold)] = round(scorer.score(decisions), 4)
+        figures[float(threshold)] = round(scorer.score(page_decisions(model, potentials, float(threshold))), 4)
     return pick_threshold(figures), figures
 
 

@@ -18,13 +18,12 @@ import numpy as np
 
 from ...labellers.web2text.features import BLOCK_FEATURE_BINARY, EDGE_FEATURE_BINARY, block_feature_names
 from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
-from ...labellers.web2text.viterbi import viterbi
 from ..corpus import PageData
 from . import require_torch
 from .auto_context import fit_context
 from .batches import lay_out
 from .fitting import fit
-from .selection import WordScorer, choose_threshold
+from .selection import WordScorer, choose_threshold, page_decisions, page_potentials
 
 logger = logging.getLogger(__name__)
 
@@ -233,12 +232,7 @@ def _train(torch, train_pages, validation_pages, config: dict, seed, iterations,
         model.config["threshold"] = threshold
         model.metadata["training"]["threshold_word_f1"] = {str(k): v for k, v in figures.items()}
     if scorer is not None:
-        decisions = [
-            viterbi(
-                *model.potentials(p.block_x[:, :width], p.edge_x), model.lam, model.config.get("threshold", 0.5)
-            ).astype(bool)
-            for p in validation_pages
-        ]
+        decisions = page_decisions(model, page_potentials(model, validation_pages))
         model.metadata["training"]["validation_word_f1"] = scorer.by_corpus(decisions)
     model.check()
     return model

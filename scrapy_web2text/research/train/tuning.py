@@ -31,12 +31,12 @@ import numpy as np
 
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
-from ...labellers.web2text.viterbi import viterbi
 from ...output import block_xpaths
 from ...page import parse_page
 from ..corpus import PageData, corpus_name, iter_records, process_record
 from . import require_torch
 from .batches import Sequences, lay_out
+from .selection import page_decisions, page_potentials
 from .trainer import block_weights
 
 logger = logging.getLogger(__name__)
@@ -225,10 +225,7 @@ def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settin
 
 def _kept_share(model: Web2TextModel, potentials: list, lengths: list, threshold: float) -> float:
     """Share of the pages' characters the model keeps at ``threshold``."""
-    kept = sum(
-        float(length[viterbi(*pair, model.lam, threshold).astype(bool)].sum())
-        for pair, length in zip(potentials, lengths)
-    )
+    kept = sum(float(length[keep].sum()) for keep, length in zip(page_decisions(model, potentials, threshold), lengths))
     return kept / max(1.0, float(sum(length.sum() for length in lengths)))
 
 
@@ -236,11 +233,9 @@ def rebalanced_threshold(base: Web2TextModel, tuned: Web2TextModel, pages: Seque
     """The threshold at which ``tuned`` keeps as much of ``pages``' text as ``base`` does at its own: tuning on one
     site moves the balance of content and boilerplate on every page, and this moves it back."""
     pages = [page for page in pages if len(page.texts)]
-    width = len(base.block_features)
     lengths = [np.fromiter(map(len, page.texts), np.float64, len(page.texts)) for page in pages]
-    before = [base.potentials(page.block_x[:, :width], page.edge_x) for page in pages]
-    target = _kept_share(base, before, lengths, base.threshold)
-    after = [tuned.potentials(page.block_x[:, :width], page.edge_x) for page in pages]
+    target = _kept_share(base, page_potentials(base, pages), lengths, base.threshold)
+    after = page_potentials(tuned, pages)
     low, high = 0.02, 0.98  # the kept share falls as the threshold rises
     for _ in range(12):
         middle = (low + high) / 2
