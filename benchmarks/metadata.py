@@ -17,7 +17,6 @@ visible byline and the URL are what is measured there.  trafilatura's rows need 
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import re
 import sys
@@ -26,6 +25,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from speed import records  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.research.corpus import default_data_dir  # noqa: E402
@@ -50,15 +51,7 @@ _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>.*?</script\s*>", 
 
 
 def load_pages(corpus: str | None, split: str, limit: int | None) -> list[dict]:
-    pages = []
-    for path in sorted(DATA.glob("*.jsonl.gz")):
-        if corpus and path.name.split(".")[0] != corpus:
-            continue
-        with gzip.open(path, "rt", encoding="utf-8") as lines:
-            for line in lines:
-                record = json.loads(line)
-                if record.get("split") == split and (record.get("html") or "").strip():
-                    pages.append(record)
+    pages = list(records(corpus, split, DATA))
     return pages[:limit] if limit else pages
 
 

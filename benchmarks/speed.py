@@ -24,7 +24,6 @@ The Web2Text paper's 54 ms per page is printed beside.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import statistics
@@ -48,21 +47,18 @@ from scrapy_web2text.page import Page, attributes, cdom, decode_html  # noqa: E4
 from scrapy_web2text.page.cdom import collect_blocks  # noqa: E402
 from scrapy_web2text.page.compiled import SPEEDUPS  # noqa: E402
 from scrapy_web2text.page.parse import PARSER_OPTIONS, _parse_tree, _to_utf8  # noqa: E402
+from scrapy_web2text.research.corpus import iter_records  # noqa: E402
 
 DATA = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
 PAPER_MS = 54.0  # Vogels et al. (2018): 54 ms per page, their implementation
 
 
-def records(corpus: str | None, split: str):
+def records(corpus: str | None, split: str, data: Path = DATA):
     """The corpus records of ``split`` that have HTML, corpus by corpus (``corpus``: only that one)."""
-    for path in sorted(DATA.glob("*.jsonl.gz")):
+    for path in sorted(data.glob("*.jsonl.gz")):
         if corpus and path.name.split(".")[0] != corpus:
             continue
-        with gzip.open(path, "rt", encoding="utf-8") as lines:
-            for line in lines:
-                record = json.loads(line)
-                if record.get("split") == split and (record.get("html") or "").strip():
-                    yield record
+        yield from (record for record in iter_records(path, split) if (record.get("html") or "").strip())
 
 
 def load_pages(corpus: str | None, split: str, limit: int | None) -> list[tuple[str, bytes]]:
