@@ -232,3 +232,15 @@ def repeats_apart(page: Page, labels: np.ndarray) -> np.ndarray:
         if repeats[i] and grandparents[earlier] == grandparents[i] and grandparents[i] >= 0:
             repeats[i] = False
     return repeats
+
+
+def comments_after_body(page: Page, labels: np.ndarray) -> np.ndarray:
+    """:func:`~scrapy_web2text.labellers.web2text.furniture.comment_sections`, only after the longest kept block
+    (comments follow the post)."""
+    from scrapy_web2text.labellers.web2text.furniture import comment_sections
+
+    marked = comment_sections(page, labels)
+    if marked.any():
+        longest = int(np.argmax(np.where(labels != 0, _lengths(page), -1)))
+        marked[: longest + 1] = False
+    return marked

@@ -84,6 +84,10 @@ RULES = {
     "cur_byline": ("cur", furniture_candidates.bylines),
     "cur_hidden_byline": ("cur", furniture.hidden_blocks, furniture_candidates.bylines),
     "cur_repgp": ("repgp",),
+    # The chain as shipped since the sixth session of 2026-11-26 (on pages typed as articles).
+    "cur_hidden_comments": ("cur", furniture.hidden_blocks, furniture.comment_sections),
+    "cur_hidden_comments_after": ("cur", furniture.hidden_blocks, furniture_candidates.comments_after_body),
+    "cur_comments": ("cur", furniture.comment_sections),
     "cur_hidden_repgp": ("repgp", furniture.hidden_blocks),
 }
 #: The chain's rules with the repeats kept where both copies share a grandparent.

@@ -1,4 +1,4 @@
-"""Rules after decoding for page furniture: hidden text, and repeats inside one list."""
+"""Rules after decoding for page furniture: hidden text, readers' comments, and repeats inside one list."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 
 from scrapy_web2text.labellers.web2text import after_decoding
 from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding, repeated_blocks
-from scrapy_web2text.labellers.web2text.furniture import hidden_blocks
+from scrapy_web2text.labellers.web2text.furniture import comment_sections, hidden_blocks
 from scrapy_web2text.page import parse_page
 
 _STORY = [
@@ -75,3 +75,54 @@ def test_hidden_text_is_dropped_on_articles_only():
     assert _kept(page, drop_after_decoding(page, everything, "article")) == _STORY
     for other in ("product", "collection", None):
         assert _kept(page, drop_after_decoding(page, everything, other)) == [*_STORY, "A copy no reader sees."]
+
+
+_COMMENTS = ["Great piece, thanks for writing it up.", "I drove over that bridge every day for twenty years."]
+
+
+def _with_comments(post: list[str], container: str = '<section id="comments">') -> str:
+    story = "".join(f"<p>{line}</p>" for line in post)
+    replies = "".join(f'<div class="comment-body"><p>{line}</p></div>' for line in _COMMENTS)
+    return f"<html><body><article>{story}</article>{container}<h3>2 comments</h3>{replies}</section></body></html>"
+
+
+def test_readers_comments_are_dropped_from_articles():
+    page = parse_page(_with_comments(_STORY))
+    everything = np.ones(len(page), np.int64)
+    assert [page.texts[i] for i in np.flatnonzero(comment_sections(page, everything))] == ["2 comments", *_COMMENTS]
+    assert _kept(page, drop_after_decoding(page, everything, "article")) == _STORY
+
+
+def test_replies_stay_on_forums_and_other_pages():
+    page = parse_page(_with_comments(_STORY))
+    everything = np.ones(len(page), np.int64)
+    for other in ("forum", "product", None):
+        assert _kept(page, drop_after_decoding(page, everything, other)) == [*_STORY, "2 comments", *_COMMENTS]
+
+
+def test_comments_stay_where_they_are_what_the_page_has():
+    # A post of a few words above its comments: less than 100 characters outside them.
+    short = parse_page(_with_comments(["Bridge photos."]))
+    assert not comment_sections(short, np.ones(len(short), np.int64)).any()
+    # The longest kept block inside a comment container: the page is a thread.
+    thread = parse_page(_with_comments(_STORY, '<section class="discussion">').replace(_COMMENTS[1], " ".join(_STORY)))
+    assert not comment_sections(thread, np.ones(len(thread), np.int64)).any()
+    # Only kept blocks count: a container the labelling already dropped finds nothing.
+    page = parse_page(_with_comments(_STORY))
+    only_story = np.array([text in _STORY for text in page.texts], np.int64)
+    assert not comment_sections(page, only_story).any()
+
+
+def test_the_page_type_is_asked_only_when_a_rule_for_articles_finds_a_block():
+    asked = []
+
+    def page_type():
+        asked.append(1)
+        return "article"
+
+    plain = parse_page("<body>" + "".join(f"<p>{line}</p>" for line in _STORY) + "</body>")
+    drop_after_decoding(plain, np.ones(len(plain), np.int64), page_type)
+    assert asked == []
+    both = parse_page(_with_comments(_STORY).replace("</article>", "<p hidden>A copy no reader sees.</p></article>"))
+    assert _kept(both, drop_after_decoding(both, np.ones(len(both), np.int64), page_type)) == _STORY
+    assert asked == [1]  # once for both rules

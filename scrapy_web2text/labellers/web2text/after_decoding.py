@@ -4,7 +4,8 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 (docs/training.rst), and is plain to see once the whole labelling is known:
 
 1. captions and credits of images and tables (:func:`kept_captions`);
-2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`);
+2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`) and readers' comments
+   (:func:`~.furniture.comment_sections`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table (:func:`repeated_blocks`).
@@ -17,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...page import Page
-from .furniture import hidden_blocks
+from .furniture import comment_sections, hidden_blocks
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -145,23 +146,30 @@ def same_list(page: Page, first: int, second: int) -> bool:
     return container >= 0 and container == nearest_list(page, second)
 
 
-#: Page types whose kept hidden text is dropped (:func:`~.furniture.hidden_blocks`): elsewhere hidden text is as
-#: often a tab or an accordion of the main text (a product's specifications, a collection's items).
-HIDDEN_TEXT_TYPES = frozenset({"article"})
+#: Page types whose kept hidden text (:func:`~.furniture.hidden_blocks`) and comments (:func:`~.furniture.
+#: comment_sections`) are dropped: elsewhere hidden text is as often a tab or an accordion of the main text (a
+#: product's specifications, a collection's items), and a forum's replies are its content.
+ARTICLE_ONLY_TYPES = frozenset({"article"})
+#: The rules that run on those page types only.
+ARTICLE_ONLY_RULES = (hidden_blocks, comment_sections)
 
 
 def drop_after_decoding(
     page: Page, labels: np.ndarray, page_type: str | Callable[[], str | None] | None = None
 ) -> np.ndarray:
     """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
-    result; on pages of a type in :data:`HIDDEN_TEXT_TYPES`, kept hidden text too.  ``page_type``: the page's
-    type, or a function that tells it, asked only where kept hidden text makes the type matter."""
-    for rule in (kept_captions, hidden_blocks, excerpt_teasers, repeated_blocks):
+    result; the rules of :data:`ARTICLE_ONLY_RULES` on pages of a type in :data:`ARTICLE_ONLY_TYPES` only.
+    ``page_type``: the page's type, or a function that tells it, asked only where one of those rules finds a
+    block."""
+    type_known, type_name = not callable(page_type), page_type
+    for rule in (kept_captions, hidden_blocks, comment_sections, excerpt_teasers, repeated_blocks):
         found = rule(page, labels)
-        if found.any() and (rule is not hidden_blocks or _type_of(page_type) in HIDDEN_TEXT_TYPES):
-            labels = np.where(found, 0, labels).astype(labels.dtype)
+        if not found.any():
+            continue
+        if rule in ARTICLE_ONLY_RULES:
+            if not type_known:
+                type_known, type_name = True, page_type()
+            if type_name not in ARTICLE_ONLY_TYPES:
+                continue
+        labels = np.where(found, 0, labels).astype(labels.dtype)
     return labels
-
-
-def _type_of(page_type: str | Callable[[], str | None] | None) -> str | None:
-    return page_type() if callable(page_type) else page_type

@@ -1,7 +1,8 @@
-"""Page furniture that the labelling as a whole shows not to be main text: text no reader sees.
+"""Page furniture that the labelling as a whole shows not to be main text: text no reader sees, readers' comments.
 
-:func:`hidden_blocks` takes a page and its decoded labels and returns the kept blocks it finds, as a mask;
-:mod:`.after_decoding` runs it on pages typed as articles.  Rules tried beside it and not shipped are in
+:func:`hidden_blocks` and :func:`comment_sections` take a page and its decoded labels and return the kept blocks
+they find, as a mask; :mod:`.after_decoding` runs them on pages typed as articles (on a forum the replies are the
+content; on a shop's page hidden tabs often are).  Rules tried beside them and not shipped are in
 ``benchmarks/furniture_candidates.py`` (docs/research/quality-round3.rst).
 """
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from ...page import Page
 from ...page.marks import HIDDEN_BIT
+from ...page.tags import ANCESTOR_KEYWORD_BITS
 
 #: Kept hidden text holding at least this share of the kept characters stays: it is what the page has.
 MAX_HIDDEN_SHARE = 0.5
@@ -30,3 +32,22 @@ def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         if lengths[hidden].sum() >= MAX_HIDDEN_SHARE * lengths[kept].sum():
             hidden[:] = False
     return hidden
+
+
+_COMMENT_BIT = ANCESTOR_KEYWORD_BITS["comment"]
+#: Comments are dropped only where at least this many kept characters lie outside them: the post they answer.
+MIN_TEXT_OUTSIDE_COMMENTS = 100
+
+
+def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks under an element whose class or id names comments or replies (``comment``, ``repl``,
+    ``discuss``), unless the longest kept block is one of them (the page is its comments) or less than
+    :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept characters lie outside them."""
+    kept = labels != 0
+    marked = kept & ((page.ancestor_keywords & _COMMENT_BIT) != 0)
+    if marked.any():
+        lengths = _lengths(page)
+        longest = int(np.argmax(np.where(kept, lengths, -1)))
+        if marked[longest] or lengths[kept & ~marked].sum() < MIN_TEXT_OUTSIDE_COMMENTS:
+            marked[:] = False
+    return marked
