@@ -244,3 +244,28 @@ def comments_after_body(page: Page, labels: np.ndarray) -> np.ndarray:
         longest = int(np.argmax(np.where(labels != 0, _lengths(page), -1)))
         marked[: longest + 1] = False
     return marked
+
+
+#: Post metadata and author boxes after the post: kept blocks under this share of the kept text.
+MAX_TRAILING_META_SHARE = 0.5
+
+
+def trailing_meta(page: Page, labels: np.ndarray, max_chars: int = 10**9) -> np.ndarray:
+    """Kept blocks after the longest kept block under a ``meta``/``byline``/``author``/``date``/``time`` class or id
+    (post metadata such as "This entry was posted in …", an author's bio), of fewer than ``max_chars`` characters,
+    unless together they hold :data:`MAX_TRAILING_META_SHARE` of the kept text or more."""
+    kept = labels != 0
+    if not kept.any():
+        return np.zeros(len(page), bool)
+    lengths = _lengths(page)
+    longest = int(np.argmax(np.where(kept, lengths, -1)))
+    marked = kept & ((page.ancestor_keywords & _BYLINE_BIT) != 0) & (lengths < max_chars)
+    marked[: longest + 1] = False
+    if lengths[marked].sum() >= MAX_TRAILING_META_SHARE * lengths[kept].sum():
+        marked[:] = False
+    return marked
+
+
+def short_trailing_meta(page: Page, labels: np.ndarray) -> np.ndarray:
+    """:func:`trailing_meta` for blocks of under 200 characters (metadata lines, not bios)."""
+    return trailing_meta(page, labels, 200)

@@ -88,6 +88,13 @@ RULES = {
     "cur_hidden_comments": ("cur", furniture.hidden_blocks, furniture.comment_sections),
     "cur_hidden_comments_after": ("cur", furniture.hidden_blocks, furniture_candidates.comments_after_body),
     "cur_comments": ("cur", furniture.comment_sections),
+    "cur_hcm_trail": ("cur", furniture.hidden_blocks, furniture.comment_sections, furniture_candidates.trailing_meta),
+    "cur_hcm_strail": (
+        "cur",
+        furniture.hidden_blocks,
+        furniture.comment_sections,
+        furniture_candidates.short_trailing_meta,
+    ),
     "cur_hidden_repgp": ("repgp", furniture.hidden_blocks),
 }
 #: The chain's rules with the repeats kept where both copies share a grandparent.
