@@ -88,6 +88,7 @@ RULES = {
     "cur_hidden_comments": ("cur", furniture.hidden_blocks, furniture.comment_sections),
     "cur_hidden_comments_after": ("cur", furniture.hidden_blocks, furniture_candidates.comments_after_body),
     "cur_comments": ("cur", furniture.comment_sections),
+    "repgp_hidden_comments": ("repgp", furniture.hidden_blocks, furniture.comment_sections),
     "cur_hcm_trail": ("cur", furniture.hidden_blocks, furniture.comment_sections, furniture_candidates.trailing_meta),
     "cur_hcm_strail": (
         "cur",
