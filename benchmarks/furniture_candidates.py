@@ -10,13 +10,10 @@ import re
 
 import numpy as np
 
+from scrapy_web2text.labellers.web2text.counts import block_lengths
+from scrapy_web2text.labellers.web2text.furniture import longest_kept
 from scrapy_web2text.page import Page
 from scrapy_web2text.page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
-
-
-def _lengths(page: Page) -> np.ndarray:
-    return np.fromiter(map(len, page.texts), np.int64, len(page))
-
 
 #: Caption and credit blocks are short: a longer block under such a class is a figure's whole story.
 MAX_CREDIT_CHARS = 200
@@ -28,7 +25,7 @@ def credit_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     kept = labels != 0
     marked = kept & ((page.ancestor_keywords & ANCESTOR_KEYWORD_BITS["caption"]) != 0)
     if marked.any():
-        lengths = _lengths(page)
+        lengths = block_lengths(page.texts)
         marked &= lengths < MAX_CREDIT_CHARS
         if lengths[marked].sum() >= 0.5 * lengths[kept].sum():
             marked[:] = False
@@ -85,9 +82,9 @@ def link_rails(page: Page, labels: np.ndarray) -> np.ndarray:
     runs = heading_runs(ranks)
     if not runs:
         return rails
-    lengths = _lengths(page)
+    lengths = block_lengths(page.texts)
     kept_total = lengths[kept].sum()
-    longest = int(np.argmax(np.where(kept, lengths, -1)))
+    longest = longest_kept(kept, lengths)
     in_link = page.in_link
     for number, (start, items_from, rank) in enumerate(runs):
         end = next((later for later, _, other in runs[number + 1 :] if other <= rank), len(page))
@@ -125,7 +122,7 @@ def prompt_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         if len(text) < MAX_PROMPT_CHARS and PROMPT_CUES.search(text):
             found[i] = True
     if found.any():
-        lengths = _lengths(page)
+        lengths = block_lengths(page.texts)
         if lengths[found].sum() >= 0.5 * lengths[kept].sum():
             found[:] = False
     return found
@@ -153,9 +150,9 @@ def cued_rails(page: Page, labels: np.ndarray) -> np.ndarray:
         return rails
     ranks = heading_ranks(page)
     runs = heading_runs(ranks)
-    lengths = _lengths(page)
+    lengths = block_lengths(page.texts)
     kept_total = lengths[kept].sum()
-    longest = int(np.argmax(np.where(kept, lengths, -1)))
+    longest = longest_kept(kept, lengths)
     for number, (start, items_from, rank) in enumerate(runs):
         heading = " ".join(page.texts[start:items_from])
         if len(heading) > 80 or not RAIL_HEADING_CUES.search(heading):
@@ -185,7 +182,7 @@ BYLINE_TEXT_CUES = re.compile(
 
 def _before_body(page: Page, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     kept = labels != 0
-    lengths = _lengths(page)
+    lengths = block_lengths(page.texts)
     body = np.flatnonzero(kept & (lengths >= BODY_START_CHARS))
     if not len(body):
         return np.zeros(len(page), bool), lengths
@@ -241,7 +238,7 @@ def comments_after_body(page: Page, labels: np.ndarray) -> np.ndarray:
 
     marked = comment_sections(page, labels)
     if marked.any():
-        longest = int(np.argmax(np.where(labels != 0, _lengths(page), -1)))
+        longest = longest_kept(labels != 0, block_lengths(page.texts))
         marked[: longest + 1] = False
     return marked
 
@@ -257,8 +254,8 @@ def trailing_meta(page: Page, labels: np.ndarray, max_chars: int = 10**9) -> np.
     kept = labels != 0
     if not kept.any():
         return np.zeros(len(page), bool)
-    lengths = _lengths(page)
-    longest = int(np.argmax(np.where(kept, lengths, -1)))
+    lengths = block_lengths(page.texts)
+    longest = longest_kept(kept, lengths)
     marked = kept & ((page.ancestor_keywords & _BYLINE_BIT) != 0) & (lengths < max_chars)
     marked[: longest + 1] = False
     if lengths[marked].sum() >= MAX_TRAILING_META_SHARE * lengths[kept].sum():

@@ -32,6 +32,7 @@ from cross_validation import FOLDS, fold_of  # noqa: E402
 
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
 from scrapy_web2text.labellers.web2text import after_decoding, decode_empty_page_again, furniture  # noqa: E402
+from scrapy_web2text.labellers.web2text.counts import block_lengths  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel, page_summary  # noqa: E402
@@ -210,7 +211,7 @@ def collect(args) -> None:
                     model = fold_models[fold] if args.split == "train" else fold_models[0]
                     unary, pair = model.potentials(block_x, edge_x)
                     row["scores"][stem] = score_variants(page, gold, unary, pair, model)
-                lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+                lengths = block_lengths(page.texts)
                 row["summary"] = [float(f"{v:.5g}") for v in page_summary(block_x, lengths)]
                 out.write(json.dumps(row) + "\n")
                 out.flush()

@@ -25,6 +25,7 @@ import numpy as np
 from ...page import Page
 from ..base import Labelling, PageType
 from .after_decoding import drop_after_decoding
+from .counts import block_lengths
 from .features import page_features
 from .network import Web2TextModel, load_model
 from .page_types import shipped_page_types
@@ -106,7 +107,7 @@ def page_type_on_demand(page: Page, block_x: np.ndarray) -> Callable[[], PageTyp
         classifier = shipped_page_types()
         if classifier is None:
             return None
-        return PageType(*classifier.predict(block_x, np.fromiter(map(len, page.texts), np.int64, len(page))))
+        return PageType(*classifier.predict(block_x, block_lengths(page.texts)))
 
     return page_type
 

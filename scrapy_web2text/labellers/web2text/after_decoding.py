@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ...page import Page
+from .counts import block_lengths
 from .furniture import comment_sections, hidden_blocks
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
@@ -42,7 +43,7 @@ def kept_captions(page: Page, labels: np.ndarray) -> np.ndarray:
     figures: the captions are its text)."""
     captions = caption_blocks(page) & (labels != 0)
     if captions.any():
-        lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+        lengths = block_lengths(page.texts)
         if lengths[captions].sum() >= MAX_CAPTION_SHARE * lengths[labels != 0].sum():
             captions[:] = False
     return captions

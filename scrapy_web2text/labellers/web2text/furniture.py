@@ -13,13 +13,15 @@ import numpy as np
 from ...page import Page
 from ...page.marks import HIDDEN_BIT
 from ...page.tags import ANCESTOR_KEYWORD_BITS
+from .counts import block_lengths
 
 #: Kept hidden text holding at least this share of the kept characters stays: it is what the page has.
 MAX_HIDDEN_SHARE = 0.5
 
 
-def _lengths(page: Page) -> np.ndarray:
-    return np.fromiter(map(len, page.texts), np.int64, len(page))
+def longest_kept(kept: np.ndarray, lengths: np.ndarray) -> int:
+    """The index of the longest kept block (the first of equals); ``kept`` holds at least one block."""
+    return int(np.argmax(np.where(kept, lengths, -1)))
 
 
 def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
@@ -28,7 +30,7 @@ def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     kept = labels != 0
     hidden = kept & ((page.ancestor_tags & HIDDEN_BIT) != 0)
     if hidden.any():
-        lengths = _lengths(page)
+        lengths = block_lengths(page.texts)
         if lengths[hidden].sum() >= MAX_HIDDEN_SHARE * lengths[kept].sum():
             hidden[:] = False
     return hidden
@@ -46,8 +48,7 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     kept = labels != 0
     marked = kept & ((page.ancestor_keywords & _COMMENT_BIT) != 0)
     if marked.any():
-        lengths = _lengths(page)
-        longest = int(np.argmax(np.where(kept, lengths, -1)))
-        if marked[longest] or lengths[kept & ~marked].sum() < MIN_TEXT_OUTSIDE_COMMENTS:
+        lengths = block_lengths(page.texts)
+        if marked[longest_kept(kept, lengths)] or lengths[kept & ~marked].sum() < MIN_TEXT_OUTSIDE_COMMENTS:
             marked[:] = False
     return marked
