@@ -209,6 +209,16 @@ def warm_up_labeller(method: str) -> threading.Thread | None:
     return thread
 
 
+def weights_files(path: str | Path) -> tuple[Path, Path]:
+    """The ``.npz`` and ``.json`` files of the weights named ``NAME``, ``NAME.npz`` or ``NAME.json``.
+
+    Only those two suffixes come off: ``runs/model-0.5`` is ``runs/model-0.5.npz``, not ``runs/model-0.npz``.
+    """
+    path = Path(path)
+    stem = path.with_suffix("") if path.suffix in (".npz", ".json") else path
+    return stem.with_name(f"{stem.name}.npz"), stem.with_name(f"{stem.name}.json")
+
+
 def load_weights_file(
     load: Callable[[Path], _Model], path: str | Path | None, default: Path, what: str, how: str
 ) -> _Model:
@@ -217,11 +227,10 @@ def load_weights_file(
     ``NAME``, ``NAME.npz`` and ``NAME.json`` name the same pair of files; a missing ``.npz`` raises
     ``FileNotFoundError`` saying ``what`` was looked for where, and ``how`` to make it.
     """
-    stem = Path(path or default)
-    stem = stem.with_suffix("") if stem.suffix in (".npz", ".json") else stem
-    if not stem.with_suffix(".npz").is_file():
-        raise FileNotFoundError(f"no {what} at {stem}.npz; {how}")
-    return load_weights(load, stem)
+    npz, _ = weights_files(path or default)
+    if not npz.is_file():
+        raise FileNotFoundError(f"no {what} at {npz}; {how}")
+    return load_weights(load, npz)
 
 
 # The 0.1 names, for code that still imports them from the deprecated ``scrapy_web2text.methods`` path.

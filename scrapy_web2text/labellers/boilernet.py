@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights_file
+from .base import Labelling, load_weights_file, weights_files
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
 FORMAT = "scrapy-web2text-boilernet"
@@ -122,19 +122,19 @@ class BoilerNetModel:
         return _sigmoid(logits[:, 0])
 
     def save(self, stem: str | Path) -> None:
-        stem = Path(stem).with_suffix("")
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(stem.with_suffix(".npz"), **{k: v.astype(np.float32) for k, v in self.arrays.items()})
+        npz, description = weights_files(stem)
+        npz.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(npz, **{k: v.astype(np.float32) for k, v in self.arrays.items()})
         meta = {"format": FORMAT, "version": 1, "tags": self.tags, "words": self.words, **self.metadata}
-        stem.with_suffix(".json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        description.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, stem: str | Path) -> BoilerNetModel:
-        stem = Path(stem).with_suffix("")
-        meta = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        npz, description = weights_files(stem)
+        meta = json.loads(description.read_text(encoding="utf-8"))
         if meta.get("format") != FORMAT:
-            raise ValueError(f"{stem}.json is not a BoilerNet baseline model")
-        with np.load(stem.with_suffix(".npz"), allow_pickle=False) as arrays:
+            raise ValueError(f"{description} is not a BoilerNet baseline model")
+        with np.load(npz, allow_pickle=False) as arrays:
             parts = {key: arrays[key].astype(np.float64) for key in arrays.files}
         tags, words = meta.pop("tags"), meta.pop("words")
         meta = {k: v for k, v in meta.items() if k not in ("format", "version")}

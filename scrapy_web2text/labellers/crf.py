@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights_file
+from .base import Labelling, load_weights_file, weights_files
 from .web2text.features import BLOCK_FEATURES, block_features
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
@@ -97,10 +97,10 @@ class CRFModel:
     # --- files ---------------------------------------------------------------
 
     def save(self, stem: str | Path) -> None:
-        stem = Path(stem).with_suffix("")
-        stem.parent.mkdir(parents=True, exist_ok=True)
+        npz, description = weights_files(stem)
+        npz.parent.mkdir(parents=True, exist_ok=True)
         np.savez(
-            stem.with_suffix(".npz"),
+            npz,
             mean=self.mean,
             std=self.std,
             weight=self.weight,
@@ -110,17 +110,17 @@ class CRFModel:
             end=self.end,
         )
         meta = {"format": FORMAT, "version": 1, "block_features": list(BLOCK_FEATURES), **self.metadata}
-        stem.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        description.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, stem: str | Path) -> CRFModel:
-        stem = Path(stem).with_suffix("")
-        meta = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        npz, description = weights_files(stem)
+        meta = json.loads(description.read_text(encoding="utf-8"))
         if meta.get("format") != FORMAT:
-            raise ValueError(f"{stem}.json is not a CRF baseline model")
+            raise ValueError(f"{description} is not a CRF baseline model")
         if meta.get("block_features") != list(BLOCK_FEATURES):
-            raise ValueError(f"{stem}: trained on other block features; retrain it")
-        with np.load(stem.with_suffix(".npz"), allow_pickle=False) as arrays:
+            raise ValueError(f"{npz}: trained on other block features; retrain it")
+        with np.load(npz, allow_pickle=False) as arrays:
             parts = {key: arrays[key].astype(np.float64) for key in arrays.files}
         meta = {k: v for k, v in meta.items() if k not in ("format", "version", "block_features")}
         return cls(metadata=meta, **parts)

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights_file
+from .base import Labelling, load_weights_file, weights_files
 from .encoder import ENCODER_NAME, MAX_TOKENS, load_encoder
 from .web2text.layers import without_subnormals
 from .web2text.viterbi import viterbi
@@ -175,12 +175,12 @@ class LMModel:
     # --- files ---------------------------------------------------------------
 
     def save(self, stem: str | Path) -> None:
-        stem = Path(stem).with_suffix("")
-        stem.parent.mkdir(parents=True, exist_ok=True)
+        npz, description = weights_files(stem)
+        npz.parent.mkdir(parents=True, exist_ok=True)
         arrays = {"transitions": self.transitions.astype(np.float64)}
         for depth, (weight, bias) in enumerate(self.layers):
             arrays[f"weight{depth}"], arrays[f"bias{depth}"] = weight.astype(np.float32), bias.astype(np.float32)
-        np.savez(stem.with_suffix(".npz"), **arrays)
+        np.savez(npz, **arrays)
         meta = {
             "format": FORMAT,
             "version": 1,
@@ -194,22 +194,22 @@ class LMModel:
             "threshold": self.threshold,
             **self.metadata,
         }
-        stem.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        description.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
     @classmethod
     def load(cls, stem: str | Path) -> LMModel:
-        stem = Path(stem).with_suffix("")
-        meta = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+        npz, description = weights_files(stem)
+        meta = json.loads(description.read_text(encoding="utf-8"))
         if meta.get("format") != FORMAT or meta.get("version") != 1:
-            raise ValueError(f"{stem}.json is not a version-1 language-model head")
+            raise ValueError(f"{description} is not a version-1 language-model head")
         if meta.get("encoder") != ENCODER_NAME:
-            raise ValueError(f"{stem}: trained on encoder {meta.get('encoder')!r}, this code runs {ENCODER_NAME}")
+            raise ValueError(f"{npz}: trained on encoder {meta.get('encoder')!r}, this code runs {ENCODER_NAME}")
         if meta.get("position") != {"dimensions": POSITION_DIMENSIONS, "scale": POSITION_SCALE}:
-            raise ValueError(f"{stem}: trained with another positional encoding; retrain it")
+            raise ValueError(f"{npz}: trained with another positional encoding; retrain it")
         parts = tuple(meta.get("parts") or ())
         if not parts or set(parts) - set(PARTS):
-            raise ValueError(f"{stem}: unknown input parts {parts!r}")
-        with np.load(stem.with_suffix(".npz"), allow_pickle=False) as arrays:
+            raise ValueError(f"{npz}: unknown input parts {parts!r}")
+        with np.load(npz, allow_pickle=False) as arrays:
             loaded = {key: np.asarray(arrays[key]) for key in arrays.files}
         layers = []
         for depth in range(int(meta.get("layers", 0))):
@@ -218,7 +218,7 @@ class LMModel:
                 weight = without_subnormals(loaded[f"weight{depth}"].astype(np.float32))
                 layers.append((weight, loaded[f"bias{depth}"].astype(np.float32)))
             except KeyError as error:
-                raise ValueError(f"{stem}.npz lacks {error}") from error
+                raise ValueError(f"{npz} lacks {error}") from error
         transitions = loaded.get("transitions", np.zeros(0)).astype(np.float64)
         model = cls(
             parts,
@@ -230,7 +230,7 @@ class LMModel:
             int(meta.get("max_tokens", MAX_TOKENS)),
         )
         model.metadata = {k: v for k, v in meta.items() if k in ("name", "corpora", "selected", "training")}
-        model.validate(stem)
+        model.validate(npz)
         return model
 
     def validate(self, where: object = "model") -> None:

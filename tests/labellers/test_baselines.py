@@ -241,8 +241,9 @@ def test_crf_save_load_roundtrip(tmp_path):
     rng = np.random.default_rng(3)
     model = _random_crf(rng, len(BLOCK_FEATURES))
     model.metadata = {"name": "crf"}
-    model.save(tmp_path / "crf")
-    loaded = CRFModel.load(tmp_path / "crf")
+    model.save(tmp_path / "crf-1.0")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["crf-1.0.json", "crf-1.0.npz"]
+    loaded = CRFModel.load(tmp_path / "crf-1.0")
     page = parse_page(PAGE)
     from scrapy_web2text.labellers.web2text.features import block_features
 

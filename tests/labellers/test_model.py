@@ -40,6 +40,17 @@ def test_save_load_round_trip(tmp_path, model):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("name", ["model-0.5", "runs.v2", "m.npz", "m.json"])
+def test_a_dot_in_the_name_is_kept_and_only_npz_or_json_is_taken_off(tmp_path, model, name):
+    stem = name.removesuffix(".npz").removesuffix(".json")
+    written = model.save(tmp_path / name)
+    assert written == tmp_path / f"{stem}.npz" and (tmp_path / f"{stem}.json").is_file()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [f"{stem}.json", f"{stem}.npz"]
+    assert resolve_model_path(tmp_path / name) == written
+    loaded = Web2TextModel.load(tmp_path / name)
+    np.testing.assert_array_equal(loaded.unary[0][0], model.unary[0][0])
+
+
 def test_model_files_hold_no_pickles(tmp_path, model):
     model.save(tmp_path / "m")
     with np.load(tmp_path / "m.npz", allow_pickle=False) as archive:

@@ -51,8 +51,9 @@ def test_the_fit_learns_separable_types_and_is_deterministic():
 def test_a_saved_model_loads_with_the_same_probabilities(tmp_path):
     x, y = _separable(np.random.default_rng(1))
     model = fit(x, y)
-    model.save(tmp_path / "types")
-    loaded = PageTypeModel.load(tmp_path / "types")
+    written = model.save(tmp_path / "types-0.5")
+    assert written == tmp_path / "types-0.5.npz" and (tmp_path / "types-0.5.json").is_file()
+    loaded = PageTypeModel.load(tmp_path / "types-0.5")
     assert loaded.labels == PAGE_TYPES
     assert np.allclose(loaded.probabilities(x), model.probabilities(x))
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..base import load_weights
+from ..base import load_weights, weights_files
 from .config import ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
 from .features import EDGE_FEATURES, block_feature_names
@@ -176,9 +176,9 @@ class Web2TextModel:
 
     def save(self, path: str | Path) -> Path:
         """Write ``path.npz`` and ``path.json``; returns the ``.npz`` path."""
-        stem = _stem(Path(path))
-        stem.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(stem.with_suffix(".npz"), **{k: np.asarray(v, np.float32) for k, v in self.arrays().items()})
+        npz, description = weights_files(path)
+        npz.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(npz, **{k: np.asarray(v, np.float32) for k, v in self.arrays().items()})
         document = {
             "format": MODEL_FORMAT,
             "format_version": MODEL_FORMAT_VERSION,
@@ -187,14 +187,13 @@ class Web2TextModel:
             "edge_features": list(EDGE_FEATURES),
             **{k: v for k, v in self.metadata.items() if k not in ("format", "format_version", "config")},
         }
-        stem.with_suffix(".json").write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
-        return stem.with_suffix(".npz")
+        description.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        return npz
 
     @classmethod
     def load(cls, path: str | Path) -> Web2TextModel:
         """Load ``path.npz`` + ``path.json``; raises :class:`ModelError` on anything off."""
-        stem = _stem(Path(path))
-        npz, meta = stem.with_suffix(".npz"), stem.with_suffix(".json")
+        npz, meta = weights_files(path)
         for file in (npz, meta):
             if not file.is_file():
                 raise ModelError(f"model file not found: {file} (a model is NAME.npz plus NAME.json)")
@@ -325,10 +324,6 @@ class Web2TextModel:
         )
 
 
-def _stem(path: Path) -> Path:
-    return path.with_suffix("") if path.suffix in (".npz", ".json") else path
-
-
 def _layers(arrays: dict, prefix: str, count: int) -> Layers:
     return [(arrays[f"{prefix}.{i}.weight"], arrays[f"{prefix}.{i}.bias"]) for i in range(count)]
 
@@ -341,10 +336,10 @@ def resolve_model_path(name_or_path: str | Path | None) -> Path:
     if (
         candidate.suffix not in (".npz", ".json")
         and candidate.parent == Path(".")
-        and not candidate.with_suffix(".npz").exists()
+        and not weights_files(candidate)[0].exists()
     ):
         return PACKAGED_MODELS / f"{candidate.name}.npz"
-    return _stem(candidate.expanduser()).with_suffix(".npz")
+    return weights_files(candidate.expanduser())[0]
 
 
 #: The shipped model's file, where :func:`resolve_model_path` puts ``None`` unless the working directory holds a

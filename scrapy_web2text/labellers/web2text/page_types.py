@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..base import load_weights_file
+from ..base import load_weights_file, weights_files
 from .feature_names import BLOCK_FEATURES
 
 FORMAT = "scrapy-web2text-page-types"
@@ -115,8 +115,8 @@ class PageTypeModel:
         return self.labels[best], float(row[best])
 
     def save(self, stem: str | Path) -> Path:
-        stem = Path(stem).with_suffix("")
-        np.savez(stem.with_suffix(".npz"), mean=self.mean, scale=self.scale, weights=self.weights, bias=self.bias)
+        npz, description = weights_files(stem)
+        np.savez(npz, mean=self.mean, scale=self.scale, weights=self.weights, bias=self.bias)
         meta = {
             "format": FORMAT,
             "version": FORMAT_VERSION,
@@ -124,27 +124,27 @@ class PageTypeModel:
             "features": list(SUMMARY_NAMES),
             **self.metadata,
         }
-        stem.with_suffix(".json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        return stem.with_suffix(".npz")
+        description.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        return npz
 
     @classmethod
     def load(cls, stem: str | Path) -> PageTypeModel:
-        stem = Path(stem).with_suffix("")
+        npz, description = weights_files(stem)
         try:
-            meta = json.loads(stem.with_suffix(".json").read_text(encoding="utf-8"))
+            meta = json.loads(description.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
-            raise PageTypeError(f"{stem}.json: cannot read the page-type model's description ({error})") from error
+            raise PageTypeError(f"{description}: cannot read the page-type model's description ({error})") from error
         if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != FORMAT_VERSION:
-            raise PageTypeError(f"{stem}.json is not a page-type model of format {FORMAT} v{FORMAT_VERSION}")
+            raise PageTypeError(f"{description} is not a page-type model of format {FORMAT} v{FORMAT_VERSION}")
         if meta.get("features") != list(SUMMARY_NAMES):
-            raise PageTypeError(f"{stem}: trained on other page features; retrain it")
+            raise PageTypeError(f"{npz}: trained on other page features; retrain it")
         labels = meta.get("labels")
         if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
-            raise PageTypeError(f"{stem}.json: labels must be a list of strings")
-        with np.load(stem.with_suffix(".npz"), allow_pickle=False) as arrays:
+            raise PageTypeError(f"{description}: labels must be a list of strings")
+        with np.load(npz, allow_pickle=False) as arrays:
             missing = {"mean", "scale", "weights", "bias"} - set(arrays.files)
             if missing:
-                raise PageTypeError(f"{stem}.npz lacks {sorted(missing)}")
+                raise PageTypeError(f"{npz} lacks {sorted(missing)}")
             parts = {key: arrays[key].astype(np.float64) for key in ("mean", "scale", "weights", "bias")}
         extra = {k: v for k, v in meta.items() if k not in ("format", "version", "labels", "features")}
         return cls(labels=tuple(labels), metadata=extra, **parts)
