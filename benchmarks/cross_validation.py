@@ -49,7 +49,11 @@ def train_fold(args) -> None:
     seen = [page for page in train_pages if fold_of(page.id) != args.fold]
     config = {**CONFIGS["default"], **json.loads(args.recipe)}
     corpora = [corpus_name(path) for path in files]
-    model = train(seen, validation_pages, config, seed=args.seed, corpora=corpora, threads=args.threads)
+    # A distilled recipe's teachers: this fold's models of earlier runs, or (none given) trained here first.
+    teachers = [load_model(f"{stem}-fold{args.fold}.npz") for stem in args.teachers]
+    model = train(
+        seen, validation_pages, config, seed=args.seed, corpora=corpora, threads=args.threads, teachers=teachers
+    )
     written = model.save(f"{args.output}-fold{args.fold}")
     report = model.metadata["training"]
     print(f"{written}: {len(seen)} of {len(train_pages)} training pages, {report['seconds']} s")
@@ -105,6 +109,9 @@ def main(argv: list[str] | None = None) -> None:
     fold.add_argument("--seed", type=int, default=0)
     fold.add_argument("--threads", type=int, default=1)
     fold.add_argument("--output", required=True, help="stem: writes STEM-foldN.npz and .json")
+    fold.add_argument(
+        "--teachers", nargs="*", default=[], metavar="STEM", help="distil from these runs' models of the same fold"
+    )
     fold.set_defaults(run=train_fold)
     scoring = commands.add_parser("score", help="score every training page with the model that held it out")
     scoring.add_argument("models", help="the stem given to train --output")

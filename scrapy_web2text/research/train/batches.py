@@ -30,10 +30,12 @@ class Sequences:
 
 
 def lay_out(inputs: list[np.ndarray], targets: list[np.ndarray], fragment: int, weights: list[np.ndarray]) -> Sequences:
+    """``targets``: class numbers (one per row), or class probabilities (a row of them per row: soft targets)."""
     width = inputs[0].shape[1] if inputs else 0
     total = sum(len(x) + fragment for x in inputs)
     x_all = np.zeros((total, width), np.float32)
-    y_all = np.zeros(total, np.int64)
+    soft = bool(targets) and targets[0].ndim == 2
+    y_all = np.zeros((total, targets[0].shape[1]), np.float32) if soft else np.zeros(total, np.int64)
     valid = np.zeros(total, bool)
     weight = np.zeros(total, np.float32)
     starts, pages, at = [], [], 0

@@ -53,9 +53,10 @@ def fit(
             )
             logits = network(x_train[index])
         weight = weight_train[index].reshape(-1)  # zero on padding
-        loss = (
-            loss_function(logits.reshape(-1, logits.shape[-1]), y_train[index].reshape(-1)) * weight
-        ).sum() / weight.sum().clamp(min=1e-6)
+        classes = logits.shape[-1]
+        # Class numbers, or class probabilities (a distilled network's targets: a row per block).
+        target = y_train[index].reshape(-1, classes) if y_train.dim() == 2 else y_train[index].reshape(-1)
+        loss = (loss_function(logits.reshape(-1, classes), target) * weight).sum() / weight.sum().clamp(min=1e-6)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()

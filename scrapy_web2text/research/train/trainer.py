@@ -22,6 +22,7 @@ from ..corpus import PageData
 from . import require_torch
 from .auto_context import fit_context
 from .batches import lay_out
+from .distillation import soft_targets, student_seed, teacher_config, teacher_seeds
 from .fitting import fit
 from .selection import WordScorer, choose_threshold, page_decisions, page_potentials
 
@@ -119,12 +120,30 @@ def train(
     iterations: int | None = None,
     corpora: Sequence[str] = (),
     threads: int | None = None,
+    teachers: Sequence[Web2TextModel] = (),
 ) -> Web2TextModel:
-    """Train both networks and return the numpy model (not yet saved)."""
+    """Train both networks and return the numpy model (not yet saved).
+
+    A configuration with ``"teachers": N`` is distilled (:mod:`.distillation`): unless ``teachers`` are given, N
+    models of the same recipe are trained first, with seeds ``seed`` to ``seed + N - 1``.
+    """
     torch = require_torch()
     config = dict(CONFIGS[config] if isinstance(config, str) else config)
+    if config.get("teachers") and not teachers:
+        teachers = [
+            train(
+                train_pages,
+                validation_pages,
+                teacher_config(config),
+                seed=number,
+                iterations=iterations,
+                corpora=corpora,
+                threads=threads,
+            )
+            for number in teacher_seeds(config, seed)
+        ]
     with _flushing_denormals(torch, bool(config.get("flush_denormals"))):
-        return _train(torch, train_pages, validation_pages, config, seed, iterations, corpora, threads)
+        return _train(torch, train_pages, validation_pages, config, seed, iterations, corpora, threads, teachers)
 
 
 @contextlib.contextmanager
@@ -140,7 +159,9 @@ def _flushing_denormals(torch, flush: bool):
         torch.set_flush_denormal(False)
 
 
-def _train(torch, train_pages, validation_pages, config: dict, seed, iterations, corpora, threads) -> Web2TextModel:
+def _train(
+    torch, train_pages, validation_pages, config: dict, seed, iterations, corpora, threads, teachers
+) -> Web2TextModel:
     """:func:`train`'s work, on ``config``: the caller's copy, which it changes."""
     from .networks import ConvStack
 
@@ -150,6 +171,7 @@ def _train(torch, train_pages, validation_pages, config: dict, seed, iterations,
         raise ValueError("training needs at least one training and one validation page")
     if threads:
         torch.set_num_threads(threads)
+    command_seed, seed = seed, student_seed(config, seed) if teachers else seed
     torch.manual_seed(seed)
     started = time.perf_counter()
     width = len(block_feature_names(config.get("features", "paper") == "extended"))
@@ -169,6 +191,12 @@ def _train(torch, train_pages, validation_pages, config: dict, seed, iterations,
     balanced = page_weights == "balanced"
     train_in = _network_inputs(train_pages, model, scheme, boilerplate_weight, balanced)
     valid_in = _network_inputs(validation_pages, model, scheme, boilerplate_weight, balanced)
+    if teachers:
+        unary_targets, pair_targets = soft_targets(
+            teachers, train_pages, train_in["uy"], float(config.get("teacher_weight", 1.0))
+        )
+        train_in["uy"] = unary_targets
+        train_in["py"] = [targets for targets, page in zip(pair_targets, train_pages) if len(page) >= 2]
     unary = ConvStack.from_config(config, "unary", train_in["ux"][0].shape[1])
     pairwise = ConvStack.from_config(config, "pairwise", train_in["px"][0].shape[1])
     scorer = WordScorer(validation_pages) if config.get("select_on") == "word_f1" else None
@@ -214,7 +242,8 @@ def _train(torch, train_pages, validation_pages, config: dict, seed, iterations,
         "name": config["name"],
         "created": datetime.date.today().isoformat(),
         "corpora": list(corpora),
-        "seed": seed,
+        "seed": command_seed,
+        **({"teachers": [teacher.metadata.get("seed") for teacher in teachers]} if teachers else {}),
         "training": {
             "train_pages": len(train_pages),
             "train_blocks": int(sum(len(p) for p in train_pages)),
