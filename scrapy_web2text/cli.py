@@ -84,6 +84,7 @@ def _is_gzip(path: str) -> bool:
 
 
 def _train(args) -> int:
+    teachers = _teachers(args)
     if args.init:
         from .research.train.tuning import run_command
 
@@ -113,6 +114,7 @@ def _train(args) -> int:
         iterations=args.iterations,
         corpora=[corpus_name(path) for path in files],
         threads=args.threads,
+        teachers=teachers,
     )
     written = model.save(args.output)
     report = model.metadata["training"]
@@ -123,6 +125,19 @@ def _train(args) -> int:
             f"  {network}: validation error {figures['validation_error']:.4f} at iteration {figures['best_iteration']}"
         )
     return 0
+
+
+def _teachers(args) -> list:
+    """The models given to ``--teachers``, loaded (and checked) before any page is parsed."""
+    if not args.teachers:
+        return []
+    from .labellers.web2text.network import load_model
+    from .research.train.trainer import CONFIGS
+
+    if args.init or not CONFIGS.get(args.config, {}).get("teachers"):
+        recipe = "--init" if args.init else f"the {args.config!r} recipe"
+        raise MissingData(f"--teachers: {recipe} is not distilled (use --config distilled)")
+    return [load_model(path) for path in args.teachers]
 
 
 def _train_lm(args, files: list[str]) -> int:
@@ -263,14 +278,21 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--config",
         default="paper",
-        choices=["paper", "default", "lm", "page-types"],
-        help="architecture and recipe; 'lm' trains the language-model classifier's head (needs the 'lm' extra), "
-        "'page-types' the page-type classifier",
+        choices=["paper", "default", "distilled", "lm", "page-types"],
+        help="architecture and recipe; 'distilled': 'default' taught by three models of 'default' (4 trainings); "
+        "'lm' trains the language-model classifier's head (needs the 'lm' extra); 'page-types' the page-type "
+        "classifier",
     )
     train.add_argument(
         "--iterations", type=int, default=None, help="override the configuration's iterations (lm: epochs)"
     )
     train.add_argument("--seed", type=int, default=0)
+    train.add_argument(
+        "--teachers",
+        nargs="+",
+        metavar="MODEL",
+        help="distilled recipe: learn from these models instead of training its teachers first (seeds SEED, SEED+1 …)",
+    )
     train.add_argument("-o", "--output", default="web2text-model", help="output stem: writes STEM.npz and STEM.json")
     train.add_argument("--cache-dir", default=None, help="feature cache (default ~/.cache/scrapy-web2text)")
     train.add_argument("--workers", type=int, default=None, help="processes for feature extraction")

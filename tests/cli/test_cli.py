@@ -91,6 +91,28 @@ def test_train_writes_a_loadable_model(capsys, tiny_corpus, tmp_path):
     assert main(["extract", "--model", str(stem) + ".npz", str(FIXTURES / "article.html")]) == 0
 
 
+def test_train_distils_from_the_teachers_given_and_refuses_them_for_a_recipe_that_is_not_distilled(
+    capsys, tiny_corpus, tmp_path
+):
+    pytest.importorskip("torch", reason="training needs the 'train' extra")  # CI installs it
+    common = ["--data", str(tiny_corpus), "--iterations", "20", "--cache-dir", str(tmp_path / "cache")]
+    common += ["--workers", "1", "--threads", "1"]
+    for seed in ("0", "1"):
+        assert main(["train", *common, "--seed", seed, "--output", str(tmp_path / f"teacher-{seed}")]) == 0
+    teachers = [str(tmp_path / "teacher-0.npz"), str(tmp_path / "teacher-1.npz")]
+    stem = tmp_path / "student"
+    assert main(["train", *common, "--config", "distilled", "--teachers", *teachers, "--output", str(stem)]) == 0
+    card = json.loads((tmp_path / "student.json").read_text())
+    assert card["teachers"] == [0, 1] and card["config"]["teacher_weight"] == 0.5
+    capsys.readouterr()
+    assert main(["train", *common, "--teachers", *teachers, "--output", str(tmp_path / "plain")]) == 2
+    assert "not distilled" in capsys.readouterr().err and not (tmp_path / "plain.npz").exists()
+    assert main(["train", *common, "--config", "page-types", "--teachers", *teachers]) == 2
+    assert "'page-types' recipe is not distilled" in capsys.readouterr().err
+    assert main(["train", *common, "--config", "distilled", "--teachers", str(tmp_path / "none.npz")]) == 2
+    assert "none.npz" in capsys.readouterr().err
+
+
 def test_module_entry_point_runs():
     done = subprocess.run([sys.executable, "-m", "scrapy_web2text", "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and "web2text" in done.stdout
