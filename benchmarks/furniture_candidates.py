@@ -243,6 +243,23 @@ def comments_after_body(page: Page, labels: np.ndarray) -> np.ndarray:
     return marked
 
 
+def comments_unless_most(page: Page, labels: np.ndarray) -> np.ndarray:
+    """:func:`~scrapy_web2text.labellers.web2text.furniture.comment_sections` with a second guard for pages whose
+    longest kept block is a comment: the comments stay only if they also hold half of the kept text (Chinese and
+    Japanese posts come in short lines, so one long comment can be the longest block)."""
+    from scrapy_web2text.labellers.web2text.furniture import MIN_TEXT_OUTSIDE_COMMENTS
+
+    kept = labels != 0
+    marked = kept & ((page.ancestor_keywords & ANCESTOR_KEYWORD_BITS["comment"]) != 0)
+    if marked.any():
+        lengths = block_lengths(page.texts)
+        inside, outside = lengths[marked].sum(), lengths[kept & ~marked].sum()
+        the_page_is_its_comments = marked[longest_kept(kept, lengths)] and inside >= outside
+        if the_page_is_its_comments or outside < MIN_TEXT_OUTSIDE_COMMENTS:
+            marked[:] = False
+    return marked
+
+
 #: Post metadata and author boxes after the post: kept blocks under this share of the kept text.
 MAX_TRAILING_META_SHARE = 0.5
 

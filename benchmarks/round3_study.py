@@ -98,6 +98,7 @@ RULES = {
         furniture_candidates.short_trailing_meta,
     ),
     "cur_hidden_repgp": ("repgp", furniture.hidden_blocks),
+    "cur_hidden_commentsmost": ("cur", furniture.hidden_blocks, furniture_candidates.comments_unless_most),
 }
 #: The chain's rules with the repeats kept where both copies share a grandparent.
 REPEATS_APART = (after_decoding.kept_captions, after_decoding.excerpt_teasers, furniture_candidates.repeats_apart)
