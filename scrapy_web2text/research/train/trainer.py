@@ -132,18 +132,20 @@ def train(
     torch = require_torch()
     config = dict(CONFIGS[config] if isinstance(config, str) else config)
     if config.get("teachers") and not teachers:
-        teachers = [
-            train(
-                train_pages,
-                validation_pages,
-                teacher_config(config),
-                seed=number,
-                iterations=iterations,
-                corpora=corpora,
-                threads=threads,
+        teachers = []
+        for number in teacher_seeds(config, seed):
+            logger.info("training teacher %d of %d (seed %d)", len(teachers) + 1, config["teachers"], number)
+            teachers.append(
+                train(
+                    train_pages,
+                    validation_pages,
+                    teacher_config(config),
+                    seed=number,
+                    iterations=iterations,
+                    corpora=corpora,
+                    threads=threads,
+                )
             )
-            for number in teacher_seeds(config, seed)
-        ]
     with _flushing_denormals(torch, bool(config.get("flush_denormals"))):
         return _train(torch, train_pages, validation_pages, config, seed, iterations, corpora, threads, teachers)
 
