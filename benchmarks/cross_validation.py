@@ -14,7 +14,7 @@ model's; they compare recipes, and rules after decoding, with each other and wit
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python benchmarks/cross_validation.py train --fold 1 --output cv
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python benchmarks/cross_validation.py score cv --peers trafilatura
     # a distilled recipe, taught by earlier runs' models of the same fold (cv-s0-fold0.npz, ...)
-    python benchmarks/cross_validation.py train --fold 0 --seed 3 --recipe '{"teachers": 3, "teacher_weight": 0.5}' \
+    python benchmarks/cross_validation.py train --fold 0 --seed 0 --recipe '{"teachers": 3, "teacher_weight": 0.5}' \
         --teachers cv-s0 cv-s1 cv-s2 --output student
 
 ``train`` writes ``OUTPUT-fold0.npz`` (+ ``.json``) and so on; ``score`` prints the benchmark's table (``--json``
