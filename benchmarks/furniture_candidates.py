@@ -260,6 +260,17 @@ def comments_unless_most(page: Page, labels: np.ndarray) -> np.ndarray:
     return marked
 
 
+def reviews_named(*words: str):
+    """:func:`~scrapy_web2text.labellers.web2text.furniture.review_sections` with other class/id words."""
+    from scrapy_web2text.labellers.web2text import furniture
+
+    def rule(page: Page, labels: np.ndarray) -> np.ndarray:
+        kept = labels != 0
+        return furniture._unless_the_page_is_theirs(kept, kept & furniture.under_attributes(page, words), page)
+
+    return rule
+
+
 #: Post metadata and author boxes after the post: kept blocks under this share of the kept text.
 MAX_TRAILING_META_SHARE = 0.5
 

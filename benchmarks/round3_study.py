@@ -99,6 +99,10 @@ RULES = {
     ),
     "cur_hidden_repgp": ("repgp", furniture.hidden_blocks),
     "cur_hidden_commentsmost": ("cur", furniture.hidden_blocks, furniture_candidates.comments_unless_most),
+    # Buyers' reviews (shipped on product pages in the seventh session).
+    "cur_reviews": ("cur", furniture.review_sections),
+    "cur_reviews_only": ("cur", furniture_candidates.reviews_named("review")),
+    "cur_reviews_testimonials": ("cur", furniture_candidates.reviews_named("review", "rating", "testimonial")),
 }
 #: The chain's rules with the repeats kept where both copies share a grandparent.
 REPEATS_APART = (after_decoding.kept_captions, after_decoding.excerpt_teasers, furniture_candidates.repeats_apart)

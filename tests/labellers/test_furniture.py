@@ -1,4 +1,5 @@
-"""Rules after decoding for page furniture: hidden text, readers' comments, and repeats inside one list."""
+"""Rules after decoding for page furniture: hidden text, readers' comments, buyers' reviews, and repeats inside one
+list."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import numpy as np
 
 from scrapy_web2text.labellers.web2text import after_decoding
 from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding, repeated_blocks
-from scrapy_web2text.labellers.web2text.furniture import comment_sections, hidden_blocks
+from scrapy_web2text.labellers.web2text.furniture import comment_sections, hidden_blocks, review_sections
 from scrapy_web2text.page import parse_page
 
 _STORY = [
@@ -126,3 +127,39 @@ def test_the_page_type_is_asked_only_when_a_rule_for_articles_finds_a_block():
     both = parse_page(_with_comments(_STORY).replace("</article>", "<p hidden>A copy no reader sees.</p></article>"))
     assert _kept(both, drop_after_decoding(both, np.ones(len(both), np.int64), page_type)) == _STORY
     assert asked == [1]  # once for both rules
+
+
+_PRODUCT = [
+    "A shelf unit of oak veneer, 77 by 147 centimetres, that stands upright or lies on its side.",
+    "Four shelves hold books, boxes or baskets; the unit is anchored to the wall with the fittings included.",
+]
+_REVIEWS = ["Sturdy and easy to build", "I bought five of these for the playroom and they hold everything."]
+
+
+def _with_reviews(description: list[str], container: str = '<section id="customer-reviews">') -> str:
+    text = "".join(f"<p>{line}</p>" for line in description)
+    items = "".join(f'<li class="item"><span>{line}</span></li>' for line in _REVIEWS)
+    # A rating widget inside the description, and a review container whose own class says nothing (its id does).
+    stars = '<div class="product-rating"><span>4.8 out of 5</span></div>'
+    return f"<html><body><main>{text}{stars}</main>{container}<h2>Reviews</h2><ul>{items}</ul></section></body></html>"
+
+
+def test_buyers_reviews_and_ratings_are_dropped_from_product_pages():
+    page = parse_page(_with_reviews(_PRODUCT))
+    everything = np.ones(len(page), np.int64)
+    found = [page.texts[i] for i in np.flatnonzero(review_sections(page, everything))]
+    assert found == ["4.8 out of 5", "Reviews", *_REVIEWS]
+    assert _kept(page, drop_after_decoding(page, everything, "product")) == _PRODUCT
+
+
+def test_reviews_stay_on_other_pages_and_where_they_are_what_the_page_has():
+    page = parse_page(_with_reviews(_PRODUCT))
+    everything = np.ones(len(page), np.int64)
+    for other in ("article", "service", "collection", None):
+        assert _kept(page, drop_after_decoding(page, everything, other)) == page.texts
+    # A review site: the longest kept block is a review (and more than 100 characters lie outside the reviews).
+    review_page = parse_page(_with_reviews(_PRODUCT).replace(_REVIEWS[1], " ".join(_PRODUCT * 2)))
+    assert not review_sections(review_page, np.ones(len(review_page), np.int64)).any()
+    # No class or id naming reviews or ratings: nothing is found (testimonials are not reviews).
+    plain = parse_page(_with_reviews(_PRODUCT, '<section class="testimonials">').replace("product-rating", "price"))
+    assert not review_sections(plain, np.ones(len(plain), np.int64)).any()

@@ -5,7 +5,7 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 
 1. captions and credits of images and tables (:func:`kept_captions`);
 2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`) and readers' comments
-   (:func:`~.furniture.comment_sections`);
+   (:func:`~.furniture.comment_sections`); on product pages, buyers' reviews (:func:`~.furniture.review_sections`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table (:func:`repeated_blocks`).
@@ -19,7 +19,7 @@ import numpy as np
 
 from ...page import Page
 from .counts import block_lengths
-from .furniture import comment_sections, hidden_blocks
+from .furniture import comment_sections, hidden_blocks, review_sections
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -151,26 +151,30 @@ def same_list(page: Page, first: int, second: int) -> bool:
 #: comment_sections`) are dropped: elsewhere hidden text is as often a tab or an accordion of the main text (a
 #: product's specifications, a collection's items), and a forum's replies are its content.
 ARTICLE_ONLY_TYPES = frozenset({"article"})
-#: The rules that run on those page types only.
-ARTICLE_ONLY_RULES = (hidden_blocks, comment_sections)
+#: The rules that run on some page types only, and those types.  Buyers' reviews are dropped from product pages
+#: only: a review site's reviews, or a service's testimonials, are what it has to say.
+TYPED_RULES = {
+    hidden_blocks: ARTICLE_ONLY_TYPES,
+    comment_sections: ARTICLE_ONLY_TYPES,
+    review_sections: frozenset({"product"}),
+}
 
 
 def drop_after_decoding(
     page: Page, labels: np.ndarray, page_type: str | Callable[[], str | None] | None = None
 ) -> np.ndarray:
     """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
-    result; the rules of :data:`ARTICLE_ONLY_RULES` on pages of a type in :data:`ARTICLE_ONLY_TYPES` only.
-    ``page_type``: the page's type, or a function that tells it, asked only where one of those rules finds a
-    block."""
+    result; the rules of :data:`TYPED_RULES` on pages of their types only.  ``page_type``: the page's type, or a
+    function that tells it, asked only where one of those rules finds a block."""
     type_known, type_name = not callable(page_type), page_type
-    for rule in (kept_captions, hidden_blocks, comment_sections, excerpt_teasers, repeated_blocks):
+    for rule in (kept_captions, hidden_blocks, comment_sections, review_sections, excerpt_teasers, repeated_blocks):
         found = rule(page, labels)
         if not found.any():
             continue
-        if rule in ARTICLE_ONLY_RULES:
+        if rule in TYPED_RULES:
             if not type_known:
                 type_known, type_name = True, page_type()
-            if type_name not in ARTICLE_ONLY_TYPES:
+            if type_name not in TYPED_RULES[rule]:
                 continue
         labels = np.where(found, 0, labels).astype(labels.dtype)
     return labels
