@@ -260,9 +260,11 @@ def comments_unless_most(page: Page, labels: np.ndarray) -> np.ndarray:
     return marked
 
 
-def reviews_named(*words: str):
+def reviews_named(*names: str):
     """:func:`~scrapy_web2text.labellers.web2text.furniture.review_sections` with other class/id words."""
     from scrapy_web2text.labellers.web2text import furniture
+
+    words = re.compile("|".join(map(re.escape, names)))
 
     def rule(page: Page, labels: np.ndarray) -> np.ndarray:
         kept = labels != 0

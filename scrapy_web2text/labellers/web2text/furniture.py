@@ -55,7 +55,7 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
 
 #: Class or id words of the elements that hold buyers' reviews and ratings ("testimonial" is not one: on a product
 #: page those are as often press quotes that belong to its description).  The walk lower-cases class and id.
-REVIEW_WORDS = ("review", "rating")
+REVIEW_WORDS = re.compile(r"review|rating")
 
 
 def review_sections(page: Page, labels: np.ndarray) -> np.ndarray:
@@ -66,16 +66,16 @@ def review_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     return _unless_the_page_is_theirs(kept, kept & under_attributes(page, REVIEW_WORDS), page)
 
 
-def under_attributes(page: Page, words: tuple[str, ...]) -> np.ndarray:
+def under_attributes(page: Page, words: re.Pattern) -> np.ndarray:
     """The blocks under a CDOM node whose class or id (those of the elements collapsed into it too) holds one of
-    ``words`` (lower-case): each such node's blocks are one range of block numbers."""
+    ``words`` (lower-case literals, no line break): each such node's blocks are one range of block numbers."""
     size = len(page.texts) + 1
     attributes = page.distinct_attributes
     # One look over all the page's attributes: most pages name no such element, and a match's offset tells whose.
     joined = "\n".join(attributes)
-    if not len(page.node_table) or not any(word in joined for word in words):
+    if not len(page.node_table) or words.search(joined) is None:
         return np.zeros(size - 1, bool)
-    found = [match.start() for match in re.finditer("|".join(map(re.escape, words)), joined)]
+    found = [match.start() for match in words.finditer(joined)]
     ends = np.cumsum(np.fromiter(map(len, attributes), np.int64, len(attributes)) + 1)  # past each and its "\n"
     starts = np.concatenate(([0], ends[:-1]))
     named = np.zeros(len(attributes), bool)
