@@ -6,6 +6,7 @@ Each takes a page and its decoded labels and returns the kept blocks it finds, a
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -262,15 +263,9 @@ def comments_unless_most(page: Page, labels: np.ndarray) -> np.ndarray:
 
 def reviews_named(*names: str):
     """:func:`~scrapy_web2text.labellers.web2text.furniture.review_sections` with other class/id words."""
-    from scrapy_web2text.labellers.web2text import furniture
+    from scrapy_web2text.labellers.web2text.furniture import review_sections
 
-    words = re.compile("|".join(map(re.escape, names)))
-
-    def rule(page: Page, labels: np.ndarray) -> np.ndarray:
-        kept = labels != 0
-        return furniture._unless_the_page_is_theirs(kept, kept & furniture.under_attributes(page, words), page)
-
-    return rule
+    return functools.partial(review_sections, words=re.compile("|".join(map(re.escape, names))))
 
 
 #: Post metadata and author boxes after the post: kept blocks under this share of the kept text.

@@ -58,12 +58,12 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
 REVIEW_WORDS = re.compile(r"review|rating")
 
 
-def review_sections(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept blocks under an element whose class or id names reviews or ratings, with
+def review_sections(page: Page, labels: np.ndarray, words: re.Pattern = REVIEW_WORDS) -> np.ndarray:
+    """Kept blocks under an element whose class or id holds one of ``words`` (reviews or ratings), with
     :func:`comment_sections`' guards: a product's reviews are to its page what readers' comments are to an
     article."""
     kept = labels != 0
-    return _unless_the_page_is_theirs(kept, kept & under_attributes(page, REVIEW_WORDS), page)
+    return _unless_the_page_is_theirs(kept, kept & under_attributes(page, words), page)
 
 
 def under_attributes(page: Page, words: re.Pattern) -> np.ndarray:
