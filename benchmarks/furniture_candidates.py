@@ -291,3 +291,10 @@ def trailing_meta(page: Page, labels: np.ndarray, max_chars: int = 10**9) -> np.
 def short_trailing_meta(page: Page, labels: np.ndarray) -> np.ndarray:
     """:func:`trailing_meta` for blocks of under 200 characters (metadata lines, not bios)."""
     return trailing_meta(page, labels, 200)
+
+
+def asides_named(*words: str):
+    """:func:`~scrapy_web2text.labellers.web2text.furniture.aside_sections` with other class/id words."""
+    from scrapy_web2text.labellers.web2text.furniture import aside_sections
+
+    return functools.partial(aside_sections, words=re.compile("|".join(map(re.escape, words))))

@@ -104,6 +104,47 @@ RULES = {
     "cur_reviews_only": ("cur", furniture_candidates.reviews_named("review")),
     "cur_reviews_testimonials": ("cur", furniture_candidates.reviews_named("review", "rating", "testimonial")),
 }
+#: Kept blocks under other class/id words, with the comment rule's guards (eighth session): ``ahc_NAME`` on top of
+#: the article chain (hidden text and comments), ``c_NAME`` on top of the chain of the other types.
+SECTION_WORDS = {
+    "related": ("related", "recommend", "popular", "trending"),
+    "relonly": ("related",),
+    "share": ("share", "sharing", "social"),
+    "prompt": ("newsletter", "subscribe", "signup", "paywall"),
+    "ads": ("advert", "sponsor", "promo"),
+    "bio": ("author-bio", "authorbio", "about-author", "author-box", "authorbox", "author-info", "author_bio"),
+}
+SECTION_WORDS["five"] = tuple(w for k in ("related", "share", "prompt", "ads", "bio") for w in SECTION_WORDS[k])
+#: Asides (shipped on articles in the eighth session) and two narrower word lists.
+_ASIDE_WORDS = ("related", "recommend", "popular", "trending", "advert", "sponsor", "promo", "newsletter", "subscribe")
+ASIDES = {
+    "asides": furniture.aside_sections,
+    "asides_noshare": furniture_candidates.asides_named(
+        *_ASIDE_WORDS,
+        "signup",
+        "sign-up",
+        "paywall",
+        "author-bio",
+        "authorbio",
+        "author_bio",
+        "about-author",
+        "author-box",
+        "authorbox",
+        "author-info",
+    ),  # fmt: skip
+    "asides_related": furniture_candidates.asides_named("related", "recommend", "popular", "trending"),
+}
+for _name, _rule in ASIDES.items():
+    RULES[f"ahc_{_name}"] = ("cur", furniture.hidden_blocks, furniture.comment_sections, _rule)
+    RULES[f"c_{_name}"] = ("cur", _rule)
+for _name, _words in SECTION_WORDS.items():
+    RULES[f"ahc_{_name}"] = (
+        "cur",
+        furniture.hidden_blocks,
+        furniture.comment_sections,
+        furniture_candidates.reviews_named(*_words),
+    )
+    RULES[f"c_{_name}"] = ("cur", furniture_candidates.reviews_named(*_words))
 #: The chain's rules with the repeats kept where both copies share a grandparent.
 REPEATS_APART = (after_decoding.kept_captions, after_decoding.excerpt_teasers, furniture_candidates.repeats_apart)
 
@@ -146,9 +187,17 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
             labels = rule(page, base)
         out[name] = scored(labels)
     for threshold in THRESHOLDS:
-        labels = base_rules(page, decode(page, unary, pair, model.lam, threshold, True), 0)
+        decoded = decode(page, unary, pair, model.lam, threshold, True)
+        labels = base_rules(page, decoded, 0)
         out[f"t{threshold:.2f}"] = scored(labels)
         out[f"h{threshold:.2f}"] = scored(RULES["hidden"](page, labels))  # the threshold and the hidden rule
+        # The chain as shipped at this threshold: c (types without rules), a (articles), p (products).
+        current = base_rules(page, decoded, 100)
+        out[f"c{threshold:.2f}"] = scored(current)
+        out[f"a{threshold:.2f}"] = scored(
+            extra(furniture.comment_sections)(page, extra(furniture.hidden_blocks)(page, current))
+        )
+        out[f"p{threshold:.2f}"] = scored(extra(furniture.review_sections)(page, current))
     return out
 
 
@@ -280,11 +329,14 @@ def own_threshold(path: str) -> float:
 
 def relative_variant(name: str, row, model: str) -> str:
     """``o+0.15``: the threshold grid's entry 0.15 above the model's own threshold (clipped to the grid)."""
-    if not name.startswith(("o", "ho")):
+    if name.startswith("o") and name[1:2] in ("c", "a", "p"):  # oa+0.10: the shipped chain's variants
+        prefix, offset = name[1], name[2:]
+    elif name.startswith(("o", "ho")):
+        prefix, offset = ("h" if name.startswith("h") else "t"), name.lstrip("ho")
+    else:
         return name
-    prefix = "h" if name.startswith("h") else "t"
     path = f"{model}-fold{fold_of(row['id'])}.npz" if row["split"] == "train" else model
-    wanted = own_threshold(path) + float(name.lstrip("ho"))
+    wanted = own_threshold(path) + float(offset)
     return f"{prefix}{min(max(round(wanted / 0.05) * 0.05, THRESHOLDS[0]), THRESHOLDS[-1]):.2f}"
 
 

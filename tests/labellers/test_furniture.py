@@ -7,8 +7,20 @@ import numpy as np
 
 from scrapy_web2text.labellers.web2text import after_decoding
 from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding, repeated_blocks
-from scrapy_web2text.labellers.web2text.furniture import comment_sections, hidden_blocks, review_sections
+from scrapy_web2text.labellers.web2text.furniture import (
+    ASIDE_KEYWORD_BITS,
+    ASIDE_WORD_LIST,
+    ASIDE_WORDS,
+    HEADING_TAGS,
+    TAXONOMY_TOKENS,
+    aside_sections,
+    comment_sections,
+    hidden_blocks,
+    review_sections,
+    under_attributes,
+)
 from scrapy_web2text.page import parse_page
+from scrapy_web2text.page.elements import keyword_mask
 
 _STORY = [
     "The council voted on Tuesday to rebuild the old bridge over the river, after years of delay.",
@@ -163,3 +175,58 @@ def test_reviews_stay_on_other_pages_and_where_they_are_what_the_page_has():
     # No class or id naming reviews or ratings: nothing is found (testimonials are not reviews).
     plain = parse_page(_with_reviews(_PRODUCT, '<section class="testimonials">').replace("product-rating", "price"))
     assert not review_sections(plain, np.ones(len(plain), np.int64)).any()
+
+
+_ASIDES = {
+    '<div class="jp-relatedposts"><h3>Related</h3>': ["The bridge that fell in 1962", "Ten years of roadworks"],
+    '<div id="author-box">': ["Jo Smith covers the city council for the paper."],
+    '<div class="sharedaddy">': ["Share this:", "Email"],
+    '<div class="newsletter-signup">': ["Get the morning briefing in your inbox."],
+}
+
+
+def _with_asides(post: list[str], container: str = '<article class="post tag-social-media category-promo">') -> str:
+    # The post's own container names a tag and a category (WordPress's classes), and its heading's id is a slug.
+    story = '<h2 id="social-media-and-the-bridge">Social media and the bridge</h2>'
+    story += "".join(f"<p>{line}</p>" for line in post)
+    asides = "".join(start + "".join(f"<p>{line}</p>" for line in lines) + "</div>" for start, lines in _ASIDES.items())
+    return f"<html><body>{container}{story}</article>{asides}</body></html>"
+
+
+def test_asides_are_dropped_from_articles_but_not_tags_categories_or_headings_that_name_their_words():
+    page = parse_page(_with_asides(_STORY))
+    everything = np.ones(len(page), np.int64)
+    found = [page.texts[i] for i in np.flatnonzero(aside_sections(page, everything))]
+    assert found == ["Related", *[line for lines in _ASIDES.values() for line in lines]]
+    assert _kept(page, drop_after_decoding(page, everything, "article")) == ["Social media and the bridge", *_STORY]
+
+
+def test_asides_stay_on_other_pages_and_where_they_are_what_the_page_has():
+    page = parse_page(_with_asides(_STORY))
+    everything = np.ones(len(page), np.int64)
+    for other in ("service", "product", "collection", "forum", None):
+        assert _kept(page, drop_after_decoding(page, everything, other)) == page.texts
+    # A sponsored post: the longest kept block is inside the "sponsored" container.
+    sponsored = parse_page(_with_asides(_STORY, '<article class="sponsored-post">'))
+    assert not aside_sections(sponsored, np.ones(len(sponsored), np.int64)).any()
+    # Less than 100 characters outside the asides.
+    short = parse_page(_with_asides(["Bridge photos."]))
+    assert not aside_sections(short, np.ones(len(short), np.int64)).any()
+
+
+def test_every_aside_word_is_a_keyword_of_the_groups_that_let_a_page_skip_the_search():
+    for word in ASIDE_WORD_LIST:
+        assert ASIDE_WORDS.fullmatch(word), word
+        for token in (word, f"x-{word}-y", f"site{word}s"):
+            assert keyword_mask(token) & ASIDE_KEYWORD_BITS, token
+
+
+def test_reading_only_the_nodes_above_some_blocks_answers_the_same_for_those_blocks():
+    page = parse_page(_with_asides(_STORY))
+    everywhere = under_attributes(page, ASIDE_WORDS, HEADING_TAGS, TAXONOMY_TOKENS)
+    for first in range(len(page)):
+        among = np.zeros(len(page), bool)
+        among[first::3] = True
+        limited = under_attributes(page, ASIDE_WORDS, HEADING_TAGS, TAXONOMY_TOKENS, among=among)
+        assert (limited[among] == everywhere[among]).all()
+    assert everywhere.sum() == sum(map(len, _ASIDES.values())) + 1  # the asides and the "Related" heading

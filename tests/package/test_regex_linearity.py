@@ -60,6 +60,8 @@ WHY_LINEAR = {
     "labellers.boilerpipe._FIRST_DASHED_PART": r"anchored at \A, possessive",
     "labellers.web2text.counts._WORD": r"\w+ always matches the whole run",
     "labellers.web2text.furniture.REVIEW_WORDS": "an alternation of two literals: bounded per position",
+    "labellers.web2text.furniture.ASIDE_WORDS": "an alternation of literals (some with optional characters): bounded",
+    "labellers.web2text.furniture.TAXONOMY_TOKENS": r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint",
     "page.marks._HIDDEN_STYLE": "literal start, then possessive blank runs: only an attempt at the literal reads on",
     "labellers.web2text.counts._URL": "literal alternatives: bounded per attempt",
     "labellers.web2text.counts._YEAR": "fixed length: bounded per attempt",

@@ -4,8 +4,10 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 (docs/training.rst), and is plain to see once the whole labelling is known:
 
 1. captions and credits of images and tables (:func:`kept_captions`);
-2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`) and readers' comments
-   (:func:`~.furniture.comment_sections`); on product pages, buyers' reviews (:func:`~.furniture.review_sections`);
+2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`), readers' comments
+   (:func:`~.furniture.comment_sections`) and asides: related posts, promotions, sign-up prompts, share bars, author
+   boxes (:func:`~.furniture.aside_sections`); on product pages, buyers' reviews
+   (:func:`~.furniture.review_sections`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table (:func:`repeated_blocks`).
@@ -19,7 +21,7 @@ import numpy as np
 
 from ...page import Page
 from .counts import block_lengths
-from .furniture import comment_sections, hidden_blocks, review_sections
+from .furniture import aside_sections, comment_sections, hidden_blocks, review_sections
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -147,17 +149,31 @@ def same_list(page: Page, first: int, second: int) -> bool:
     return container >= 0 and container == nearest_list(page, second)
 
 
-#: Page types whose kept hidden text (:func:`~.furniture.hidden_blocks`) and comments (:func:`~.furniture.
-#: comment_sections`) are dropped: elsewhere hidden text is as often a tab or an accordion of the main text (a
-#: product's specifications, a collection's items), and a forum's replies are its content.
+#: Page types whose kept hidden text (:func:`~.furniture.hidden_blocks`), comments (:func:`~.furniture.
+#: comment_sections`) and asides are dropped: elsewhere hidden text is as often a tab or an accordion of the main
+#: text (a product's specifications, a collection's items), a forum's replies are its content, and a service's page
+#: or a shop's is largely its promotions.
 ARTICLE_ONLY_TYPES = frozenset({"article"})
 #: The rules that run on some page types only, and those types.  Buyers' reviews are dropped from product pages
 #: only: a review site's reviews, or a service's testimonials, are what it has to say.
 TYPED_RULES = {
     hidden_blocks: ARTICLE_ONLY_TYPES,
     comment_sections: ARTICLE_ONLY_TYPES,
+    aside_sections: ARTICLE_ONLY_TYPES,
     review_sections: frozenset({"product"}),
 }
+
+
+#: The rules in the order they run.
+RULES = (
+    kept_captions,
+    hidden_blocks,
+    comment_sections,
+    aside_sections,
+    review_sections,
+    excerpt_teasers,
+    repeated_blocks,
+)
 
 
 def drop_after_decoding(
@@ -167,7 +183,7 @@ def drop_after_decoding(
     result; the rules of :data:`TYPED_RULES` on pages of their types only.  ``page_type``: the page's type, or a
     function that tells it, asked only where one of those rules finds a block."""
     type_known, type_name = not callable(page_type), page_type
-    for rule in (kept_captions, hidden_blocks, comment_sections, review_sections, excerpt_teasers, repeated_blocks):
+    for rule in RULES:
         found = rule(page, labels)
         if not found.any():
             continue

@@ -1,9 +1,10 @@
 """Page furniture that the labelling as a whole shows not to be main text: text no reader sees, readers' comments,
-buyers' reviews.
+asides, buyers' reviews.
 
-:func:`hidden_blocks`, :func:`comment_sections` and :func:`review_sections` take a page and its decoded labels and
-return the kept blocks they find, as a mask; :mod:`.after_decoding` runs the first two on pages typed as articles
-(on a forum the replies are the content; on a shop's page hidden tabs often are) and the third on product pages.
+:func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections` and :func:`review_sections` take a page and
+its decoded labels and return the kept blocks they find, as a mask; :mod:`.after_decoding` runs the first three on
+pages typed as articles (on a forum the replies are the content; on a shop's page hidden tabs often are, and a
+service's page is its promotions) and the fourth on product pages.
 Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates.py``
 (docs/research/quality-round3.rst).
 """
@@ -66,21 +67,86 @@ def review_sections(page: Page, labels: np.ndarray, words: re.Pattern = REVIEW_W
     return _unless_the_page_is_theirs(kept, kept & under_attributes(page, words), page)
 
 
-def under_attributes(page: Page, words: re.Pattern) -> np.ndarray:
+#: Class or id words of an article's asides: related-link rails, promotions, sign-up prompts, share bars, author
+#: boxes, anywhere in a class or id token (``jp-relatedposts``, ``pagepromo``).  Class names are developers' words,
+#: English on most sites whatever their language.  Each is also a word of the walk's class/id keyword groups
+#: (:data:`ASIDE_KEYWORD_BITS`), which lets a page skip the search.
+ASIDE_WORD_LIST = (
+    "related", "recommend", "popular", "trending", "advert", "sponsor", "promo", "newsletter", "subscribe", "signup",
+    "share", "social", "author-bio", "authorbio", "author_bio", "about-author", "author-box", "authorbox",
+    "author-info",
+)  # fmt: skip
+
+
+def _by_first_letter(words: tuple[str, ...]) -> str:
+    """An alternation of ``words`` that branches on the first letter: the engine tries alternatives one by one, and
+    most positions then fail at one test (25 µs for a median page's attributes, against 45 µs for a plain list)."""
+    rests: dict[str, list[str]] = {}
+    for word in sorted(words, key=len, reverse=True):
+        rests.setdefault(word[0], []).append(re.escape(word[1:]))
+    return "|".join(f"{first}(?:{'|'.join(rest)})" for first, rest in rests.items())
+
+
+ASIDE_WORDS = re.compile(_by_first_letter(ASIDE_WORD_LIST))
+#: The walk's keyword groups (``Page.ancestor_keywords``) that hold the aside words.
+ASIDE_KEYWORD_BITS = sum(ANCESTOR_KEYWORD_BITS[group] for group in ("related", "ad", "cookie", "social", "byline"))
+#: Taxonomy tokens, whose words are not what the element is: WordPress writes a post's tags and categories into the
+#: classes of its container (``tag-social-media``, ``category-promotions``).
+TAXONOMY_TOKENS = re.compile(
+    r"tag-(?<![\w-]tag-)[\w-]*|categor(?:y-(?<![\w-]category-)|ies-(?<![\w-]categories-))[\w-]*"
+)
+#: Headings are not containers, and their ids are slugs of their own text ("What is social media marketing?").
+HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+
+
+def aside_sections(page: Page, labels: np.ndarray, words: re.Pattern = ASIDE_WORDS) -> np.ndarray:
+    """Kept blocks under an element (not a heading) whose class or id holds one of ``words`` outside a taxonomy
+    token, with :func:`comment_sections`' guards: the model drops most such text from its own features, and this
+    takes what it kept (a related post's excerpt, an author's box)."""
+    kept = labels != 0
+    among = kept
+    if words is ASIDE_WORDS:  # only kept blocks under a keyword of the words can be asides: most pages have none
+        among = kept & ((page.ancestor_keywords & ASIDE_KEYWORD_BITS) != 0)
+        if not among.any():
+            return among
+    marked = under_attributes(page, words, skipped_tags=HEADING_TAGS, ignored=TAXONOMY_TOKENS, among=among)
+    return _unless_the_page_is_theirs(kept, among & marked, page)
+
+
+def under_attributes(
+    page: Page,
+    words: re.Pattern,
+    skipped_tags: frozenset[str] = frozenset(),
+    ignored: re.Pattern | None = None,
+    among: np.ndarray | None = None,
+) -> np.ndarray:
     """The blocks under a CDOM node whose class or id (those of the elements collapsed into it too) holds one of
-    ``words`` (lower-case literals, no line break): each such node's blocks are one range of block numbers."""
+    ``words`` (no match across a line break) outside the tokens that ``ignored`` matches, nodes with a tag of
+    ``skipped_tags`` aside: each such node's blocks are one range of block numbers.  ``among``, a block mask, limits
+    the reading to the nodes above its blocks: the answer is exact on those blocks only."""
     size = len(page.texts) + 1
-    attributes = page.distinct_attributes
-    # One look over all the page's attributes: most pages name no such element, and a match's offset tells whose.
+    table = page.node_table
+    if among is not None and len(table):
+        before = np.concatenate(([0], np.cumsum(among)))
+        table = table[before[table[:, 3]] > before[table[:, 2]]]
+    ids = None if among is None else np.unique(table[:, 6])
+    attributes = page.distinct_attributes if ids is None else [page.distinct_attributes[i] for i in ids.tolist()]
+    # One look over the attributes: most pages name no such element, and a match's offset tells whose.
     joined = "\n".join(attributes)
-    if not len(page.node_table) or words.search(joined) is None:
-        return np.zeros(size - 1, bool)
+    if ignored is not None and ignored.search(joined) is not None:
+        joined = ignored.sub(lambda token: " " * len(token.group()), joined)  # same length: offsets still hold
     found = [match.start() for match in words.finditer(joined)]
+    if not len(table) or not found:
+        return np.zeros(size - 1, bool)
     ends = np.cumsum(np.fromiter(map(len, attributes), np.int64, len(attributes)) + 1)  # past each and its "\n"
     starts = np.concatenate(([0], ends[:-1]))
     named = np.zeros(len(attributes), bool)
     named[np.searchsorted(starts, found, side="right") - 1] = True
-    nodes = page.node_table[named[page.node_table[:, 6]]]
+    nodes = table[named[table[:, 6]]] if ids is None else table[np.isin(table[:, 6], ids[named])]
+    if skipped_tags:
+        tag_lists = page.distinct_tags
+        skipped = [tags for tags in set(nodes[:, 5].tolist()) if not skipped_tags.isdisjoint(tag_lists[tags])]
+        nodes = nodes[~np.isin(nodes[:, 5], skipped)] if skipped else nodes
     inside = np.bincount(nodes[:, 2], minlength=size) - np.bincount(nodes[:, 3], minlength=size)
     return np.cumsum(inside[:-1]) > 0
 
