@@ -13,8 +13,9 @@ import numpy as np
 
 from scrapy_web2text.labellers.web2text.counts import block_lengths
 from scrapy_web2text.labellers.web2text.furniture import longest_kept
+from scrapy_web2text.labellers.web2text.rails import MAX_RAIL_SHARE, heading_ranks, heading_runs, section_ends
 from scrapy_web2text.page import Page
-from scrapy_web2text.page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
+from scrapy_web2text.page.tags import ANCESTOR_KEYWORD_BITS
 
 #: Caption and credit blocks are short: a longer block under such a class is a figure's whole story.
 MAX_CREDIT_CHARS = 200
@@ -33,42 +34,9 @@ def credit_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     return marked
 
 
-_HEADING_BIT = ANCESTOR_TAG_BITS["h1"]
-_RANKS = {f"h{level}": level for level in range(1, 7)}
 #: A rail's items: at least this many blocks, this share of their characters in links.
 MIN_RAIL_ITEMS = 3
 MIN_RAIL_LINK_SHARE = 0.7
-#: A rail holds less than this share of the kept text (a page that is only a list keeps it).
-MAX_RAIL_SHARE = 0.5
-
-
-def heading_ranks(page: Page) -> np.ndarray:
-    """Each block's heading rank (1 for ``h1`` … 6), 0 outside headings; the nearest heading ancestor counts."""
-    ranks = np.zeros(len(page), np.int64)
-    table, tags = page.node_table, page.distinct_tags
-    for i in np.flatnonzero((page.ancestor_tags & _HEADING_BIT) != 0).tolist():
-        node = int(page.block_nodes[i])
-        for _ in range(8):  # the heading is the block's node or a near ancestor
-            levels = [_RANKS[tag] for tag in tags[table[node, 5]] if tag in _RANKS]
-            if levels:
-                ranks[i] = min(levels)
-                break
-            parent = int(table[node, 0])
-            if parent < 0 or parent == node:
-                break
-            node = parent
-    return ranks
-
-
-def heading_runs(ranks: np.ndarray) -> list[tuple[int, int, int]]:
-    """Headings as ``(first block, first block after it, rank)``: a run of blocks of one rank is one heading."""
-    runs: list[tuple[int, int, int]] = []
-    for i in np.flatnonzero(ranks).tolist():
-        if runs and runs[-1][1] == i and runs[-1][2] == ranks[i]:
-            runs[-1] = (runs[-1][0], i + 1, runs[-1][2])
-        else:
-            runs.append((i, i + 1, int(ranks[i])))
-    return runs
 
 
 def link_rails(page: Page, labels: np.ndarray) -> np.ndarray:
@@ -87,8 +55,7 @@ def link_rails(page: Page, labels: np.ndarray) -> np.ndarray:
     kept_total = lengths[kept].sum()
     longest = longest_kept(kept, lengths)
     in_link = page.in_link
-    for number, (start, items_from, rank) in enumerate(runs):
-        end = next((later for later, _, other in runs[number + 1 :] if other <= rank), len(page))
+    for (start, items_from, _), end in zip(runs, section_ends(runs, len(page))):
         if end - items_from < MIN_RAIL_ITEMS or start <= longest < end:
             continue
         items = slice(items_from, end)
@@ -127,46 +94,6 @@ def prompt_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         if lengths[found].sum() >= 0.5 * lengths[kept].sum():
             found[:] = False
     return found
-
-
-#: Headings that announce links to other pages rather than more of this one.
-RAIL_HEADING_CUES = re.compile(
-    r"related|more from|more stories|read more|read next|recommended|trending|popular|you may also|you might also|"
-    r"also read|see also|don't miss|weitere|mehr zum thema|mehr aus|lesen sie auch|auch interessant|"
-    r"k[öo]nnte sie auch|empfehlungen|meistgelesen|[àa] lire aussi|lire aussi|voir aussi|sur le m[êe]me sujet|"
-    r"les plus lus|te puede interesar|tambi[ée]n te puede|relacionad|m[áa]s le[íi]d|lee tambi|czytaj te[żz]|"
-    r"zobacz te[żz]|polecamy|najpopularniejsze|leggi anche|potrebbe interessarti|articoli correlati|"
-    r"gerelateerd|lees ook|meest gelezen|leia tamb[ée]m|veja tamb[ée]m|mais lidas",
-    re.IGNORECASE,
-)
-
-
-def cued_rails(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept sections under a heading that announces other pages (:data:`RAIL_HEADING_CUES`) with at least half of
-    their item characters in links, outside the section of the longest kept block and under half of the kept
-    text."""
-    rails = np.zeros(len(page), bool)
-    kept = labels != 0
-    if kept.sum() <= 1:
-        return rails
-    ranks = heading_ranks(page)
-    runs = heading_runs(ranks)
-    lengths = block_lengths(page.texts)
-    kept_total = lengths[kept].sum()
-    longest = longest_kept(kept, lengths)
-    for number, (start, items_from, rank) in enumerate(runs):
-        heading = " ".join(page.texts[start:items_from])
-        if len(heading) > 80 or not RAIL_HEADING_CUES.search(heading):
-            continue
-        end = next((later for later, _, other in runs[number + 1 :] if other <= rank), len(page))
-        if start <= longest < end:
-            continue
-        items = slice(items_from, end)
-        item_chars = lengths[items].sum()
-        link_chars = lengths[items][page.in_link[items]].sum()
-        if link_chars >= 0.5 * item_chars and lengths[start:end][kept[start:end]].sum() < MAX_RAIL_SHARE * kept_total:
-            rails[start:end] = kept[start:end]
-    return rails
 
 
 #: The main text's body starts at its first kept block of at least this many characters; bylines come before it.

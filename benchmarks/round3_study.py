@@ -31,7 +31,7 @@ import furniture_candidates  # noqa: E402
 from cross_validation import FOLDS, fold_of  # noqa: E402
 
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
-from scrapy_web2text.labellers.web2text import after_decoding, decode_empty_page_again, furniture  # noqa: E402
+from scrapy_web2text.labellers.web2text import after_decoding, decode_empty_page_again, furniture, rails  # noqa: E402
 from scrapy_web2text.labellers.web2text.counts import block_lengths  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
@@ -75,7 +75,7 @@ RULES = {
     "hidden": extra(furniture.hidden_blocks),
     "credits": extra(furniture_candidates.credit_blocks),
     "rails": extra(furniture_candidates.link_rails),
-    "cuedrails": extra(furniture_candidates.cued_rails),
+    "cuedrails": extra(rails.announced_rails),
     "prompts": extra(furniture_candidates.prompt_blocks),
     # The chain as shipped after round three (list repeats of up to 100 characters kept), and bylines on it.
     "cur": "cur",
@@ -134,6 +134,14 @@ ASIDES = {
     ),  # fmt: skip
     "asides_related": furniture_candidates.asides_named("related", "recommend", "popular", "trending"),
 }
+#: Multilingual rail headings on top of the asides (eighth session).
+RULES["ahc_asides_cued"] = (
+    "cur",
+    furniture.hidden_blocks,
+    furniture.comment_sections,
+    furniture.aside_sections,
+    rails.announced_rails,
+)
 for _name, _rule in ASIDES.items():
     RULES[f"ahc_{_name}"] = ("cur", furniture.hidden_blocks, furniture.comment_sections, _rule)
     RULES[f"c_{_name}"] = ("cur", _rule)

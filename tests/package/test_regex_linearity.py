@@ -62,6 +62,7 @@ WHY_LINEAR = {
     "labellers.web2text.furniture.REVIEW_WORDS": "an alternation of two literals: bounded per position",
     "labellers.web2text.furniture.ASIDE_WORDS": "an alternation of literals (some with optional characters): bounded",
     "labellers.web2text.furniture.TAXONOMY_TOKENS": r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint",
+    "labellers.web2text.rails.RAIL_HEADINGS": "an alternation of literals (some with a one-character class): bounded",
     "page.marks._HIDDEN_STYLE": "literal start, then possessive blank runs: only an attempt at the literal reads on",
     "labellers.web2text.counts._URL": "literal alternatives: bounded per attempt",
     "labellers.web2text.counts._YEAR": "fixed length: bounded per attempt",

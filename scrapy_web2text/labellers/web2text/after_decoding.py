@@ -5,8 +5,9 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 
 1. captions and credits of images and tables (:func:`kept_captions`);
 2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`), readers' comments
-   (:func:`~.furniture.comment_sections`) and asides: related posts, promotions, sign-up prompts, share bars, author
-   boxes (:func:`~.furniture.aside_sections`); on product pages, buyers' reviews
+   (:func:`~.furniture.comment_sections`), asides: related posts, promotions, sign-up prompts, share bars, author
+   boxes (:func:`~.furniture.aside_sections`), and link rails under a heading that announces other pages
+   (:func:`~.rails.announced_rails`); on product pages, buyers' reviews
    (:func:`~.furniture.review_sections`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
@@ -22,6 +23,7 @@ import numpy as np
 from ...page import Page
 from .counts import block_lengths
 from .furniture import aside_sections, comment_sections, hidden_blocks, review_sections
+from .rails import announced_rails
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -160,6 +162,7 @@ TYPED_RULES = {
     hidden_blocks: ARTICLE_ONLY_TYPES,
     comment_sections: ARTICLE_ONLY_TYPES,
     aside_sections: ARTICLE_ONLY_TYPES,
+    announced_rails: ARTICLE_ONLY_TYPES,
     review_sections: frozenset({"product"}),
 }
 
@@ -170,6 +173,7 @@ RULES = (
     hidden_blocks,
     comment_sections,
     aside_sections,
+    announced_rails,
     review_sections,
     excerpt_teasers,
     repeated_blocks,
