@@ -79,12 +79,12 @@ def announced_rails(page: Page, labels: np.ndarray) -> np.ndarray:
 def _first_announcing_block(page: Page, in_headings: list[int]) -> int | None:
     """The first block of the heading in which :data:`RAIL_HEADINGS` first matches, or ``None``: one search over the
     short heading texts, lower-cased (most pages announce nothing)."""
-    blocks = [block for block in in_headings if len(page.texts[block]) <= MAX_RAIL_HEADING_CHARS]
-    lowered = [page.texts[block].lower() for block in blocks]
-    found = RAIL_HEADINGS.search(" ".join(lowered))
+    texts = page.texts
+    blocks = [block for block in in_headings if len(texts[block]) <= MAX_RAIL_HEADING_CHARS]
+    found = RAIL_HEADINGS.search(" ".join([texts[block] for block in blocks]).lower())
     if found is None:
         return None
-    ends = np.cumsum([len(text) + 1 for text in lowered])  # past each text and its space
+    ends = np.cumsum([len(texts[block].lower()) + 1 for block in blocks])  # past each text and its space
     first = blocks[int(np.searchsorted(ends, found.start(), side="right"))]
     heading_blocks = set(in_headings)
     while first - 1 in heading_blocks:  # back to the heading's first block: "More" | "from the bridge"
