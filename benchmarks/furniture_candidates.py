@@ -224,4 +224,4 @@ def asides_named(*words: str):
     """:func:`~scrapy_web2text.labellers.web2text.furniture.aside_sections` with other class/id words."""
     from scrapy_web2text.labellers.web2text.furniture import aside_sections
 
-    return functools.partial(aside_sections, words=re.compile("|".join(map(re.escape, words))))
+    return functools.partial(aside_sections, words=re.compile("|".join(map(re.escape, words))), keyword_bits=None)

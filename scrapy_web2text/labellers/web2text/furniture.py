@@ -99,14 +99,17 @@ TAXONOMY_TOKENS = re.compile(
 HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
-def aside_sections(page: Page, labels: np.ndarray, words: re.Pattern = ASIDE_WORDS) -> np.ndarray:
+def aside_sections(
+    page: Page, labels: np.ndarray, words: re.Pattern = ASIDE_WORDS, keyword_bits: int | None = ASIDE_KEYWORD_BITS
+) -> np.ndarray:
     """Kept blocks under an element (not a heading) whose class or id holds one of ``words`` outside a taxonomy
     token, with :func:`comment_sections`' guards: the model drops most such text from its own features, and this
-    takes what it kept (a related post's excerpt, an author's box)."""
+    takes what it kept (a related post's excerpt, an author's box).  ``keyword_bits``: keyword groups that hold
+    every one of ``words`` (``None`` if unknown); only kept blocks under one of them are read."""
     kept = labels != 0
     among = kept
-    if words is ASIDE_WORDS:  # only kept blocks under a keyword of the words can be asides: most pages have none
-        among = kept & ((page.ancestor_keywords & ASIDE_KEYWORD_BITS) != 0)
+    if keyword_bits is not None:  # most pages keep no block under such a keyword
+        among = kept & ((page.ancestor_keywords & keyword_bits) != 0)
         if not among.any():
             return among
     marked = under_attributes(page, words, skipped_tags=HEADING_TAGS, ignored=TAXONOMY_TOKENS, among=among)
