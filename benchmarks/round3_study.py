@@ -134,6 +134,22 @@ ASIDES = {
     ),  # fmt: skip
     "asides_related": furniture_candidates.asides_named("related", "recommend", "popular", "trending"),
 }
+#: More class/id word families on top of the shipped article chain (eighth session, not shipped).
+for _name, _words in {
+    "toc": ("toc", "table-of-contents", "tableofcontents"),
+    "crumb": ("breadcrumb",),
+    "cta": ("cta",),
+    "banner": ("banner",),
+    "tags": ("post-tags", "tag-list", "tags-list", "entry-tags", "article-tags"),
+}.items():
+    RULES[f"ahcc_{_name}"] = (
+        "cur",
+        furniture.hidden_blocks,
+        furniture.comment_sections,
+        furniture.aside_sections,
+        rails.announced_rails,
+        furniture_candidates.asides_named(*_words),
+    )
 #: Multilingual rail headings on top of the asides (eighth session).
 RULES["ahc_asides_cued"] = (
     "cur",
