@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from ...page import Page
+from ...page.elements import first_letter_alternation
 from ...page.marks import HIDDEN_BIT
 from ...page.tags import ANCESTOR_KEYWORD_BITS
 from .counts import block_lengths
@@ -78,16 +79,8 @@ ASIDE_WORD_LIST = (
 )  # fmt: skip
 
 
-def alternation_by_first_letter(words: tuple[str, ...]) -> str:
-    """An alternation of ``words`` that branches on the first letter: the engine tries alternatives one by one, and
-    most positions then fail at one test (25 µs for a median page's attributes, against 45 µs for a plain list)."""
-    rests: dict[str, list[str]] = {}
-    for word in sorted(words, key=len, reverse=True):
-        rests.setdefault(word[0], []).append(re.escape(word[1:]))
-    return "|".join(f"{first}(?:{'|'.join(rest)})" for first, rest in rests.items())
-
-
-ASIDE_WORDS = re.compile(alternation_by_first_letter(ASIDE_WORD_LIST))
+#: Branching on the first letter: 25 µs for a median page's attributes, against 45 µs for a plain alternation.
+ASIDE_WORDS = re.compile(first_letter_alternation(ASIDE_WORD_LIST))
 #: The walk's keyword groups (``Page.ancestor_keywords``) that hold the aside words.
 ASIDE_KEYWORD_BITS = sum(ANCESTOR_KEYWORD_BITS[group] for group in ("related", "ad", "cookie", "social", "byline"))
 #: Taxonomy tokens, whose words are not what the element is: WordPress writes a post's tags and categories into the

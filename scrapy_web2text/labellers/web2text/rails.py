@@ -13,9 +13,10 @@ import re
 import numpy as np
 
 from ...page import Page
+from ...page.elements import first_letter_alternation
 from ...page.tags import ANCESTOR_TAG_BITS
 from .counts import block_lengths
-from .furniture import alternation_by_first_letter, longest_kept
+from .furniture import longest_kept
 
 #: Headings that announce links to other pages rather than more of this one, lower-cased, in the languages of the
 #: corpora and of the pages users crawl most (English, German, French, Spanish, Polish, Italian, Dutch, Portuguese).
@@ -34,7 +35,7 @@ RAIL_HEADING_WORDS = (
     "leia também", "leia tambem", "veja também", "veja tambem", "mais lidas",
 )  # fmt: skip
 #: Searched in lower-cased text, branching on the first letter (an IGNORECASE alternation cost 70 µs a page).
-RAIL_HEADINGS = re.compile(alternation_by_first_letter(RAIL_HEADING_WORDS))
+RAIL_HEADINGS = re.compile(first_letter_alternation(RAIL_HEADING_WORDS))
 #: Longer headings are titles that happen to hold such words ("Related parties in the Enron case").
 MAX_RAIL_HEADING_CHARS = 80
 #: A rail's blocks after its heading have at least this share of their characters in links.
