@@ -131,10 +131,19 @@ ASIDES = {
         "author-box",
         "authorbox",
         "author-info",
-    ),  # fmt: skip
+    ),
     "asides_related": furniture_candidates.asides_named("related", "recommend", "popular", "trending"),
 }
-#: More class/id word families on top of the shipped article chain (eighth session, not shipped).
+#: The article chain as shipped since the eighth session: hidden text, comments, asides, announced rails.
+SHIPPED_ARTICLE = (
+    "cur",
+    furniture.hidden_blocks,
+    furniture.comment_sections,
+    furniture.aside_sections,
+    rails.announced_rails,
+)
+RULES["ahc_asides_cued"] = SHIPPED_ARTICLE
+#: More class/id word families on top of it (eighth session, not shipped).
 for _name, _words in {
     "toc": ("toc", "table-of-contents", "tableofcontents"),
     "crumb": ("breadcrumb",),
@@ -142,22 +151,7 @@ for _name, _words in {
     "banner": ("banner",),
     "tags": ("post-tags", "tag-list", "tags-list", "entry-tags", "article-tags"),
 }.items():
-    RULES[f"ahcc_{_name}"] = (
-        "cur",
-        furniture.hidden_blocks,
-        furniture.comment_sections,
-        furniture.aside_sections,
-        rails.announced_rails,
-        furniture_candidates.asides_named(*_words),
-    )
-#: Multilingual rail headings on top of the asides (eighth session).
-RULES["ahc_asides_cued"] = (
-    "cur",
-    furniture.hidden_blocks,
-    furniture.comment_sections,
-    furniture.aside_sections,
-    rails.announced_rails,
-)
+    RULES[f"ahcc_{_name}"] = (*SHIPPED_ARTICLE, furniture_candidates.asides_named(*_words))
 for _name, _rule in ASIDES.items():
     RULES[f"ahc_{_name}"] = ("cur", furniture.hidden_blocks, furniture.comment_sections, _rule)
     RULES[f"c_{_name}"] = ("cur", _rule)
@@ -215,7 +209,8 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
         labels = base_rules(page, decoded, 0)
         out[f"t{threshold:.2f}"] = scored(labels)
         out[f"h{threshold:.2f}"] = scored(RULES["hidden"](page, labels))  # the threshold and the hidden rule
-        # The chain as shipped at this threshold: c (types without rules), a (articles), p (products).
+        # The chain at this threshold: c (types without rules), a (articles: hidden text and comments, the article
+        # rules before the eighth session's asides and rails), p (products).
         current = base_rules(page, decoded, 100)
         out[f"c{threshold:.2f}"] = scored(current)
         out[f"a{threshold:.2f}"] = scored(
