@@ -217,6 +217,10 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
             extra(furniture.comment_sections)(page, extra(furniture.hidden_blocks)(page, current))
         )
         out[f"p{threshold:.2f}"] = scored(extra(furniture.review_sections)(page, current))
+        shipped = current  # s: the article chain as shipped (SHIPPED_ARTICLE) at this threshold
+        for then in SHIPPED_ARTICLE[1:]:
+            shipped = extra(then)(page, shipped)
+        out[f"s{threshold:.2f}"] = scored(shipped)
     return out
 
 
@@ -348,7 +352,7 @@ def own_threshold(path: str) -> float:
 
 def relative_variant(name: str, row, model: str) -> str:
     """``o+0.15``: the threshold grid's entry 0.15 above the model's own threshold (clipped to the grid)."""
-    if name.startswith("o") and name[1:2] in ("c", "a", "p"):  # oa+0.10: the shipped chain's variants
+    if name.startswith("o") and name[1:2] in ("c", "a", "p", "s"):  # oa+0.10: the shipped chain's variants
         prefix, offset = name[1], name[2:]
     elif name.startswith(("o", "ho")):
         prefix, offset = ("h" if name.startswith("h") else "t"), name.lstrip("ho")

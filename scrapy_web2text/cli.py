@@ -116,6 +116,8 @@ def _train(args) -> int:
         threads=args.threads,
         teachers=teachers,
     )
+    if args.name:
+        model.metadata["name"] = args.name
     written = model.save(args.output)
     report = model.metadata["training"]
     print(f"model written to {written} (+ .json); {report['train_pages']} training pages, {report['seconds']} s")
@@ -224,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
             "--threshold",
             type=float,
             default=None,
-            help="probability a block needs to be kept (default: the model's own, 0.35 for the shipped model)",
+            help="probability a block needs to be kept (default: the model's own, 0.4 for the shipped model)",
         )
         sub.add_argument(
             "--method",
@@ -294,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="distilled recipe: learn from these models instead of training its teachers first (seeds SEED, SEED+1 …)",
     )
     train.add_argument("-o", "--output", default="web2text-model", help="output stem: writes STEM.npz and STEM.json")
+    train.add_argument(
+        "--name", default=None, help="the model's name (Extraction.model and its JSON; default: the recipe's)"
+    )
     train.add_argument("--cache-dir", default=None, help="feature cache (default ~/.cache/scrapy-web2text)")
     train.add_argument("--workers", type=int, default=None, help="processes for feature extraction")
     train.add_argument("--threads", type=int, default=None, help="torch threads")

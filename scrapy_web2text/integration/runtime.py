@@ -201,7 +201,7 @@ class Web2TextRuntime:
 
 
 def threshold_in_force(threshold: float | None, model: Any) -> str:
-    """The start-up line's threshold: the one set, or the model's own (``0.35 (the model's own)``)."""
+    """The start-up line's threshold: the one set, or the model's own (``0.4 (the model's own)``)."""
     if threshold is not None:
         return f"{threshold:g}"
     own = getattr(model, "threshold", None)

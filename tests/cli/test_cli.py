@@ -101,9 +101,12 @@ def test_train_distils_from_the_teachers_given_and_refuses_them_for_a_recipe_tha
         assert main(["train", *common, "--seed", seed, "--output", str(tmp_path / f"teacher-{seed}")]) == 0
     teachers = [str(tmp_path / "teacher-0.npz"), str(tmp_path / "teacher-1.npz")]
     stem = tmp_path / "student"
-    assert main(["train", *common, "--config", "distilled", "--teachers", *teachers, "--output", str(stem)]) == 0
+    distil = ["train", *common, "--config", "distilled", "--teachers", *teachers, "--name", "ours"]
+    assert main([*distil, "--output", str(stem)]) == 0
     card = json.loads((tmp_path / "student.json").read_text())
     assert card["teachers"] == [0, 1] and card["config"]["teacher_weight"] == 0.5
+    assert card["name"] == "ours" and card["config"]["name"] == "distilled"
+    assert json.loads((tmp_path / "teacher-0.json").read_text())["name"] == "paper"
     capsys.readouterr()
     assert main(["train", *common, "--teachers", *teachers, "--output", str(tmp_path / "plain")]) == 2
     assert "not distilled" in capsys.readouterr().err and not (tmp_path / "plain.npz").exists()

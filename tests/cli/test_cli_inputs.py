@@ -183,6 +183,7 @@ def test_warc_of_a_file_that_is_no_archive_is_a_one_line_error(tmp_path):
 def test_a_model_prints_in_one_line():
     from scrapy_web2text import load_model
 
-    shown = repr(load_model())
+    model = load_model()
+    shown = repr(model)
     assert "\n" not in shown and len(shown) < 300
-    assert shown.startswith("Web2TextModel(name='default'") and "threshold=0.35" in shown
+    assert shown.startswith("Web2TextModel(name='default'") and f"threshold={model.config['threshold']:g}" in shown
