@@ -201,11 +201,19 @@ class Web2TextRuntime:
 
 
 def threshold_in_force(threshold: float | None, model: Any) -> str:
-    """The start-up line's threshold: the one set, or the model's own (``0.4 (the model's own)``)."""
+    """The start-up line's threshold: the one set, or the model's own and what the page types add to it
+    (``0.4 (the model's own; article +0.1)``)."""
     if threshold is not None:
         return f"{threshold:g}"
     own = getattr(model, "threshold", None)
-    return f"{own:g} (the model's own)" if isinstance(own, float) else "the method's own"
+    if not isinstance(own, float):
+        return "the method's own"
+    from ..labellers.web2text.page_types import shipped_page_types
+
+    classifier = shipped_page_types()
+    offsets = classifier.metadata.get("threshold_offsets", {}) if classifier is not None else {}
+    added = "".join(f"; {label} {value:+g}" for label, value in sorted(offsets.items()) if value)
+    return f"{own:g} (the model's own{added})"
 
 
 _runtime: Web2TextRuntime | None = None

@@ -17,6 +17,7 @@ from scrapy.http import HtmlResponse, Request
 
 from scrapy_web2text import Web2TextCharsetMiddleware, Web2TextPipeline, Web2TextSpiderMiddleware, extract, load_model
 from scrapy_web2text.cli import build_parser
+from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
 from scrapy_web2text.responses import response_input
 from tests.site import LoopbackServer, build_site
 
@@ -103,7 +104,9 @@ def test_the_addon_crawl_counts_no_skip_for_items_the_middleware_labelled(meta_c
     stats = meta_crawl["stats"]
     assert "web2text/skipped/already_labelled" not in stats, stats
     assert "Traceback" not in meta_crawl["log"]
-    assert f"threshold {load_model().config['threshold']:g} (the model's own)" in meta_crawl["log"]
+    offsets = shipped_page_types().metadata["threshold_offsets"]
+    added = "".join(f"; {label} {value:+g}" for label, value in sorted(offsets.items()))
+    assert offsets and f"threshold {load_model().config['threshold']:g} (the model's own{added})" in meta_crawl["log"]
 
 
 def test_a_bad_meta_threshold_is_an_item_error_and_the_item_goes_on(untrained_model):

@@ -101,7 +101,7 @@ def test_extract_tells_the_page_type_with_the_shipped_classifier():
     assert extract("<p>Some text here.</p>", method="boilerpipe-article").page_type is None
 
 
-def test_the_page_is_classified_only_when_its_type_is_read_or_needed(monkeypatch):
+def test_the_page_is_classified_once_and_only_when_its_type_is_read_or_needed(monkeypatch):
     from scrapy_web2text import extract
 
     calls = []
@@ -109,10 +109,13 @@ def test_the_page_is_classified_only_when_its_type_is_read_or_needed(monkeypatch
     monkeypatch.setattr(PageTypeModel, "predict", lambda self, *args: calls.append(1) or predict(self, *args))
     story = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(8))
     result = extract(f"<html><body><article>{story}</article></body></html>")
-    assert result.main_text and calls == []  # no threshold offsets and no hidden text: the type is not needed
+    assert calls == [1]  # the shipped classifier moves the threshold of articles: the type is needed
     first = result.page_type
-    assert calls == [1] and result.page_type is first  # classified once, on the first read
-    assert first == extract(f"<html><body><article>{story}</article></body></html>").page_type
+    assert calls == [1] and result.page_type is first  # read: the same answer, not classified again
+    monkeypatch.setattr(PageTypeModel, "sets_offsets", property(lambda self: False))
+    result = extract(f"<html><body><article>{story}</article></body></html>")
+    assert result.main_text and calls == [1]  # no threshold offsets and no hidden text: the type is not needed
+    assert result.page_type == first and calls == [1, 1]  # classified on the first read
     hidden = extract(f"<html><body><article>{story}<div hidden><p>{'A copy. ' * 20}</p></div></article></body>")
     assert calls == [1, 1, 1] and "A copy." not in hidden.main_text  # kept hidden text: the rule asks the type
 
@@ -144,4 +147,24 @@ def test_a_threshold_offset_of_the_page_type_moves_the_models_own_threshold(monk
     assert moved.sum() > unchanged.sum()
     assert np.array_equal(moved, given)
     # A threshold the caller gives is applied as it is.
-    assert np.array_equal(web2text_labels(page, model, threshold=0.35).keep, unchanged)
+    assert np.array_equal(web2text_labels(page, model, threshold=model.config["threshold"]).keep, unchanged)
+
+
+def test_the_shipped_classifier_carries_the_offsets_its_training_sets():
+    from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
+    from scrapy_web2text.research.train.page_types import THRESHOLD_OFFSETS
+
+    classifier = shipped_page_types()
+    assert classifier.sets_offsets and classifier.metadata["threshold_offsets"] == THRESHOLD_OFFSETS
+    assert classifier.threshold_offset("article") == THRESHOLD_OFFSETS["article"] > 0
+    assert classifier.threshold_offset("forum") == 0.0 and classifier.threshold_offset(None) == 0.0
+
+
+def test_an_offset_keeps_the_threshold_strictly_between_0_and_1():
+    from scrapy_web2text.labellers.web2text import OFFSET_BOUNDS, offset_threshold
+
+    low, high = OFFSET_BOUNDS
+    assert offset_threshold(0.4, 0.1) == pytest.approx(0.5) and offset_threshold(0.4, 0.0) == 0.4
+    assert offset_threshold(0.9, 0.1) == high and offset_threshold(0.1, -0.3) == low
+    assert offset_threshold(0.999, 0.1) == 0.999 and offset_threshold(0.01, -0.3) == 0.01  # beyond: kept as it is
+    assert offset_threshold(0.999, -0.1) == pytest.approx(0.899)  # inwards: moved

@@ -78,7 +78,7 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     unary, pair = model.potentials(block_x, edge_x)
     page_type = page_type_on_demand(page, block_x)
     if own_threshold:
-        threshold += threshold_offset(page_type)
+        threshold = offset_threshold(threshold, threshold_offset(page_type))
     network_done = time.perf_counter()
     if not pairwise:
         pair, lam = np.zeros_like(pair), 0.0
@@ -119,6 +119,17 @@ def threshold_offset(page_type: Callable[[], PageType | None]) -> float:
     if classifier is None or not classifier.sets_offsets:
         return 0.0
     return classifier.threshold_offset(_label(page_type()))
+
+
+#: How far a page type's offset may move the model's own threshold: no further out than these bounds (a model whose
+#: own threshold lies beyond one keeps it), so that it stays strictly between 0 and 1.
+OFFSET_BOUNDS = (0.05, 0.95)
+
+
+def offset_threshold(own: float, offset: float) -> float:
+    """The model's own threshold moved by ``offset``, held within :data:`OFFSET_BOUNDS` (or at ``own`` beyond them)."""
+    low, high = OFFSET_BOUNDS
+    return min(max(own + offset, min(own, low)), max(own, high))
 
 
 def _label(page_type: PageType | None) -> str | None:
