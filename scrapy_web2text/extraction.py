@@ -269,8 +269,8 @@ def extract(
     Windows-1252; never raising; :mod:`scrapy_web2text.page.decode`), or a Scrapy response (its body, URL and
     ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.responses`).  Any other
     type raises ``TypeError``.  ``threshold`` is the probability a block
-    needs to be kept (default: the model's, which also decodes a page it leaves
-    empty once more at half the page's highest probability); ``model`` a loaded
+    needs to be kept (default: the model's, moved by the page type's offset, +0.1 on articles with the shipped
+    files; it also decodes a page it leaves empty once more at half the page's highest probability); ``model`` a loaded
     :class:`~scrapy_web2text.Web2TextModel`, a packaged model's name or
     a path (default: the shipped model, loaded once per process).
     ``method`` picks the labeller (see :mod:`scrapy_web2text.labellers`; a registered name or a dotted path).

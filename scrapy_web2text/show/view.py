@@ -88,11 +88,13 @@ def build_view(
 
 
 def _threshold(extraction: Extraction, model: Any, threshold: float | None) -> float | None:
+    """The threshold the page was labelled at: the one given, or the model's own moved by the page type's offset."""
     if threshold is not None or not extraction.method.startswith("web2text"):
         return threshold
-    from ..labellers.web2text import resolve_model
+    from ..labellers.web2text import offset_threshold, resolve_model, threshold_offset
 
-    return float(resolve_model(model).config.get("threshold", 0.5))
+    own = float(resolve_model(model).config.get("threshold", 0.5))
+    return offset_threshold(own, threshold_offset(lambda: extraction.page_type))
 
 
 def _breaks(extraction: Extraction, count: int) -> list[bool]:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_web2text import extract, load_model
+from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
 from scrapy_web2text.show import build_view, sha256_of
 
 from ..scrapy_support import EXAMPLE_PROJECT
@@ -117,7 +118,9 @@ def test_browser_outlines_content_and_boilerplate_as_labelled(browser, request, 
         )
         # the side panel holds the main text as extract() gives it; the bar names the model and threshold
         assert browser.find_element("id", "w2t-main-text").text == extract(html).main_text.strip()
-        threshold = load_model().config["threshold"]
+        # the threshold the page was labelled at: the model's own plus its page type's offset
+        kind = extract(html).page_type.label
+        threshold = load_model().config["threshold"] + shipped_page_types().threshold_offset(kind)
         assert browser.find_element("id", "w2t-threshold").text == f"{threshold:g}"
         assert browser.find_element("id", "w2t-model").text == extract(html).model
         assert browser.execute_script("return typeof tracking") == "undefined"  # the page's own script did not run
