@@ -198,13 +198,14 @@ def test_asides_are_dropped_from_articles_but_not_tags_categories_or_headings_th
     everything = np.ones(len(page), np.int64)
     found = [page.texts[i] for i in np.flatnonzero(aside_sections(page, everything))]
     assert found == ["Related", *[line for lines in _ASIDES.values() for line in lines]]
-    assert _kept(page, drop_after_decoding(page, everything, "article")) == ["Social media and the bridge", *_STORY]
+    for kind in ("article", "service"):
+        assert _kept(page, drop_after_decoding(page, everything, kind)) == ["Social media and the bridge", *_STORY]
 
 
 def test_asides_stay_on_other_pages_and_where_they_are_what_the_page_has():
     page = parse_page(_with_asides(_STORY))
     everything = np.ones(len(page), np.int64)
-    for other in ("service", "product", "collection", "forum", None):
+    for other in ("product", "collection", "forum", "listing", "documentation", None):
         assert _kept(page, drop_after_decoding(page, everything, other)) == page.texts
     # A sponsored post: the longest kept block is inside the "sponsored" container.
     sponsored = parse_page(_with_asides(_STORY, '<article class="sponsored-post">'))
