@@ -109,9 +109,11 @@ def test_the_anchor_keeps_the_tuned_weights_near_the_initial_ones(corrected):
 
 
 def _kept_share(model: Web2TextModel, pages: list[str]) -> float:
+    """The share of the pages' text ``model`` keeps at its own threshold, before any page type's offset (the
+    threshold that rebalancing sets)."""
     kept = total = 0
     for html in pages:
-        keep = extract(html, model=model).blocks
+        keep = extract(html, model=model, threshold=model.threshold).blocks
         kept += sum(len(block.text) for block in keep if block.is_content)
         total += sum(len(block.text) for block in keep)
     return kept / total
