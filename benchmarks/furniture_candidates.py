@@ -225,3 +225,24 @@ def asides_named(*words: str):
     from scrapy_web2text.labellers.web2text.furniture import aside_sections
 
     return functools.partial(aside_sections, words=re.compile("|".join(map(re.escape, words))), keyword_bits=None)
+
+
+def code_between_kept(page: Page, labels: np.ndarray, group: str = "pre|code") -> np.ndarray:
+    """Blocks to *keep* (a recall rule): each run of consecutive blocks under a ``<pre>``/``<code>`` element whose
+    nearest blocks outside the run, before and after it, are both kept (a listing or an inline fragment inside the
+    kept text, whose highlighted tokens the model scores one by one)."""
+    from scrapy_web2text.labellers.web2text.tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
+
+    out = np.zeros(len(page), bool)
+    table = page.node_table
+    if not len(page) or not len(table):
+        return out
+    code = blocks_under(page, group_mask(tag_list_bits(page), NODE_TAGS, group)[table[:, 5]])
+    if not code.any():
+        return out
+    kept = labels != 0
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], code.astype(np.int8), [0]))))
+    for start, end in zip(edges[::2], edges[1::2]):
+        if start > 0 and end < len(page) and kept[start - 1] and kept[end] and not kept[start:end].all():
+            out[start:end] = True
+    return out

@@ -187,6 +187,7 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
         return memo[key]
 
     out = {}
+    labelled = {}
     raw = decode(page, unary, pair, model.lam, own_threshold, True)
     base = base_rules(page, raw, 0)
     for name, rule in RULES.items():
@@ -203,6 +204,7 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
                 labels = extra(then)(page, labels)
         else:
             labels = rule(page, base)
+        labelled[name] = labels
         out[name] = scored(labels)
     for threshold in THRESHOLDS:
         decoded = decode(page, unary, pair, model.lam, threshold, True)
@@ -221,7 +223,15 @@ def score_variants(page, gold, unary, pair, model) -> dict[str, list[float]]:
         for then in SHIPPED_ARTICLE[1:]:
             shipped = extra(then)(page, shipped)
         out[f"s{threshold:.2f}"] = scored(shipped)
+        out[f"k{threshold:.2f}"] = scored(kept_code(page, shipped))  # k: s with code between kept blocks kept
+    for name in ("cur", "cur_reviews", "c_asides"):  # NAME_code: code between kept blocks kept
+        out[f"{name}_code"] = scored(kept_code(page, labelled[name]))
     return out
+
+
+def kept_code(page, labels):
+    found = furniture_candidates.code_between_kept(page, labels)
+    return np.where(found, 1, labels).astype(labels.dtype) if found.any() else labels
 
 
 def language_of(text: str) -> str:
@@ -352,7 +362,7 @@ def own_threshold(path: str) -> float:
 
 def relative_variant(name: str, row, model: str) -> str:
     """``o+0.15``: the threshold grid's entry 0.15 above the model's own threshold (clipped to the grid)."""
-    if name.startswith("o") and name[1:2] in ("c", "a", "p", "s"):  # oa+0.10: the shipped chain's variants
+    if name.startswith("o") and name[1:2] in ("c", "a", "p", "s", "k"):  # oa+0.10: the shipped chain's variants
         prefix, offset = name[1], name[2:]
     elif name.startswith(("o", "ho")):
         prefix, offset = ("h" if name.startswith("h") else "t"), name.lstrip("ho")
