@@ -211,7 +211,7 @@ def threshold_in_force(threshold: float | None, model: Any) -> str:
     from ..labellers.web2text.page_types import shipped_page_types
 
     classifier = shipped_page_types()
-    offsets = classifier.metadata.get("threshold_offsets", {}) if classifier is not None else {}
+    offsets = classifier.threshold_offsets if classifier is not None else {}
     added = "".join(f"; {label} {value:+g}" for label, value in sorted(offsets.items()) if value)
     return f"{own:g} (the model's own{added})"
 

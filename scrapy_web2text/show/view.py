@@ -91,10 +91,9 @@ def _threshold(extraction: Extraction, model: Any, threshold: float | None) -> f
     """The threshold the page was labelled at: the one given, or the model's own moved by the page type's offset."""
     if threshold is not None or not extraction.method.startswith("web2text"):
         return threshold
-    from ..labellers.web2text import offset_threshold, resolve_model, threshold_offset
+    from ..labellers.web2text import page_threshold, resolve_model
 
-    own = float(resolve_model(model).config.get("threshold", 0.5))
-    return offset_threshold(own, threshold_offset(lambda: extraction.page_type))
+    return float(page_threshold(resolve_model(model), lambda: extraction.page_type))
 
 
 def _breaks(extraction: Extraction, count: int) -> list[bool]:

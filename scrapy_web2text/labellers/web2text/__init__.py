@@ -71,14 +71,13 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     (:func:`decode_empty_page_again`); a threshold given is applied as it is.
     """
     own_threshold = threshold is None
-    threshold = model.config.get("threshold", 0.5) if threshold is None else threshold
     clock = time.perf_counter()
     block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)
     page_type = page_type_on_demand(page, block_x)
     if own_threshold:
-        threshold = offset_threshold(threshold, threshold_offset(page_type))
+        threshold = page_threshold(model, page_type)
     network_done = time.perf_counter()
     if not pairwise:
         pair, lam = np.zeros_like(pair), 0.0
@@ -130,6 +129,12 @@ def offset_threshold(own: float, offset: float) -> float:
     """The model's own threshold moved by ``offset``, held within :data:`OFFSET_BOUNDS` (or at ``own`` beyond them)."""
     low, high = OFFSET_BOUNDS
     return min(max(own + offset, min(own, low)), max(own, high))
+
+
+def page_threshold(model: Web2TextModel, page_type: Callable[[], PageType | None]) -> float:
+    """The threshold a page is labelled at when the caller gives none: the model's own, moved by the page type's
+    offset (:func:`offset_threshold`)."""
+    return offset_threshold(model.config.get("threshold", 0.5), threshold_offset(page_type))
 
 
 def _label(page_type: PageType | None) -> str | None:

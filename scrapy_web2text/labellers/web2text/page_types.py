@@ -93,13 +93,18 @@ class PageTypeModel:
                 raise PageTypeError(f"page-type model: threshold offsets must be numbers within ±{MAX_OFFSET}")
 
     @property
+    def threshold_offsets(self) -> dict[str, float]:
+        """Page type → what it adds to the labelling model's own threshold (types not named add nothing)."""
+        return self.metadata.get("threshold_offsets", {})
+
+    @property
     def sets_offsets(self) -> bool:
         """Whether any page type moves the labelling model's threshold."""
-        return any(self.metadata.get("threshold_offsets", {}).values())
+        return any(self.threshold_offsets.values())
 
     def threshold_offset(self, label: str | None) -> float:
         """What a page of type ``label`` adds to the labelling model's own threshold (0 when not set)."""
-        return float(self.metadata.get("threshold_offsets", {}).get(label, 0.0))
+        return float(self.threshold_offsets.get(label, 0.0))
 
     def probabilities(self, summaries: np.ndarray) -> np.ndarray:
         """(pages, labels) probabilities of :func:`page_summary` rows."""
