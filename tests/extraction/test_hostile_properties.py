@@ -201,13 +201,20 @@ def test_many_kept_pieces_under_one_parent_grow_html_and_markdown_linearly(piece
         return "<p>" + f"word <{tag}>piece{closing} " * n + "</p>"
 
     def cost(n: int) -> float:
-        result = extract(page(n))
+        # Every block kept: at the model's threshold a short run of links is boilerplate and a long one is not, and
+        # the 1x page's tiny output would then be timed against the 10x page's full one.
+        result = extract(page(n), threshold=0.001)
+        assert len(result.main_text) >= n * len("piece")
         clock = time.perf_counter()
         result.html, result.markdown  # noqa: B018
         return max(time.perf_counter() - clock, 0.005)
 
+    cost(pieces)  # warm the Markdown converter's import
     small = min(cost(pieces) for _ in range(2))
     large = min(cost(10 * pieces) for _ in range(2))
+    if large > LINEAR_SLACK * 10 * small:  # measured again before it counts (a loaded machine)
+        small = min(small, *(cost(pieces) for _ in range(3)))
+        large = min(large, *(cost(10 * pieces) for _ in range(2)))
     assert large <= LINEAR_SLACK * 10 * small, f"{small:.4f} s -> {large:.4f} s"
 
 
