@@ -38,6 +38,7 @@ from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel, page_summary  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
 from scrapy_web2text.page import parse_page  # noqa: E402
+from scrapy_web2text.page.declared import declared_kinds  # noqa: E402
 from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records  # noqa: E402
 from scrapy_web2text.research.metrics import word_scores  # noqa: E402
 
@@ -299,7 +300,7 @@ def collect(args) -> None:
                     unary, pair = model.potentials(block_x, edge_x)
                     row["scores"][stem] = score_variants(page, gold, unary, pair, model)
                 lengths = block_lengths(page.texts)
-                row["summary"] = [float(f"{v:.5g}") for v in page_summary(block_x, lengths)]
+                row["summary"] = [float(f"{v:.5g}") for v in page_summary(block_x, lengths, declared_kinds(page))]
                 out.write(json.dumps(row) + "\n")
                 out.flush()
 

@@ -42,15 +42,19 @@ def attribute_marks(get) -> int:
     return mask
 
 
+def first_head(root):
+    """The page's first ``<head>`` element, or ``None``."""
+    if root.tag == "head":
+        return root
+    if len(root) and root[0].tag == "head":
+        return root[0]  # where the parser puts it; an iterator would look ahead through the whole page for a second
+    return next(root.iter("head"), None)
+
+
 def head_titles(root) -> tuple[str, str]:
     """The first ``<title>`` and ``og:title`` of the page's first ``<head>``, whitespace-collapsed ("" if none)."""
     title = og_title = ""
-    if root.tag == "head":
-        head = root
-    elif len(root) and root[0].tag == "head":
-        head = root[0]  # where the parser puts it; an iterator would look ahead through the whole page for a second
-    else:
-        head = next(root.iter("head"), None)
+    head = first_head(root)
     for element in head.iter("title", "meta") if head is not None else ():
         if element.tag == "title" and not title:
             title = " ".join("".join(element.itertext()).split())

@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +28,7 @@ from .. import page as page_package
 from ..labellers.web2text import features, languages
 from ..labellers.web2text.features import ALL_BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
 from ..page import parse_page
+from ..page.declared import Declared, declared_kinds
 from . import alignment
 from .alignment import AlignmentReport, align_labels, drop_comment_labels, drop_leading_headline
 
@@ -93,6 +94,8 @@ class PageData:
     edge_x: np.ndarray
     labels: np.ndarray
     report: AlignmentReport
+    #: What the page declares itself to be (the page-type classifier reads it).
+    declared: Declared = field(default_factory=Declared)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -118,6 +121,7 @@ def process_record(record: dict) -> PageData:
         edge_x=edge_features(page),
         labels=labels,
         report=report,
+        declared=declared_kinds(page),
     )
 
 
@@ -167,6 +171,7 @@ def _save(pages: list[PageData], stem: Path) -> None:
             "gold": p.gold,
             "texts": p.texts,
             "report": [p.report.gold_chars, p.report.content_chars, p.report.matched_in_content],
+            "declared": p.declared.as_json(),
         }
         for p in pages
     ]
@@ -197,6 +202,7 @@ def _load(stem: Path) -> list[PageData]:
                 edge_x=edge_x[edge_at : edge_at + edges],
                 labels=labels[block_at : block_at + size],
                 report=AlignmentReport(*info["report"]),
+                declared=Declared.from_json(info["declared"]),
             )
         )
         block_at += size

@@ -9,12 +9,16 @@ import pytest
 
 from scrapy_web2text.labellers.web2text.feature_names import BLOCK_FEATURES
 from scrapy_web2text.labellers.web2text.page_types import (
+    BLOCK_SUMMARY_NAMES,
+    DECLARED_NAMES,
     PAGE_TYPES,
     SUMMARY_NAMES,
     PageTypeError,
     PageTypeModel,
+    declared_columns,
     page_summary,
 )
+from scrapy_web2text.page.declared import Declared
 from scrapy_web2text.research.train.page_types import confusion, fit
 
 
@@ -26,9 +30,38 @@ def test_the_summary_averages_blocks_and_characters_and_ignores_extended_columns
     assert summary.shape == (len(SUMMARY_NAMES),)
     assert summary[0] == pytest.approx(2.0)  # mean over blocks
     assert summary[len(BLOCK_FEATURES)] == pytest.approx((10 * 1 + 30 * 3) / 40)  # mean over characters
-    assert summary[-2] == pytest.approx(np.log1p(2)) and summary[-1] == pytest.approx(np.log1p(40))
+    sizes = summary[2 * len(BLOCK_FEATURES) : len(BLOCK_SUMMARY_NAMES)]
+    assert sizes == pytest.approx([np.log1p(2), np.log1p(40)])
     assert 99.0 not in summary
-    assert not page_summary(np.zeros((0, len(BLOCK_FEATURES))), np.zeros(0)).any()
+    empty = page_summary(np.zeros((0, len(BLOCK_FEATURES))), np.zeros(0))
+    assert not empty[: len(BLOCK_SUMMARY_NAMES)].any()
+    assert np.array_equal(empty[len(BLOCK_SUMMARY_NAMES) :], declared_columns(Declared()))
+
+
+def _column(name: str, declared: Declared) -> float:
+    return declared_columns(declared)[DECLARED_NAMES.index(name)]
+
+
+@pytest.mark.parametrize(
+    "declared, set_columns",
+    [
+        (Declared(), {"og_none", "articles_none"}),
+        (
+            Declared("article", frozenset({"NewsArticle", "Person"}), 1),
+            {"og_article", "schema_article", "articles_one"},
+        ),
+        (Declared("product.group", frozenset({"Product"}), 0), {"og_product", "schema_product", "articles_none"}),
+        (Declared("ebay-objects:item", frozenset(), 2), {"og_product", "articles_many"}),
+        (
+            Declared("video.other", frozenset({"QAPage", "FAQPage"}), 0),
+            {"og_other", "schema_discussion", "schema_faq", "articles_none"},
+        ),
+    ],
+)
+def test_what_a_page_declares_becomes_0_1_columns(declared, set_columns):
+    assert {name for name in DECLARED_NAMES if _column(name, declared)} == set_columns
+    summary = page_summary(np.ones((3, len(BLOCK_FEATURES))), np.array([1, 2, 3]), declared)
+    assert np.array_equal(summary[len(BLOCK_SUMMARY_NAMES) :], declared_columns(declared))
 
 
 def _separable(rng: np.random.Generator, per_class: int = 40) -> tuple[np.ndarray, np.ndarray]:
@@ -82,6 +115,41 @@ def test_a_corrupt_model_file_is_refused(tmp_path, corrupt, message):
     np.savez(tmp_path / "types.npz", **arrays)
     with pytest.raises(PageTypeError, match=message):
         PageTypeModel.load(tmp_path / "types")
+
+
+def test_a_version_1_file_reads_the_block_summary_alone(tmp_path):
+    x, y = _separable(np.random.default_rng(3))
+    block_only = fit(x[:, : len(BLOCK_SUMMARY_NAMES)], y)
+    assert not block_only.reads_declared and block_only.feature_names == BLOCK_SUMMARY_NAMES
+    block_only.save(tmp_path / "old")
+    meta = json.loads((tmp_path / "old.json").read_text())
+    assert meta["version"] == 1 and meta["features"] == list(BLOCK_SUMMARY_NAMES)
+    loaded = PageTypeModel.load(tmp_path / "old")
+    # Given whole summaries, it reads their block columns only.
+    assert np.allclose(loaded.probabilities(x), block_only.probabilities(x[:, : len(BLOCK_SUMMARY_NAMES)]))
+    meta["features"] = list(SUMMARY_NAMES)  # a version 1 file that claims the declared columns
+    (tmp_path / "old.json").write_text(json.dumps(meta))
+    with pytest.raises(PageTypeError, match="other page features"):
+        PageTypeModel.load(tmp_path / "old")
+    full = fit(x, y)
+    assert (
+        full.reads_declared
+        and full.save(tmp_path / "new")
+        and json.loads((tmp_path / "new.json").read_text())["version"] == 2
+    )
+
+
+def test_the_shipped_classifier_reads_what_the_page_declares(monkeypatch):
+    import scrapy_web2text.labellers.web2text as web2text_module
+    from scrapy_web2text import extract
+    from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
+
+    assert shipped_page_types().reads_declared
+    seen = []
+    monkeypatch.setattr(web2text_module, "declared_kinds", lambda page: seen.append(page) or Declared("product"))
+    story = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(8))
+    result = extract(f"<html><body><article>{story}</article></body></html>")
+    assert result.page_type is not None and len(seen) == 1 and seen[0].root is not None
 
 
 def test_an_unreadable_description_is_refused(tmp_path):

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...page import Page
+from ...page.declared import declared_kinds
 from ..base import Labelling, PageType
 from .after_decoding import drop_after_decoding
 from .counts import block_lengths
@@ -106,7 +107,8 @@ def page_type_on_demand(page: Page, block_x: np.ndarray) -> Callable[[], PageTyp
         classifier = shipped_page_types()
         if classifier is None:
             return None
-        return PageType(*classifier.predict(block_x, block_lengths(page.texts)))
+        declared = declared_kinds(page) if classifier.reads_declared else None
+        return PageType(*classifier.predict(block_x, block_lengths(page.texts), declared))
 
     return page_type
 

@@ -40,7 +40,9 @@ def page_types_of(files: Iterable[str]) -> dict[str, str]:
 
 
 def summaries(pages: Sequence[PageData]) -> np.ndarray:
-    return np.stack([page_summary(page.block_x, np.fromiter(map(len, page.texts), np.int64)) for page in pages])
+    return np.stack(
+        [page_summary(page.block_x, np.fromiter(map(len, page.texts), np.int64), page.declared) for page in pages]
+    )
 
 
 def targets(pages: Sequence[PageData], types: dict[str, str]) -> np.ndarray:
