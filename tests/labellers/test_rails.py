@@ -28,7 +28,20 @@ def _article(
     return f"<html><body><article>{body}<section>{rail}</ul></section>{then}</article></body></html>"
 
 
-@pytest.mark.parametrize("heading", ["Related stories", "Lesen Sie auch", "À lire aussi", "Czytaj też", "Leia também"])
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "Related stories",
+        "Lesen Sie auch",
+        "À lire aussi",
+        "Czytaj też",
+        "Leia também",
+        "熱門文章",
+        "関連記事",
+        "관련 기사",
+        "Читайте также",
+    ],
+)
 def test_a_rail_under_a_heading_that_announces_other_pages_is_dropped_from_articles(heading):
     page = parse_page(_article(heading))
     everything = np.ones(len(page), np.int64)

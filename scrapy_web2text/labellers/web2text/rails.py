@@ -19,8 +19,8 @@ from .counts import block_lengths
 from .furniture import longest_kept
 
 #: Headings that announce links to other pages rather than more of this one, lower-cased, in the languages of the
-#: corpora and of the pages users crawl most (English, German, French, Spanish, Polish, Italian, Dutch, Portuguese).
-#: No maintained list of such headings exists.
+#: corpora and of the pages users crawl most (English, German, French, Spanish, Polish, Italian, Dutch, Portuguese,
+#: Czech, Russian, Chinese, Japanese, Korean).  No maintained list of such headings exists.
 RAIL_HEADING_WORDS = (
     "related", "more from", "more stories", "read more", "read next", "recommended", "trending", "popular",
     "you may also", "you might also", "also read", "see also", "don't miss",
@@ -33,6 +33,12 @@ RAIL_HEADING_WORDS = (
     "leggi anche", "potrebbe interessarti", "articoli correlati",
     "gerelateerd", "lees ook", "meest gelezen",
     "leia também", "leia tambem", "veja também", "veja tambem", "mais lidas",
+    "související", "souvisejici", "nejčtenější", "nejctenejsi", "mohlo by vás zajímat", "čtěte také", "ctete take",
+    "читайте также", "по теме", "похожие", "популярное", "самое читаемое",
+    "相關", "相关", "熱門", "热门", "最新文章", "推薦", "推荐", "延伸閱讀", "延伸阅读", "猜你喜歡", "猜你喜欢",
+    "其他的文章", "其他文章", "可能會有興趣", "可能感兴趣",
+    "関連", "人気記事", "おすすめ", "あわせて読みたい", "最新記事", "ランキング",
+    "관련", "인기", "추천", "많이 본",
 )  # fmt: skip
 #: Searched in lower-cased text, branching on the first letter (an IGNORECASE alternation cost 70 µs a page).
 RAIL_HEADINGS = re.compile(first_letter_alternation(RAIL_HEADING_WORDS))
