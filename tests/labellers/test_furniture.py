@@ -1,5 +1,5 @@
-"""Rules after decoding for page furniture: hidden text, readers' comments, buyers' reviews, and repeats inside one
-list."""
+"""Rules after decoding for page furniture: hidden text, readers' comments, buyers' reviews, landmarks, and repeats
+inside one list."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from scrapy_web2text.labellers.web2text.furniture import (
     aside_sections,
     comment_sections,
     hidden_blocks,
+    landmark_sections,
     review_sections,
     under_attributes,
 )
@@ -231,3 +232,55 @@ def test_reading_only_the_nodes_above_some_blocks_answers_the_same_for_those_blo
         limited = under_attributes(page, ASIDE_WORDS, HEADING_TAGS, TAXONOMY_TOKENS, among=among)
         assert (limited[among] == everywhere[among]).all()
     assert everywhere.sum() == sum(map(len, _ASIDES.values())) + 1  # the asides and the "Related" heading
+
+
+_MENU = ["New arrivals", "Best sellers", "Shoes", "Clothing", "Accessories", "Sale"]
+_FOOTER = ["About us", "Careers", "Contact", "Privacy policy", "Terms of use"]
+
+
+def _with_landmarks(story: list[str], menu: str = "<nav>", footer: str = "<footer>", close: str = "footer") -> str:
+    links = "".join(f'<li><a href="/{i}">{line}</a></li>' for i, line in enumerate(_MENU))
+    columns = "".join(f'<li><a href="/f{i}">{line}</a></li>' for i, line in enumerate(_FOOTER))
+    # The menu's and the footer's closing tags follow their opening ones (a div, a nav, a footer, a role).
+    menu_end = "</" + menu[1:].split()[0].rstrip(">") + ">"
+    text = "".join(f"<p>{line}</p>" for line in story)
+    return (
+        f"<html><body>{menu}<ul>{links}</ul>{menu_end}<main>{text}"
+        '<aside class="pullquote"><p>Twelve million.</p></aside></main>'
+        f"{footer}<ul>{columns}</ul></{close}></body></html>"
+    )
+
+
+def test_navigation_footers_and_asides_are_dropped_on_every_page_type():
+    page = parse_page(_with_landmarks(_STORY))
+    everything = np.ones(len(page), np.int64)
+    assert _kept(page, landmark_sections(page, everything)) == [*_MENU, "Twelve million.", *_FOOTER]
+    for kind in ("article", "product", "service", "forum", "listing", "collection", "documentation", None):
+        assert _kept(page, drop_after_decoding(page, everything, kind)) == _STORY, kind
+
+
+def test_landmarks_by_aria_role_and_footers_by_class_or_id_are_dropped_but_not_footnotes():
+    marked = [
+        ('<div role="navigation">', '<div role="contentinfo">', "div"),
+        ('<div class="mega-menu" role="navigation">', '<div id="site-footer">', "div"),
+        ("<nav>", '<section class="page-footer__links">', "section"),
+    ]
+    for menu, footer, close in marked:
+        page = parse_page(_with_landmarks(_STORY, menu, footer, close))
+        assert _kept(page, drop_after_decoding(page, np.ones(len(page), np.int64), "product")) == _STORY, footer
+    # A footnote is an article's own text: its class holds "foot", not "footer".
+    notes = parse_page(_with_landmarks(_STORY, "<nav>", '<section class="footnotes">', "section"))
+    assert _kept(notes, landmark_sections(notes, np.ones(len(notes), np.int64))) == [*_MENU, "Twelve million."]
+
+
+def test_landmarks_stay_where_they_are_what_the_page_has():
+    # The longest kept block inside a landmark: the page is its footer (a site whose text sits in one).
+    inside = parse_page(_with_landmarks(["Short."], "<nav>", "<footer><p>" + " ".join(_STORY) + "</p>"))
+    assert not landmark_sections(inside, np.ones(len(inside), np.int64)).any()
+    # Less than 100 characters outside the landmarks.
+    short = parse_page(_with_landmarks(["Our shop.", "Open daily."]))
+    assert not landmark_sections(short, np.ones(len(short), np.int64)).any()
+    # Blocks already dropped stay dropped, and none is added.
+    page = parse_page(_with_landmarks(_STORY))
+    only_story = np.array([text in _STORY for text in page.texts], np.int64)
+    assert not landmark_sections(page, only_story).any()

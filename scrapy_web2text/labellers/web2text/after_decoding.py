@@ -11,7 +11,9 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
    (:func:`~.furniture.review_sections`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
-   are items of one list or table (:func:`repeated_blocks`).
+   are items of one list or table (:func:`repeated_blocks`);
+5. on every page, what is left inside the navigation, footer and complementary landmarks
+   (:func:`~.furniture.landmark_sections`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 
 from ...page import Page
 from .counts import block_lengths
-from .furniture import aside_sections, comment_sections, hidden_blocks, review_sections
+from .furniture import aside_sections, comment_sections, hidden_blocks, landmark_sections, review_sections
 from .rails import announced_rails
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
@@ -181,6 +183,7 @@ RULES = (
     review_sections,
     excerpt_teasers,
     repeated_blocks,
+    landmark_sections,
 )
 
 

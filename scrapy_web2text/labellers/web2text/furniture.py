@@ -1,10 +1,11 @@
 """Page furniture that the labelling as a whole shows not to be main text: text no reader sees, readers' comments,
-asides, buyers' reviews.
+asides, buyers' reviews, and the page's navigation, footer and complementary landmarks.
 
-:func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections` and :func:`review_sections` take a page and
-its decoded labels and return the kept blocks they find, as a mask; :mod:`.after_decoding` runs the first three on
-pages typed as articles (on a forum the replies are the content; on a shop's page hidden tabs often are, and a
-service's page is its promotions) and the fourth on product pages.
+:func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections`, :func:`review_sections` and
+:func:`landmark_sections` take a page and its decoded labels and return the kept blocks they find, as a mask;
+:mod:`.after_decoding` runs the first three on pages typed as articles (on a forum the replies are the content; on a
+shop's page hidden tabs often are, and a service's page is its promotions), the fourth on product pages and the last
+on every page.
 Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates.py``
 (docs/research/quality-round3.rst).
 """
@@ -18,7 +19,7 @@ import numpy as np
 from ...page import Page
 from ...page.elements import first_letter_alternation
 from ...page.marks import HIDDEN_BIT
-from ...page.tags import ANCESTOR_KEYWORD_BITS
+from ...page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 from .counts import block_lengths
 
 #: Kept hidden text holding at least this share of the kept characters stays: it is what the page has.
@@ -107,6 +108,29 @@ def aside_sections(
             return among
     marked = under_attributes(page, words, skipped_tags=HEADING_TAGS, ignored=TAXONOMY_TOKENS, among=among)
     return _unless_the_page_is_theirs(kept, among & marked, page)
+
+
+#: The walk's ancestor bits of the landmarks that hold no page's main text: ``<nav>``, ``<footer>`` and ``<aside>``
+#: elements and the ARIA roles ``navigation``, ``contentinfo`` and ``complementary`` (``page/marks.py``).  A
+#: ``<nav>``/``<header>`` that holds over half of the page's text (markup never closed) sets no bit.
+LANDMARK_BITS = ANCESTOR_TAG_BITS["nav"] | ANCESTOR_TAG_BITS["footer"] | ANCESTOR_TAG_BITS["aside"]
+#: A footer named by class or id (``site-footer``, ``footer-links``).  The walk's keyword group for it is ``foot``,
+#: which ``footnote`` also holds; footnotes are an article's text.
+FOOTER_WORDS = re.compile("footer")
+_FOOTER_KEYWORD_BIT = ANCESTOR_KEYWORD_BITS["footer"]
+
+
+def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks inside a navigation, footer or complementary landmark (:data:`LANDMARK_BITS`) or under a class or
+    id that names a footer (:data:`FOOTER_WORDS`), with :func:`comment_sections`' guards: a shop's mega-menu, a
+    site's footer columns, a forum reply's quote of another post.  The model drops most of them on its own; on
+    product and service pages it keeps menus and footers that outweigh the page's own text."""
+    kept = labels != 0
+    marked = kept & ((page.ancestor_tags & LANDMARK_BITS) != 0)
+    named = kept & ~marked & ((page.ancestor_keywords & _FOOTER_KEYWORD_BIT) != 0)
+    if named.any():
+        marked |= named & under_attributes(page, FOOTER_WORDS, among=named)
+    return _unless_the_page_is_theirs(kept, marked, page)
 
 
 def under_attributes(
