@@ -1,5 +1,5 @@
-"""Rules after decoding for page furniture: hidden text, readers' comments, buyers' reviews, landmarks, and repeats
-inside one list."""
+"""Rules after decoding for page furniture: hidden text, readers' comments, buyers' reviews, landmarks, text for
+screen readers, and repeats inside one list."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from scrapy_web2text.labellers.web2text.furniture import (
     hidden_blocks,
     landmark_sections,
     review_sections,
+    screen_reader_blocks,
     under_attributes,
 )
 from scrapy_web2text.page import parse_page
@@ -284,3 +285,29 @@ def test_landmarks_stay_where_they_are_what_the_page_has():
     page = parse_page(_with_landmarks(_STORY))
     only_story = np.array([text in _STORY for text in page.texts], np.int64)
     assert not landmark_sections(page, only_story).any()
+
+
+def _with_screen_reader_text(hiding: str) -> str:
+    story = "".join(f"<p>{line}</p>" for line in _STORY)
+    label = f'<form><label class="{hiding}">Quantity of the oak shelf unit</label><input></form>'
+    return f'<html><body><main>{story}{label}<span id="x-{hiding}-y">Twelve million euros</span></main></body></html>'
+
+
+def test_text_for_screen_readers_only_is_dropped_on_every_page_type():
+    for hiding in ("sr-only", "screen-reader-text", "screenreader-only", "visually-hidden", "visuallyhidden"):
+        page = parse_page(_with_screen_reader_text(hiding))
+        everything = np.ones(len(page), np.int64)
+        found = _kept(page, screen_reader_blocks(page, everything))
+        assert found == ["Quantity of the oak shelf unit", "Twelve million euros"], hiding
+        for kind in ("article", "product", "collection", None):
+            assert _kept(page, drop_after_decoding(page, everything, kind)) == _STORY, (hiding, kind)
+    # A class that hides a tab or an accordion ("hidden", "is-hidden") is not one of them.
+    for tab in ("hidden", "is-hidden", "collapse"):
+        page = parse_page(_with_screen_reader_text(tab))
+        assert not screen_reader_blocks(page, np.ones(len(page), np.int64)).any(), tab
+
+
+def test_text_for_screen_readers_stays_where_it_is_most_of_the_page():
+    page = parse_page(f'<body><p class="sr-only">{" ".join(_STORY)}</p><p>A caption.</p></body>')
+    assert not screen_reader_blocks(page, np.ones(len(page), np.int64)).any()
+    assert not screen_reader_blocks(page, np.zeros(len(page), np.int64)).any()

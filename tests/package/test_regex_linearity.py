@@ -61,6 +61,8 @@ WHY_LINEAR = {
     "labellers.web2text.counts._WORD": r"\w+ always matches the whole run",
     "labellers.web2text.furniture.REVIEW_WORDS": "an alternation of two literals: bounded per position",
     "labellers.web2text.furniture.ASIDE_WORDS": "an alternation of literals (some with optional characters): bounded",
+    "labellers.web2text.furniture.FOOTER_WORDS": "one literal: bounded per position",
+    "labellers.web2text.furniture.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
     "labellers.web2text.furniture.TAXONOMY_TOKENS": r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint",
     "labellers.web2text.rails.RAIL_HEADINGS": "an alternation of literals (some with a one-character class): bounded",
     "page.declared._TYPE_VALUE": "literal start; blank runs and the value bounded ({0,20}, {0,500}, {0,80})",

@@ -13,7 +13,7 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table (:func:`repeated_blocks`);
 5. on every page, what is left inside the navigation, footer and complementary landmarks
-   (:func:`~.furniture.landmark_sections`).
+   (:func:`~.furniture.landmark_sections`), and text for screen readers only (:func:`~.furniture.screen_reader_blocks`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,14 @@ import numpy as np
 
 from ...page import Page
 from .counts import block_lengths
-from .furniture import aside_sections, comment_sections, hidden_blocks, landmark_sections, review_sections
+from .furniture import (
+    aside_sections,
+    comment_sections,
+    hidden_blocks,
+    landmark_sections,
+    review_sections,
+    screen_reader_blocks,
+)
 from .rails import announced_rails
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
@@ -184,6 +191,7 @@ RULES = (
     excerpt_teasers,
     repeated_blocks,
     landmark_sections,
+    screen_reader_blocks,
 )
 
 

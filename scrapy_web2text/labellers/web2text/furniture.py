@@ -1,11 +1,11 @@
 """Page furniture that the labelling as a whole shows not to be main text: text no reader sees, readers' comments,
-asides, buyers' reviews, and the page's navigation, footer and complementary landmarks.
+asides, buyers' reviews, the page's navigation, footer and complementary landmarks, and text for screen readers.
 
-:func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections`, :func:`review_sections` and
-:func:`landmark_sections` take a page and its decoded labels and return the kept blocks they find, as a mask;
-:mod:`.after_decoding` runs the first three on pages typed as articles (on a forum the replies are the content; on a
-shop's page hidden tabs often are, and a service's page is its promotions), the fourth on product pages and the last
-on every page.
+:func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections`, :func:`review_sections`,
+:func:`landmark_sections` and :func:`screen_reader_blocks` take a page and its decoded labels and return the kept
+blocks they find, as a mask; :mod:`.after_decoding` runs the first three on pages typed as articles (on a forum the
+replies are the content; on a shop's page hidden tabs often are, and a service's page is its promotions), the fourth
+on product pages and the last two on every page.
 Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates.py``
 (docs/research/quality-round3.rst).
 """
@@ -131,6 +131,26 @@ def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     if named.any():
         marked |= named & under_attributes(page, FOOTER_WORDS, among=named)
     return _unless_the_page_is_theirs(kept, marked, page)
+
+
+#: The classes that hide text from the eye and leave it to screen readers: Bootstrap's and Tailwind's ``sr-only``,
+#: WordPress's ``screen-reader-text``, ``visually-hidden`` and its spellings.
+SCREEN_READER_WORDS = re.compile(r"sr-only|screen-?reader|visually-?hidden|a11y-hidden")
+
+
+def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks under a class or id of :data:`SCREEN_READER_WORDS` (a shop's "Quantity of …" label, a price said
+    again in words, a heading for screen readers only), unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or
+    more: text no reader sees, as :func:`hidden_blocks`' is, but a class that is never a tab's or an accordion's."""
+    kept = labels != 0
+    if not kept.any():
+        return kept
+    marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
+    if marked.any():
+        lengths = block_lengths(page.texts)
+        if lengths[marked].sum() >= MAX_HIDDEN_SHARE * lengths[kept].sum():
+            marked[:] = False
+    return marked
 
 
 def under_attributes(
