@@ -85,8 +85,11 @@ def test_chain_runs_once_per_response_for_many_items(untrained_model, monkeypatc
 def test_main_text_joins_the_content_blocks(untrained_model):
     crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.001})
     out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [{}])
-    assert out[0]["main_text"].startswith("Home\nAbout\nHeadline\nThe first paragraph")
-    assert all(label == "content" for label, _, _ in out[0]["web2text_blocks"])  # compact: label, p, xpath
+    # Every block clears the threshold; the navigation and the footer are landmarks, dropped after decoding.
+    assert out[0]["main_text"].startswith("Headline\nThe first paragraph")
+    assert out[0]["main_text"].endswith("It ends here.")
+    labels = [label for label, _, _ in out[0]["web2text_blocks"]]  # compact: label, p, xpath
+    assert labels == ["boilerplate", "boilerplate", "content", "content", "content", "boilerplate"]
 
 
 def test_pages_the_models_own_threshold_empties_are_labelled_again_and_counted(tmp_path):

@@ -1,0 +1,151 @@
+"""The shipped chain with and without some of its rules after decoding, page by page, out of fold and on validation.
+
+``collect`` labels every page once with the shipped chain minus the rules named by ``--without``, then applies
+those rules in the order the chain runs them (they must be the last ones of ``after_decoding.RULES``, so that the
+result is the shipped chain's labelling), and writes one row per page: word precision / recall / F1 without and
+with them, after each one, and trafilatura's on the same page.  Out of fold (``--split train``) each page is scored by
+the fold model that did not see it (``--cv STEM``: ``STEM-fold0.npz``, ``STEM-fold1.npz``) and typed by that
+fold's page-type classifier (``--page-types STEM``, from ``round3_study.py page-type-folds``); on validation by the
+models given and the shipped classifier.  ``table`` prints the groups of ``round3_study.py`` (corpus, WCXB page
+type, language) for several row files (seeds)::
+
+    python benchmarks/rule_ablation.py collect --split train --cv runs_dist/w05-s0 --page-types runs/pt \\
+        --without landmark_sections screen_reader_blocks --peer-cache runs/trafilatura -o runs/ablation-s0.jsonl
+    python benchmarks/rule_ablation.py table runs/ablation-s0.jsonl runs/ablation-s1.jsonl runs/ablation-s2.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cross_validation import FOLDS, fold_of  # noqa: E402
+from round3_study import groups_of, language_of, trafilatura_outputs  # noqa: E402
+
+import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
+from scrapy_web2text.extraction import join_main_text  # noqa: E402
+from scrapy_web2text.labellers.web2text import after_decoding  # noqa: E402
+from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
+from scrapy_web2text.labellers.web2text.page_types import PageTypeModel  # noqa: E402
+from scrapy_web2text.page import parse_page  # noqa: E402
+from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records  # noqa: E402
+from scrapy_web2text.research.metrics import word_scores  # noqa: E402
+
+
+def last_rules(names: list[str]) -> tuple:
+    """The rules named, which must be the chain's last ones, in the chain's order."""
+    tail = after_decoding.RULES[len(after_decoding.RULES) - len(names) :]
+    if sorted(rule.__name__ for rule in tail) != sorted(names):
+        raise SystemExit(f"--without must name the last rules of the chain: {[r.__name__ for r in tail]}")
+    return tail
+
+
+def scores(page, labels, gold: str) -> list[float]:
+    return [round(v, 4) for v in word_scores(join_main_text(page, labels), gold)]
+
+
+def collect(args) -> None:
+    tail = last_rules(args.without)
+    after_decoding.RULES = after_decoding.RULES[: len(after_decoding.RULES) - len(tail)]
+    if args.split == "train":
+        models = [load_model(f"{args.cv}-fold{fold}.npz") for fold in range(FOLDS)]
+        classifiers = [PageTypeModel.load(f"{args.page_types}-fold{fold}") for fold in range(FOLDS)]
+    else:
+        models, classifiers = [load_model(path) for path in args.models], []
+    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
+    with open(args.output, "w", encoding="utf-8") as out:
+        for path in files:
+            corpus = corpus_name(path)
+            records = list(iter_records(path, args.split))
+            peer = trafilatura_outputs(records, Path(f"{args.peer_cache}-{corpus}-{args.split}-None.json.gz"))
+            for record in records:
+                fold = fold_of(str(record["id"])) if args.split == "train" else 0
+                if classifiers:  # the fold's classifier stands in for the shipped one
+                    web2text.shipped_page_types = lambda chosen=classifiers[fold]: chosen
+                gold, page = record.get("text") or "", parse_page(record.get("html") or "")
+                row = {
+                    "id": record["id"],
+                    "corpus": corpus,
+                    "type": record.get("page_type") or "",
+                    "lang": language_of(gold or " ".join(page.texts)),
+                    "traf": [round(v, 4) for v in word_scores(peer.get(record["id"], ""), gold)],
+                    "models": [],
+                }
+                for model in models if args.split == "validation" else [models[fold]]:
+                    decoded = web2text.web2text_labels(page, model)
+                    labels = decoded.keep.astype(np.int8)
+                    result = {"without": scores(page, labels, gold), "type": decoded.page_type().label}
+                    for rule in tail:
+                        found = rule(page, labels)
+                        if found.any():
+                            labels = np.where(found, 0, labels).astype(labels.dtype)
+                        result[rule.__name__] = scores(page, labels, gold) if found.any() else None
+                    result["with"] = scores(page, labels, gold)
+                    row["models"].append(result)
+                out.write(json.dumps(row) + "\n")
+
+
+def table(args) -> None:
+    """Per group: F1 / precision without and with the rules (mean of the files), trafilatura's, and the change in
+    each file (seed); groups of at least ``--min-pages`` pages."""
+    sums: dict = defaultdict(lambda: np.zeros((len(args.rows), 7)))
+    for k, path in enumerate(args.rows):
+        for line in open(path, encoding="utf-8"):
+            row = json.loads(line)
+            without = np.mean([m["without"] for m in row["models"]], axis=0)
+            with_rules = np.mean([m["with"] for m in row["models"]], axis=0)
+            for group in groups_of(row):
+                sums[group][k] += [*without, *with_rules, 1]
+    peer: dict = defaultdict(lambda: np.zeros(4))
+    for line in open(args.rows[0], encoding="utf-8"):
+        row = json.loads(line)
+        for group in groups_of(row):
+            peer[group] += [*row["traf"], 1]
+    print(f"{'group':<20}{'pages':>6}  {'without F1/P':<14} {'with F1/P':<14} {'trafilatura':<14} ΔF1 / ΔP per file")
+    for group in sorted(sums, key=lambda g: (g != "all", g.startswith("lang:"), g)):
+        n = peer[group][3]
+        if n < args.min_pages:
+            continue
+        per_file = sums[group][:, :6] / sums[group][:, 6:]
+        before, after = per_file[:, [2, 0]].mean(axis=0), per_file[:, [5, 3]].mean(axis=0)
+        trafilatura = peer[group][[2, 0]] / n
+        delta_f = " ".join(f"{d:+.4f}" for d in per_file[:, 5] - per_file[:, 2])
+        delta_p = " ".join(f"{d:+.4f}" for d in per_file[:, 3] - per_file[:, 0])
+        cells = [f"{a:.4f}/{b:.4f}" for a, b in (before, after, trafilatura)]
+        print(f"{group:<20}{int(n):>6}  {cells[0]:<14} {cells[1]:<14} {cells[2]:<14} {delta_f} / {delta_p}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(required=True)
+    c = commands.add_parser("collect")
+    c.add_argument("--split", choices=["train", "validation"], required=True)
+    c.add_argument("--cv", help="fold-model stem (train split)")
+    c.add_argument("--page-types", help="fold page-type classifier stem (train split)")
+    c.add_argument("--models", nargs="*", default=[], help="model paths (validation split)")
+    c.add_argument("--without", nargs="+", required=True, help="names of the chain's last rules")
+    c.add_argument("--data", nargs="*")
+    c.add_argument("--peer-cache", default="runs/trafilatura")
+    c.add_argument("-o", "--output", required=True)
+    c.set_defaults(run=collect)
+    t = commands.add_parser("table")
+    t.add_argument("rows", nargs="+")
+    t.add_argument("--min-pages", type=int, default=10)
+    t.set_defaults(run=table)
+    args = parser.parse_args(argv)
+    if args.run is collect and args.split == "train" and not (args.cv and args.page_types):
+        parser.error("--split train needs --cv and --page-types")
+    if args.run is collect and args.split == "validation" and not args.models:
+        parser.error("--split validation needs --models")
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
