@@ -143,8 +143,10 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     again in words, a heading for screen readers only), unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or
     more: text no reader sees, as :func:`hidden_blocks`' is, but a class that is never a tab's or an accordion's."""
     kept = labels != 0
-    if not kept.any():
-        return kept
+    # One look over the page's distinct class and id strings first: 301 of the 365 validation pages name no such
+    # class, and this costs a third of the search above the kept blocks (10 µs against 32 at the median).
+    if not kept.any() or SCREEN_READER_WORDS.search("\n".join(page.distinct_attributes)) is None:
+        return np.zeros(len(page), bool)
     marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
     if marked.any():
         lengths = block_lengths(page.texts)
