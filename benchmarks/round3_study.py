@@ -241,6 +241,17 @@ def language_of(text: str) -> str:
     return identify(text[:2000]) or "?" if text.strip() else "?"
 
 
+def page_row(record, corpus: str, page, gold: str, peer: dict[str, str]) -> dict:
+    """What a row says of its page: id, corpus, WCXB page type, the gold's language, trafilatura's word scores."""
+    return {
+        "id": record["id"],
+        "corpus": corpus,
+        "type": record.get("page_type") or "",
+        "lang": language_of(gold or " ".join(page.texts)),
+        "traf": [round(v, 4) for v in word_scores(peer.get(record["id"], ""), gold)],
+    }
+
+
 def trafilatura_outputs(records, path: Path) -> dict[str, str]:
     if path.exists():
         with gzip.open(path, "rt", encoding="utf-8") as source:
@@ -285,15 +296,7 @@ def collect(args) -> None:
                 gold, html = record.get("text") or "", record.get("html") or ""
                 page = parse_page(html)
                 block_x, edge_x = page_features(page, extended=True)
-                row = {
-                    "id": record["id"],
-                    "corpus": corpus,
-                    "type": record.get("page_type") or "",
-                    "lang": language_of(gold or " ".join(page.texts)),
-                    "traf": [round(v, 4) for v in word_scores(peer.get(record["id"], ""), gold)],
-                    "scores": {},
-                    "split": args.split,
-                }
+                row = {**page_row(record, corpus, page, gold, peer), "scores": {}, "split": args.split}
                 fold = fold_of(str(record["id"]))
                 for stem, fold_models in models.items():
                     model = fold_models[fold] if args.split == "train" else fold_models[0]

@@ -27,7 +27,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cross_validation import FOLDS, fold_of  # noqa: E402
-from round3_study import groups_of, language_of, trafilatura_outputs  # noqa: E402
+from round3_study import groups_of, page_row, trafilatura_outputs  # noqa: E402
 
 import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
@@ -70,14 +70,7 @@ def collect(args) -> None:
                 if classifiers:  # the fold's classifier stands in for the shipped one
                     web2text.shipped_page_types = lambda chosen=classifiers[fold]: chosen
                 gold, page = record.get("text") or "", parse_page(record.get("html") or "")
-                row = {
-                    "id": record["id"],
-                    "corpus": corpus,
-                    "type": record.get("page_type") or "",
-                    "lang": language_of(gold or " ".join(page.texts)),
-                    "traf": [round(v, 4) for v in word_scores(peer.get(record["id"], ""), gold)],
-                    "models": [],
-                }
+                row = {**page_row(record, corpus, page, gold, peer), "models": []}
                 for model in models if args.split == "validation" else [models[fold]]:
                     decoded = web2text.web2text_labels(page, model)
                     labels = decoded.keep.astype(np.int8)
