@@ -206,6 +206,16 @@ def test_a_bad_pooling_configuration_is_a_model_error_naming_the_field(pooling, 
         check_config(config, "model.json")
 
 
+@pytest.mark.parametrize("skipped", ["landmark_sections", ["no_such_rule"], [3], ["repeated_blocks", None]])
+def test_skipped_rules_must_be_a_list_of_the_rules_after_decoding(skipped):
+    from scrapy_web2text.labellers.web2text.config import ModelError, check_config
+
+    config = {**load_model("default").config, "skip_rules": skipped}
+    with pytest.raises(ModelError, match="config.skip_rules must list rules after decoding"):
+        check_config(config, "model.json")
+    check_config({**config, "skip_rules": ["repeated_blocks", "landmark_sections"]}, "model.json")
+
+
 def test_blas_threads_are_set_where_the_project_owns_the_labelling_not_at_import(untrained_model):
     import os
     import subprocess

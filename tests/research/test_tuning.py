@@ -3,6 +3,7 @@ that loads by path, and its card."""
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import random
@@ -14,6 +15,7 @@ import pytest
 from scrapy_web2text import extract, load_model
 from scrapy_web2text.cli import main
 from scrapy_web2text.labellers.web2text import after_decoding
+from scrapy_web2text.labellers.web2text.after_decoding import overruled_rules
 from scrapy_web2text.labellers.web2text.network import Web2TextModel
 from scrapy_web2text.research.train.tuning import fine_tune, read_labelled_pages
 from scrapy_web2text.show import build_view, sha256_of
@@ -86,7 +88,26 @@ def test_fine_tuning_learns_the_corrections(corrected):
     card = tuned.metadata["fine_tuned"]
     assert card["from_name"] == "default" and card["pages"][0]["sha256"] == sha256_of(corrected["html"])
     assert card["pages"][0]["changed"] == len(NAVIGATION) and card["settings"]["iterations"] == 40
-    assert tuned.block_mean is model.block_mean and tuned.config == model.config  # same features, same threshold
+    assert tuned.block_mean is model.block_mean  # same features
+    # Same configuration, but the navigation the labels keep sits in a <nav>: the landmarks rule would drop it.
+    assert tuned.config == {**model.config, "skip_rules": ["landmark_sections"]}
+    assert card["skip_rules"] == ["landmark_sections"]
+
+
+def test_a_tuned_model_skips_the_rules_its_labels_overrule_and_keeps_what_they_keep(corrected, tmp_path):
+    model = load_model()
+    pages = read_labelled_pages(corrected["pages"], [corrected["labels"]])
+    assert overruled_rules(pages[0].page, pages[0].labels, pages[0].known) == {"landmark_sections"}
+    # Labels that agree with the rules overrule none: the tuned model's configuration stays the model's.
+    pages[0].labels[list(corrected["flip"])] = False
+    assert overruled_rules(pages[0].page, pages[0].labels, pages[0].known) == set()
+    # The skip is the model's: saved, loaded, and the navigation blocks the networks keep stay in the main text.
+    skipping = dataclasses.replace(model, config={**model.config, "skip_rules": ["landmark_sections"]})
+    loaded = Web2TextModel.load(skipping.save(tmp_path / "skipping"))
+    assert loaded.skipped_rules == {"landmark_sections"}
+    kept = extract(corrected["html"], model=loaded, threshold=1e-6).main_text  # every block clears it
+    dropped = extract(corrected["html"], model=model, threshold=1e-6).main_text
+    assert all(entry in kept for entry in NAVIGATION) and not any(entry in dropped for entry in NAVIGATION)
 
 
 def _squared_distance(tuned: Web2TextModel, start: Web2TextModel) -> float:
@@ -150,10 +171,11 @@ def test_rebalancing_keeps_the_share_of_text_the_base_keeps_on_the_mixed_in_page
     assert all((a == b).all() for a, b in zip(plain.unary[0], rebalanced.unary[0]))  # the same weights
 
 
-def test_train_init_writes_a_model_that_loads_by_path(corrected, tmp_path):
+def test_train_init_writes_a_model_that_loads_by_path(corrected, tmp_path, capsys):
     output = tmp_path / "mymodel"
     arguments = ["train", "--init", "default", "--pages", str(corrected["pages"]), "--labels", str(corrected["labels"])]
     assert main([*arguments, "-o", str(output), "--iterations", "20", "--mix", "0", "--threads", "1"]) == 0
+    assert "your labels overrule, skipped: landmark_sections" in capsys.readouterr().out
     tuned = Web2TextModel.load(f"{output}.npz")
     card = json.loads((tmp_path / "mymodel.json").read_text())
     assert card["fine_tuned"]["pages"][0]["source"].endswith("story.html") and card["name"] == "default-tuned"

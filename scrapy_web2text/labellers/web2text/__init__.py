@@ -88,7 +88,7 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
     if again is not None:
         labels = again
-    labels = drop_after_decoding(page, labels, lambda: _label(page_type()))
+    labels = drop_after_decoding(page, labels, lambda: _label(page_type()), model.skipped_rules)
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),

@@ -195,14 +195,24 @@ RULES = (
 )
 
 
+#: The rules' names: a model's ``config.skip_rules`` lists some of them (:func:`overruled_rules`).
+RULE_NAMES = tuple(rule.__name__ for rule in RULES)
+
+
 def drop_after_decoding(
-    page: Page, labels: np.ndarray, page_type: str | Callable[[], str | None] | None = None
+    page: Page,
+    labels: np.ndarray,
+    page_type: str | Callable[[], str | None] | None = None,
+    skipped: frozenset[str] = frozenset(),
 ) -> np.ndarray:
     """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
-    result; the rules of :data:`TYPED_RULES` on pages of their types only.  ``page_type``: the page's type, or a
-    function that tells it, asked only where one of those rules finds a block."""
+    result; the rules of :data:`TYPED_RULES` on pages of their types only, and none of those named in ``skipped``.
+    ``page_type``: the page's type, or a function that tells it, asked only where one of those rules finds a
+    block."""
     type_known, type_name = not callable(page_type), page_type
     for rule in RULES:
+        if rule.__name__ in skipped:
+            continue
         found = rule(page, labels)
         if not found.any():
             continue
@@ -213,3 +223,11 @@ def drop_after_decoding(
                 continue
         labels = np.where(found, 0, labels).astype(labels.dtype)
     return labels
+
+
+def overruled_rules(page: Page, labels: np.ndarray, known: np.ndarray) -> set[str]:
+    """Names of the rules that would make boilerplate of a block that ``labels`` (a person's, where ``known``) call
+    content, on any page type: a model tuned on such labels skips them, or the labels it learnt would not show."""
+    content = (labels != 0) & known
+    as_kept = content.astype(np.int8)
+    return {rule.__name__ for rule in RULES if content.any() and (rule(page, as_kept) & content).any()}

@@ -44,6 +44,15 @@ def check_config(config: dict, where) -> None:
     if config.get("pairwise_inputs", "edges") not in ("edges", "edges+blocks"):
         raise ModelError(f"{where}: config.pairwise_inputs must be 'edges' or 'edges+blocks'")
     _check_pooling(config, where)
+    _check_skipped_rules(config, where)
+
+
+def _check_skipped_rules(config: dict, where) -> None:
+    from .after_decoding import RULE_NAMES  # the rules import the page layer; a config check needs only their names
+
+    skipped = config.get("skip_rules", [])
+    if not isinstance(skipped, list) or not all(isinstance(name, str) and name in RULE_NAMES for name in skipped):
+        raise ModelError(f"{where}: config.skip_rules must list rules after decoding ({', '.join(RULE_NAMES)})")
 
 
 def _check_pooling(config: dict, where) -> None:

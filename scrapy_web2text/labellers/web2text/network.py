@@ -85,6 +85,12 @@ class Web2TextModel:
         )
 
     @property
+    def skipped_rules(self) -> frozenset[str]:
+        """Rules after decoding this model's labels are spared (``config.skip_rules``: a tuned model's, where the
+        labels it was tuned on keep what a rule drops)."""
+        return frozenset(self.config.get("skip_rules", ()))
+
+    @property
     def extended(self) -> bool:
         """Whether the model reads the extended block features (page context)."""
         return self.config.get("features", "paper") == "extended"

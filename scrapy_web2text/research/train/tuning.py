@@ -29,10 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ...labellers.web2text.after_decoding import overruled_rules
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
 from ...output import block_xpaths
-from ...page import parse_page
+from ...page import Page, parse_page
 from ..corpus import PageData, corpus_name, iter_records, process_record
 from . import require_torch
 from .batches import Sequences, lay_out
@@ -64,12 +65,13 @@ class TuningPage:
     labels: np.ndarray
     known: np.ndarray
     changed: int = 0
+    #: The parsed page, where there is one: the rules after decoding are checked against the labels on it.
+    page: Page | None = None
 
     @classmethod
-    def from_page_data(cls, page: PageData, source: str, labels_from: str = "gold") -> TuningPage:
-        digest = hashlib.sha256(page.id.encode("utf-8")).hexdigest()
-        known = np.ones(len(page), bool)
-        return cls(source, page.url, digest, labels_from, page.texts, page.block_x, page.edge_x, page.labels, known)
+    def from_page_data(cls, data: PageData, source: str, page: Page | None = None) -> TuningPage:
+        digest, known = hashlib.sha256(data.id.encode("utf-8")).hexdigest(), np.ones(len(data), bool)
+        return cls(source, data.url, digest, "gold", data.texts, data.block_x, data.edge_x, data.labels, known, 0, page)
 
 
 def sha256_file(path: Path) -> str:
@@ -102,6 +104,7 @@ def page_from_labels(html: bytes, document: dict, source: str) -> TuningPage:
         labels,
         known,
         changed,
+        page,
     )
 
 
@@ -114,8 +117,9 @@ def read_labelled_pages(pages_dir: str | Path | None, labels: Sequence[str | Pat
         if entry.is_dir():
             label_files += sorted(entry.glob("*.labels.json"))
         elif entry.name.endswith((".jsonl", ".jsonl.gz")):
-            records = list(iter_records(entry))
-            tuned += [TuningPage.from_page_data(process_record(r), f"{entry}:{r.get('id')}") for r in records]
+            for record in iter_records(entry):
+                data, page = process_record(record), parse_page(record.get("html") or "")
+                tuned.append(TuningPage.from_page_data(data, f"{entry}:{record.get('id')}", page=page))
         elif entry.is_file():
             label_files.append(entry)
         else:
@@ -320,8 +324,21 @@ def fine_tune(
     )
     if rebalance and mix:
         tuned.config["threshold"] = metadata["fine_tuned"]["threshold"] = rebalanced_threshold(model, tuned, mix)
+    overruled = sorted(_overruled(pages) - model.skipped_rules)
+    if overruled:  # the rules after decoding would drop what the labels keep: the tuned model skips them
+        tuned.config["skip_rules"] = sorted(model.skipped_rules.union(overruled))
+        metadata["fine_tuned"]["skip_rules"] = overruled
     tuned.check()
     return tuned
+
+
+def _overruled(pages: Sequence[TuningPage | PageData]) -> set[str]:
+    """The rules after decoding that would make boilerplate of blocks the labelled pages call content."""
+    found: set[str] = set()
+    for page in pages:
+        if isinstance(page, TuningPage) and page.page is not None and len(page.page) == len(page.labels):
+            found |= overruled_rules(page.page, page.labels, page.known)
+    return found
 
 
 def _page_card(page) -> dict:
@@ -372,9 +389,10 @@ def run_command(args, data_files: Sequence[str]) -> int:
     written = tuned.save(output)
     card = tuned.metadata["fine_tuned"]
     labelled = sum(page["labelled_blocks"] if "labelled_blocks" in page else page["blocks"] for page in card["pages"])
+    skipped = f"; rules after decoding that your labels overrule, skipped: {', '.join(card['skip_rules'])}"
     print(
         f"model written to {written} (+ .json): {model.name} tuned on {len(pages)} page(s), {labelled} labelled "
         f"blocks, {len(mix)} training pages mixed in, threshold {model.threshold} -> {tuned.threshold}, "
-        f"{card['seconds']} s"
+        f"{card['seconds']} s{skipped if card.get('skip_rules') else ''}"
     )
     return 0
