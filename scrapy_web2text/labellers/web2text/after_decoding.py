@@ -229,5 +229,7 @@ def overruled_rules(page: Page, labels: np.ndarray, known: np.ndarray) -> set[st
     """Names of the rules that would make boilerplate of a block that ``labels`` (a person's, where ``known``) call
     content, on any page type: a model tuned on such labels skips them, or the labels it learnt would not show."""
     content = (labels != 0) & known
+    if not content.any():
+        return set()
     as_kept = content.astype(np.int8)
-    return {rule.__name__ for rule in RULES if content.any() and (rule(page, as_kept) & content).any()}
+    return {rule.__name__ for rule in RULES if (rule(page, as_kept) & content).any()}
