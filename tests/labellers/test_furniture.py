@@ -128,6 +128,16 @@ def test_comments_stay_where_they_are_what_the_page_has():
     assert not comment_sections(page, only_story).any()
 
 
+def test_comments_longer_than_the_post_go_where_the_post_has_a_paragraph_of_400_characters():
+    post = [" ".join(_STORY * 3)]  # one paragraph of over 400 characters, then a reply longer still
+    page = parse_page(_with_comments(post).replace(_COMMENTS[1], " ".join(_STORY * 4)))
+    found = [page.texts[i] for i in np.flatnonzero(comment_sections(page, np.ones(len(page), np.int64)))]
+    assert found == ["2 comments", _COMMENTS[0], " ".join(_STORY * 4)]
+    # A post of shorter paragraphs under a longer reply: the page may be a thread, and keeps its replies.
+    thread = parse_page(_with_comments(_STORY).replace(_COMMENTS[1], " ".join(_STORY * 4)))
+    assert not comment_sections(thread, np.ones(len(thread), np.int64)).any()
+
+
 def test_the_page_type_is_asked_only_when_a_rule_for_articles_finds_a_block():
     asked = []
 
