@@ -27,7 +27,7 @@ import numpy as np
 from .. import page as page_package
 from ..labellers.web2text import features, languages
 from ..labellers.web2text.features import ALL_BLOCK_FEATURES, EDGE_FEATURES, block_features, edge_features
-from ..page import parse_page
+from ..page import Page, parse_page
 from ..page.declared import Declared, declared_kinds
 from . import alignment
 from .alignment import AlignmentReport, align_labels, drop_comment_labels, drop_leading_headline
@@ -101,8 +101,9 @@ class PageData:
         return len(self.texts)
 
 
-def process_record(record: dict) -> PageData:
-    page = parse_page(record.get("html") or "")
+def process_record(record: dict, page: Page | None = None) -> PageData:
+    """The record's page, parsed (or ``page``, the record's page already parsed), with its features and labels."""
+    page = parse_page(record.get("html") or "") if page is None else page
     # One label convention for every corpus: the main text has no headline.
     gold = record.get("text") or ""
     if record.get("dataset") not in GOLD_WITHOUT_HEADLINE:

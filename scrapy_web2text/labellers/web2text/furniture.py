@@ -35,12 +35,16 @@ def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element that hides itself by attribute (``hidden``, ``aria-hidden="true"``, inline
     ``display:none`` / ``visibility:hidden``), unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more."""
     kept = labels != 0
-    hidden = kept & ((page.ancestor_tags & HIDDEN_BIT) != 0)
-    if hidden.any():
+    return _unless_most_of_the_kept_text(kept, kept & ((page.ancestor_tags & HIDDEN_BIT) != 0), page)
+
+
+def _unless_most_of_the_kept_text(kept: np.ndarray, marked: np.ndarray, page: Page) -> np.ndarray:
+    """``marked``, or none of it where it holds :data:`MAX_HIDDEN_SHARE` of the kept characters or more."""
+    if marked.any():
         lengths = block_lengths(page.texts)
-        if lengths[hidden].sum() >= MAX_HIDDEN_SHARE * lengths[kept].sum():
-            hidden[:] = False
-    return hidden
+        if lengths[marked].sum() >= MAX_HIDDEN_SHARE * lengths[kept].sum():
+            marked[:] = False
+    return marked
 
 
 _COMMENT_BIT = ANCESTOR_KEYWORD_BITS["comment"]
@@ -58,11 +62,13 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     outside them is kept, they go in any case."""
     kept = labels != 0
     marked = kept & ((page.ancestor_keywords & _COMMENT_BIT) != 0)
-    if marked.any():
-        outside = block_lengths(page.texts)[kept & ~marked]
-        if len(outside) and outside.max() >= MIN_POST_CHARS:
-            return marked
-    return _unless_the_page_is_theirs(kept, marked, page)
+    if not marked.any():
+        return marked
+    lengths = block_lengths(page.texts)
+    outside = lengths[kept & ~marked]
+    if len(outside) and outside.max() >= MIN_POST_CHARS:
+        return marked
+    return _unless_the_page_is_theirs(kept, marked, page, lengths)
 
 
 #: Class or id words of the elements that hold buyers' reviews and ratings ("testimonial" is not one: on a product
@@ -156,12 +162,7 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     # class, and this costs a third of the search above the kept blocks (10 µs against 32 at the median).
     if not kept.any() or SCREEN_READER_WORDS.search("\n".join(page.distinct_attributes)) is None:
         return np.zeros(len(page), bool)
-    marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
-    if marked.any():
-        lengths = block_lengths(page.texts)
-        if lengths[marked].sum() >= MAX_HIDDEN_SHARE * lengths[kept].sum():
-            marked[:] = False
-    return marked
+    return _unless_most_of_the_kept_text(kept, kept & under_attributes(page, SCREEN_READER_WORDS, among=kept), page)
 
 
 def under_attributes(
@@ -202,11 +203,14 @@ def under_attributes(
     return np.cumsum(inside[:-1]) > 0
 
 
-def _unless_the_page_is_theirs(kept: np.ndarray, marked: np.ndarray, page: Page) -> np.ndarray:
+def _unless_the_page_is_theirs(
+    kept: np.ndarray, marked: np.ndarray, page: Page, lengths: np.ndarray | None = None
+) -> np.ndarray:
     """``marked``, or none of it where the longest kept block is marked (the page is its comments or reviews) or
-    less than :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept characters lie outside it."""
+    less than :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept characters lie outside it.  ``lengths``: the blocks' lengths,
+    where the caller has them."""
     if marked.any():
-        lengths = block_lengths(page.texts)
+        lengths = block_lengths(page.texts) if lengths is None else lengths
         if marked[longest_kept(kept, lengths)] or lengths[kept & ~marked].sum() < MIN_TEXT_OUTSIDE_COMMENTS:
             marked[:] = False
     return marked

@@ -118,8 +118,9 @@ def read_labelled_pages(pages_dir: str | Path | None, labels: Sequence[str | Pat
             label_files += sorted(entry.glob("*.labels.json"))
         elif entry.name.endswith((".jsonl", ".jsonl.gz")):
             for record in iter_records(entry):
-                data, page = process_record(record), parse_page(record.get("html") or "")
-                tuned.append(TuningPage.from_page_data(data, f"{entry}:{record.get('id')}", page=page))
+                page = parse_page(record.get("html") or "")  # kept: the rules after decoding are checked on it
+                source = f"{entry}:{record.get('id')}"
+                tuned.append(TuningPage.from_page_data(process_record(record, page), source, page))
         elif entry.is_file():
             label_files.append(entry)
         else:
