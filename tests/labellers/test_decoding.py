@@ -202,6 +202,39 @@ def test_repeats_under_one_parent_short_texts_and_dropped_first_copies_stay():
     assert not repeated_blocks(parse_page(""), np.zeros(0, np.int64)).any()
 
 
+_LOREM = "Duis aute irure dolor in reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur."
+_TEMPOR = "Tempor incididunt ut labore et dolore magna aliqua, quis nostrud exercitation ullamco laboris."
+
+
+def _passage(second_section: str) -> str:
+    return (
+        "<article><h1>Lorem</h1><div><p>Lorem ipsum dolor sit amet, consectetur adipisicing elit.</p>"
+        f"<p>{_LOREM}</p></div><h2>Foo</h2><div>{second_section}</div></article>"
+    )
+
+
+def test_a_paragraph_written_again_in_one_passage_stays():
+    page = parse_page(_passage(f"<p>{_TEMPOR}</p><p>{_LOREM}</p>"))
+    everything = np.ones(len(page), np.int64)
+    assert page.texts.count(_LOREM) == 2
+    assert not repeated_blocks(page, everything).any()
+    # Each condition of one passage, broken in turn, makes the second copy a repeat again.
+    alone = parse_page(_passage(f"<p>{_LOREM}</p>"))  # nothing of its own beside it
+    assert repeated_blocks(alone, np.ones(len(alone), np.int64)).sum() == 1
+    short = parse_page(_passage(f"<p>Tempor.</p><p>{_LOREM}</p>"))  # under MIN_OWN_CHARS of its own
+    assert repeated_blocks(short, np.ones(len(short), np.int64)).sum() == 1
+    other_tag = parse_page(_passage(f"<p>{_TEMPOR}</p><blockquote>{_LOREM}</blockquote>"))
+    assert repeated_blocks(other_tag, np.ones(len(other_tag), np.int64)).sum() == 1
+    gap = everything.copy()
+    gap[page.texts.index("Foo")] = 0  # a dropped block between the copies: two runs of text
+    assert repeated_blocks(page, gap).sum() == 1
+    sections = (f"<p>{_LOREM}</p><p>Another paragraph.</p>", f"<p>{_TEMPOR}</p><p>{_LOREM}</p>")
+    apart = parse_page("".join(f"<div><h3>Part {n}</h3><div>{body}</div></div>" for n, body in enumerate(sections)))
+    copies = [i for i, text in enumerate(apart.texts) if text == _LOREM]
+    assert apart.tag_paths[copies[0]] == apart.tag_paths[copies[1]]
+    assert repeated_blocks(apart, np.ones(len(apart), np.int64)).sum() == 1  # their parents are not siblings
+
+
 def test_extract_gives_a_text_shown_twice_once():
     from scrapy_web2text import extract
 

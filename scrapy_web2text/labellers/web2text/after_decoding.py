@@ -11,13 +11,14 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
    (:func:`~.furniture.review_sections`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
-   are items of one list or table (:func:`repeated_blocks`);
+   are items of one list or table or paragraphs of one passage (:func:`repeated_blocks`);
 5. on every page, what is left inside the navigation, footer and complementary landmarks
    (:func:`~.furniture.landmark_sections`), and text for screen readers only (:func:`~.furniture.screen_reader_blocks`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import numpy as np
@@ -110,14 +111,16 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks that repeat the text of an earlier kept block under another CDOM parent, as a mask.
 
     Repeats under the first copy's own parent are kept: a list of equal paragraphs (a quoted refrain, a test page's
-    *lorem ipsum*) is one text, written so.  Documentation pages, whose tabs repeat a sentence in each language's
-    panel, lose a little to this rule (docs/research/training-experiments.rst, "Repeated text").
+    *lorem ipsum*) is one text, written so; so are the paragraphs of one passage (:meth:`Passages.holds`).
+    Documentation pages, whose tabs repeat a sentence in each language's panel, lose a little to this rule
+    (docs/research/training-experiments.rst, "Repeated text").
     """
     repeats = np.zeros(len(page), bool)
     if not len(page.node_table):
         return repeats
     parents = page.node_table[page.block_nodes, 0]
     first: dict[str, int] = {}
+    pairs = []
     for i in np.flatnonzero(labels != 0).tolist():
         text = page.texts[i]  # blank runs already collapsed
         if len(text) < MIN_REPEAT_CHARS:
@@ -127,8 +130,48 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
             continue
         if len(text) <= MAX_LIST_REPEAT_CHARS and same_list(page, earlier, i):
             continue
-        repeats[i] = True
+        pairs.append((earlier, i))
+    if pairs:
+        passage = Passages(page, labels)
+        repeats[[i for earlier, i in pairs if not passage.holds(earlier, i)]] = True
     return repeats
+
+
+#: A repeat's parent holding at least this many kept characters of text found once on the page is a passage of its
+#: own (:class:`Passages`).
+MIN_OWN_CHARS = 50
+
+
+class Passages:
+    """Whether a repeat and its first copy are paragraphs of one passage, written so (:meth:`holds`)."""
+
+    def __init__(self, page: Page, labels: np.ndarray):
+        self.page = page
+        self.parents = page.node_table[page.block_nodes, 0]
+        kept = labels != 0
+        self.kept_before = np.concatenate(([0], np.cumsum(kept)))
+        indices = np.flatnonzero(kept).tolist()
+        counts = Counter(map(page.texts.__getitem__, indices))
+        once = np.zeros(len(page), np.int64)
+        once[[i for i in indices if counts[page.texts[i]] == 1]] = 1
+        self.once_before = np.concatenate(([0], np.cumsum(once * block_lengths(page.texts))))
+
+    def holds(self, earlier: int, repeat: int) -> bool:
+        """The same tag path, under sibling parents, every block between them kept, and beside the repeat, under its
+        parent, :data:`MIN_OWN_CHARS` or more kept characters of text that no other kept block holds.  A copy for
+        another screen size or a carousel's loop sits in a container of its own, or repeats all of it; a test
+        page's second section of *lorem ipsum* does not (out of fold Readability +0.007 word F1,
+        docs/research/quality-round3.rst)."""
+        page, table = self.page, self.page.node_table
+        parent, earlier_parent = self.parents[repeat], self.parents[earlier]
+        if page.in_link[repeat] or page.tag_paths[repeat] != page.tag_paths[earlier]:
+            return False
+        if min(parent, earlier_parent) < 0 or table[parent, 0] != table[earlier_parent, 0]:
+            return False
+        if self.kept_before[repeat + 1] - self.kept_before[earlier] != repeat + 1 - earlier:
+            return False
+        start, end = table[parent, 2], table[parent, 3]
+        return self.once_before[end] - self.once_before[start] >= MIN_OWN_CHARS
 
 
 #: Repeats inside one list or table of at most this many characters are kept (a list whose items share a label);
