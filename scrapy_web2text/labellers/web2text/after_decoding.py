@@ -111,7 +111,7 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks that repeat the text of an earlier kept block under another CDOM parent, as a mask.
 
     Repeats under the first copy's own parent are kept: a list of equal paragraphs (a quoted refrain, a test page's
-    *lorem ipsum*) is one text, written so; so are the paragraphs of one passage (:meth:`Passages.holds`).
+    *lorem ipsum*) is one text, written so; so are the paragraphs of one passage (:class:`Passages`).
     Documentation pages, whose tabs repeat a sentence in each language's panel, lose a little to this rule
     (docs/research/training-experiments.rst, "Repeated text").
     """
@@ -131,10 +131,20 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         if len(text) <= MAX_LIST_REPEAT_CHARS and same_list(page, earlier, i):
             continue
         pairs.append((earlier, i))
-    if pairs:
-        passage = Passages(page, labels)
-        repeats[[i for earlier, i in pairs if not passage.holds(earlier, i)]] = True
+    # Most repeats are not a passage's own paragraphs; those that may be are read further, in one pass.
+    alike = {pair for pair in pairs if alike_paragraphs(page, parents, *pair)}
+    passage = Passages(page, labels) if alike else None
+    for pair in pairs:
+        repeats[pair[1]] = pair not in alike or not passage.holds(*pair)
     return repeats
+
+
+def alike_paragraphs(page: Page, parents: np.ndarray, earlier: int, repeat: int) -> bool:
+    """Whether a repeat, not a link, has its first copy's tag path, under a sibling of that copy's parent."""
+    parent, earlier_parent = parents[repeat], parents[earlier]
+    if page.in_link[repeat] or page.tag_paths[repeat] != page.tag_paths[earlier] or min(parent, earlier_parent) < 0:
+        return False
+    return page.node_table[parent, 0] == page.node_table[earlier_parent, 0]
 
 
 #: A repeat's parent holding at least this many kept characters of text found once on the page is a passage of its
@@ -143,11 +153,11 @@ MIN_OWN_CHARS = 50
 
 
 class Passages:
-    """Whether a repeat and its first copy are paragraphs of one passage, written so (:meth:`holds`)."""
+    """Whether two alike paragraphs (:func:`alike_paragraphs`) are paragraphs of one passage, written so
+    (:meth:`holds`): what it needs of the whole labelling, counted once."""
 
     def __init__(self, page: Page, labels: np.ndarray):
-        self.page = page
-        self.parents = page.node_table[page.block_nodes, 0]
+        self.table, self.parents = page.node_table, page.node_table[page.block_nodes, 0]
         kept = labels != 0
         self.kept_before = np.concatenate(([0], np.cumsum(kept)))
         indices = np.flatnonzero(kept).tolist()
@@ -157,20 +167,14 @@ class Passages:
         self.once_before = np.concatenate(([0], np.cumsum(once * block_lengths(page.texts))))
 
     def holds(self, earlier: int, repeat: int) -> bool:
-        """The same tag path, under sibling parents, every block between them kept, and beside the repeat, under its
-        parent, :data:`MIN_OWN_CHARS` or more kept characters of text that no other kept block holds.  A copy for
-        another screen size or a carousel's loop sits in a container of its own, or repeats all of it; a test
-        page's second section of *lorem ipsum* does not (out of fold Readability +0.007 word F1,
-        docs/research/quality-round3.rst)."""
-        page, table = self.page, self.page.node_table
-        parent, earlier_parent = self.parents[repeat], self.parents[earlier]
-        if page.in_link[repeat] or page.tag_paths[repeat] != page.tag_paths[earlier]:
-            return False
-        if min(parent, earlier_parent) < 0 or table[parent, 0] != table[earlier_parent, 0]:
-            return False
+        """Every block between the copies kept, and beside the repeat, under its parent, :data:`MIN_OWN_CHARS` or
+        more kept characters of text that no other kept block holds.  A copy for another screen size or a carousel's
+        loop sits in a container of its own, or repeats all of it; a test page's second section of *lorem ipsum*
+        does not (out of fold Readability +0.007 word F1, docs/research/quality-round3.rst)."""
         if self.kept_before[repeat + 1] - self.kept_before[earlier] != repeat + 1 - earlier:
             return False
-        start, end = table[parent, 2], table[parent, 3]
+        parent = self.parents[repeat]
+        start, end = self.table[parent, 2], self.table[parent, 3]
         return self.once_before[end] - self.once_before[start] >= MIN_OWN_CHARS
 
 
