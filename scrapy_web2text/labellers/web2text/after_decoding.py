@@ -133,7 +133,7 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         pairs.append((earlier, i))
     # Most repeats are not a passage's own paragraphs; those that may be are read further, in one pass.
     alike = {pair for pair in pairs if alike_paragraphs(page, parents, *pair)}
-    passage = Passages(page, labels) if alike else None
+    passage = Passages(page, labels, parents) if alike else None
     for pair in pairs:
         repeats[pair[1]] = pair not in alike or not passage.holds(*pair)
     return repeats
@@ -156,8 +156,8 @@ class Passages:
     """Whether two alike paragraphs (:func:`alike_paragraphs`) are paragraphs of one passage, written so
     (:meth:`holds`): what it needs of the whole labelling, counted once."""
 
-    def __init__(self, page: Page, labels: np.ndarray):
-        self.table, self.parents = page.node_table, page.node_table[page.block_nodes, 0]
+    def __init__(self, page: Page, labels: np.ndarray, parents: np.ndarray):
+        self.table, self.parents = page.node_table, parents  # each block's CDOM parent
         kept = labels != 0
         self.kept_before = np.concatenate(([0], np.cumsum(kept)))
         indices = np.flatnonzero(kept).tolist()
