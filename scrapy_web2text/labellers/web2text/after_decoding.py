@@ -32,6 +32,7 @@ from .furniture import (
     landmark_sections,
     review_sections,
     screen_reader_blocks,
+    unless_most_of_the_kept_text,
 )
 from .rails import announced_rails
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
@@ -55,12 +56,8 @@ def caption_blocks(page: Page) -> np.ndarray:
 def kept_captions(page: Page, labels: np.ndarray) -> np.ndarray:
     """The kept caption blocks, as a mask, unless they hold half of the kept text or more (a page laid out in
     figures: the captions are its text)."""
-    captions = caption_blocks(page) & (labels != 0)
-    if captions.any():
-        lengths = block_lengths(page.texts)
-        if lengths[captions].sum() >= MAX_CAPTION_SHARE * lengths[labels != 0].sum():
-            captions[:] = False
-    return captions
+    kept = labels != 0
+    return unless_most_of_the_kept_text(kept, caption_blocks(page) & kept, page, MAX_CAPTION_SHARE)
 
 
 #: How a blog's excerpt of another post ends: WordPress's default "more" mark is `` [&hellip;]``.

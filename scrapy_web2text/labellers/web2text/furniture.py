@@ -35,14 +35,16 @@ def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element that hides itself by attribute (``hidden``, ``aria-hidden="true"``, inline
     ``display:none`` / ``visibility:hidden``), unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more."""
     kept = labels != 0
-    return _unless_most_of_the_kept_text(kept, kept & ((page.ancestor_tags & HIDDEN_BIT) != 0), page)
+    return unless_most_of_the_kept_text(kept, kept & ((page.ancestor_tags & HIDDEN_BIT) != 0), page)
 
 
-def _unless_most_of_the_kept_text(kept: np.ndarray, marked: np.ndarray, page: Page) -> np.ndarray:
-    """``marked``, or none of it where it holds :data:`MAX_HIDDEN_SHARE` of the kept characters or more."""
+def unless_most_of_the_kept_text(
+    kept: np.ndarray, marked: np.ndarray, page: Page, share: float = MAX_HIDDEN_SHARE
+) -> np.ndarray:
+    """``marked``, or none of it where it holds ``share`` of the kept characters or more (what the page has)."""
     if marked.any():
         lengths = block_lengths(page.texts)
-        if lengths[marked].sum() >= MAX_HIDDEN_SHARE * lengths[kept].sum():
+        if lengths[marked].sum() >= share * lengths[kept].sum():
             marked[:] = False
     return marked
 
@@ -162,7 +164,7 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     # class, and this costs a third of the search above the kept blocks (10 µs against 32 at the median).
     if not kept.any() or SCREEN_READER_WORDS.search("\n".join(page.distinct_attributes)) is None:
         return np.zeros(len(page), bool)
-    return _unless_most_of_the_kept_text(kept, kept & under_attributes(page, SCREEN_READER_WORDS, among=kept), page)
+    return unless_most_of_the_kept_text(kept, kept & under_attributes(page, SCREEN_READER_WORDS, among=kept), page)
 
 
 def under_attributes(
