@@ -23,7 +23,7 @@ import numpy as np
 from lxml import etree
 
 from .compiled import SPEEDUPS
-from .marks import head_titles
+from .marks import head_titles, unmark_page_wrapper
 from .nodes import CDOMNode, nodes_from_table
 from .walk import (  # noqa: F401 - the walk's names that callers read from here
     _ANCHOR_WORD,
@@ -101,3 +101,4 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
         walker.walk(root)
     elif compiled_walk(walker, root):
         compiled_finish(walker)
+    unmark_page_wrapper(page)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+from lxml import etree
+
 from .tags import ANCESTOR_TAG_BITS, ANCESTOR_TAGS
 
 #: Ancestor marks from attributes, after the tag bits: the element is hidden
@@ -28,18 +31,72 @@ MARKING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style", "role", "itemp
 def attribute_marks(get) -> int:
     """Hidden / main-content / landmark bits of one element's attributes."""
     mask = 0
-    if get("hidden") is not None or get("aria-hidden") == "true":
-        mask |= HIDDEN_BIT
-    style = get("style")
-    if style and ("none" in style or "hidden" in style) and _HIDDEN_STYLE.search(style.lower()):
-        mask |= HIDDEN_BIT
     role = get("role")
+    role = role.strip().lower() if role else ""
     if role:
-        mask |= _ROLE_BITS.get(role.strip().lower(), 0)
+        mask |= _ROLE_BITS.get(role, 0)
+    if _hidden_by_attributes(get):
+        mask |= HIDDEN_BIT
     itemprop = get("itemprop")
     if itemprop and "articlebody" in itemprop.lower():
         mask |= MAIN_CONTENT_BIT
     return mask
+
+
+def _hidden_by_attributes(get) -> bool:
+    if get("hidden") is not None or get("aria-hidden") == "true":
+        return True
+    style = get("style")
+    return bool(style and ("none" in style or "hidden" in style) and _HIDDEN_STYLE.search(style.lower()))
+
+
+#: A hidden element that holds at least this share of the page's text hides the page itself until its scripts run
+#: (an anti-flicker wrapper such as ``<div style="visibility:hidden">`` around the whole body, an app shell): a reader
+#: sees that text, so the element's mark is taken off.  Hidden elements inside it keep theirs.
+PAGE_WRAPPER_SHARE = 0.9
+
+
+def unmark_page_wrapper(page) -> None:
+    """Take the hidden mark off the blocks whose only hidden ancestor holds :data:`PAGE_WRAPPER_SHARE` of the text.
+
+    Pages with less hidden text than that (nearly all) return at once; the others cost one pass over the tree."""
+    hidden = (page.ancestor_tags & HIDDEN_BIT) != 0
+    lengths = np.fromiter(map(len, page.texts), np.int64, len(page.texts))
+    total = int(lengths.sum())
+    if not total or int(lengths[hidden].sum()) < PAGE_WRAPPER_SHARE * total:
+        return
+    owners, outermost = _hidden_owners(page)
+    inside = outermost >= 0
+    outers, compact = np.unique(outermost[inside], return_inverse=True)
+    chars = np.bincount(compact, weights=lengths[inside], minlength=len(outers))
+    for wrapper in outers[chars >= PAGE_WRAPPER_SHARE * total]:  # one at most: the share is over a half
+        unmark = (outermost == wrapper) & (owners == 1)
+        page.ancestor_tags = np.where(unmark, page.ancestor_tags & ~HIDDEN_BIT, page.ancestor_tags)
+
+
+def _hidden_owners(page) -> tuple[np.ndarray, np.ndarray]:
+    """Per block, how many elements around its text are hidden by their own attributes, and the outermost one's
+    number in document order (-1: none)."""
+    where = {(id(element), is_tail): block for block, (element, is_tail) in enumerate(page.block_elements)}
+    owners = np.zeros(len(page.texts), np.int64)
+    outermost = np.full(len(page.texts), -1, np.int64)
+    open_hidden: list = []  # the hidden elements open at this point of the walk, outermost first
+    outer_number = -1
+    for number, (event, element) in enumerate(etree.iterwalk(page.root, events=("start", "end"))):
+        if event == "start":
+            keys = element.keys() if isinstance(element.tag, str) else ()
+            if keys and not MARKING_ATTRIBUTES.isdisjoint(keys) and attribute_marks(element.get) & HIDDEN_BIT:
+                if not open_hidden:
+                    outer_number = number
+                open_hidden.append(element)
+            block = where.get((id(element), False))
+        else:
+            if open_hidden and open_hidden[-1] is element:
+                open_hidden.pop()
+            block = where.get((id(element), True))  # the tail lies outside the element
+        if block is not None and open_hidden:
+            owners[block], outermost[block] = len(open_hidden), outer_number
+    return owners, outermost
 
 
 def first_head(root):

@@ -317,6 +317,19 @@ def test_text_for_screen_readers_only_is_dropped_on_every_page_type():
         assert not screen_reader_blocks(page, np.ones(len(page), np.int64)).any(), tab
 
 
+def test_skip_links_are_dropped_and_links_with_other_classes_beside_hidden_stay():
+    story = "".join(f"<p>{line}</p>" for line in _STORY)
+    box = '<div class="story-feature"><h2>The class calculator</h2><a class="hidden" href="#go">Continue reading</a></div>'
+    skip = '<a class="skip-link screen" href="#main">Skip to content</a>'
+    swatches = '<ul><li><a class="swatch hidden" href="/red">Ruby Wine</a></li><li><a class="hidden-xs" href="/b">Blue</a></li></ul>'
+    page = parse_page(f"<html><body>{skip}<article>{story}{box}{swatches}</article></body></html>")
+    everything = np.ones(len(page), np.int64)
+    assert _kept(page, screen_reader_blocks(page, everything)) == ["Skip to content", "Continue reading"]
+    # Not a link: a paragraph styled "hidden" (a tab, an accordion) is not this rule's.
+    page = parse_page(f'<html><body><article>{story}<p class="hidden">More of the story.</p></article></body></html>')
+    assert not screen_reader_blocks(page, np.ones(len(page), np.int64)).any()
+
+
 def test_text_for_screen_readers_stays_where_it_is_most_of_the_page():
     page = parse_page(f'<body><p class="sr-only">{" ".join(_STORY)}</p><p>A caption.</p></body>')
     assert not screen_reader_blocks(page, np.ones(len(page), np.int64)).any()

@@ -48,6 +48,21 @@ def test_hidden_and_main_content_ancestors():
     assert _column(page, "inside_main_content").tolist() == [0, 0, 0, 0, 1, 1, 0, 0]
 
 
+def test_a_hidden_wrapper_around_nearly_all_the_text_leaves_only_what_is_hidden_inside_it_hidden():
+    # Anti-flicker snippets hide the whole page until its scripts run: a reader sees the text.
+    story = " ".join([PARAGRAPH] * 3)
+    page = parse_page(
+        "<body><div style='visibility:hidden'><h1>Title</h1>"
+        f"<p>{story}</p><div hidden><p>copy</p></div><p>{story}</p>"
+        "</div><p>after</p></body>"
+    )
+    assert page.texts[:3] == ["Title", story, "copy"]
+    assert _column(page, "inside_hidden").tolist() == [0, 0, 1, 0, 0]
+    # Around less than 90 % of the page's text, the mark stays.
+    page = parse_page(f"<body><div style='visibility:hidden'><p>{story}</p></div><p>{PARAGRAPH}</p></body>")
+    assert _column(page, "inside_hidden").tolist() == [1, 0]
+
+
 def test_title_and_og_title_are_read_from_the_head():
     page = parse_page(
         "<html><head><title> River  defences | Daily Post</title>"

@@ -13,6 +13,7 @@ Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -153,18 +154,46 @@ def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
 #: The classes that hide text from the eye and leave it to screen readers: Bootstrap's and Tailwind's ``sr-only``,
 #: WordPress's ``screen-reader-text``, ``visually-hidden`` and its spellings.
 SCREEN_READER_WORDS = re.compile(r"sr-only|screen-?reader|visually-?hidden|a11y-hidden")
+#: A link whose own class and id are only these hides it until a keyboard reaches it (the BBC's "Continue reading the
+#: main story" past a box inside the story); so does one with a class or id starting with ``skip`` ("Skip to
+#: content").  Only these: a swatch's ``hidden`` among other classes is shown by a script, and ``hidden-xs`` shows
+#: the link on larger screens.
+SKIP_LINK_CLASSES = frozenset({"hidden", "hide", "offscreen"})
+
+
+def is_skip_link(attributes: str) -> bool:
+    """Whether a link's class and id string (:data:`SKIP_LINK_CLASSES`) marks it as hidden until reached."""
+    tokens = attributes.split()
+    return bool(tokens) and (SKIP_LINK_CLASSES.issuperset(tokens) or any(token.startswith("skip") for token in tokens))
 
 
 def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under a class or id of :data:`SCREEN_READER_WORDS` (a shop's "Quantity of …" label, a price said
-    again in words, a heading for screen readers only), unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or
-    more: text no reader sees, as :func:`hidden_blocks`' is, but a class that is never a tab's or an accordion's."""
+    again in words, a heading for screen readers only) and kept link texts whose own class or id is one of
+    :func:`is_skip_link`, unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more: text no reader sees,
+    as :func:`hidden_blocks`' is, but a class that is never a tab's or an accordion's."""
     kept = labels != 0
-    # One look over the page's distinct class and id strings first: 301 of the 365 validation pages name no such
-    # class, and this costs a third of the search above the kept blocks (10 µs against 32 at the median).
-    if not kept.any() or SCREEN_READER_WORDS.search("\n".join(page.distinct_attributes)) is None:
+    marked = np.zeros(len(page), bool)
+    if not kept.any():
+        return marked
+    # One look over the page's distinct class and id strings first: 301 of the 365 validation pages name no
+    # screen-reader class, and this costs a third of the search above the kept blocks (10 µs against 32 at the median).
+    attributes = "\n".join(page.distinct_attributes)
+    if SCREEN_READER_WORDS.search(attributes) is not None:
+        marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
+    links = kept & page.in_link & ~marked
+    if links.any() and ("hid" in attributes or "skip" in attributes or "offscreen" in attributes):
+        marked |= links & own_attributes(page, is_skip_link)
+    return unless_most_of_the_kept_text(kept, marked, page)
+
+
+def own_attributes(page: Page, accepts: Callable[[str], bool]) -> np.ndarray:
+    """The blocks whose own CDOM node (the elements collapsed into it, a link and its ``<span>``) has a class and id
+    string that ``accepts``."""
+    named = np.fromiter(map(accepts, page.distinct_attributes), bool, len(page.distinct_attributes))
+    if not named.any() or not len(page.node_table):
         return np.zeros(len(page), bool)
-    return unless_most_of_the_kept_text(kept, kept & under_attributes(page, SCREEN_READER_WORDS, among=kept), page)
+    return named[page.node_table[page.block_nodes, 6]]
 
 
 def under_attributes(
