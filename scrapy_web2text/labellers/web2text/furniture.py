@@ -183,17 +183,22 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
     links = kept & page.in_link & ~marked
     if links.any() and ("hid" in attributes or "skip" in attributes or "offscreen" in attributes):
-        marked |= links & own_attributes(page, is_skip_link)
+        marked |= own_attributes(page, is_skip_link, among=links)
     return unless_most_of_the_kept_text(kept, marked, page)
 
 
-def own_attributes(page: Page, accepts: Callable[[str], bool]) -> np.ndarray:
-    """The blocks whose own CDOM node (the elements collapsed into it, a link and its ``<span>``) has a class and id
-    string that ``accepts``."""
-    named = np.fromiter(map(accepts, page.distinct_attributes), bool, len(page.distinct_attributes))
-    if not named.any() or not len(page.node_table):
-        return np.zeros(len(page), bool)
-    return named[page.node_table[page.block_nodes, 6]]
+def own_attributes(page: Page, accepts: Callable[[str], bool], among: np.ndarray) -> np.ndarray:
+    """The blocks of ``among`` (a block mask) whose own CDOM node (the elements collapsed into it, a link and its
+    ``<span>``) has a class and id string that ``accepts``; each distinct string is read once."""
+    found = np.zeros(len(page), bool)
+    if not len(page.node_table):
+        return found
+    blocks = np.flatnonzero(among)
+    ids = page.node_table[page.block_nodes[blocks], 6]
+    distinct = np.unique(ids)
+    named = np.fromiter((accepts(page.distinct_attributes[i]) for i in distinct.tolist()), bool, len(distinct))
+    found[blocks[named[np.searchsorted(distinct, ids)]]] = True
+    return found
 
 
 def under_attributes(
