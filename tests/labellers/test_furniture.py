@@ -319,9 +319,15 @@ def test_text_for_screen_readers_only_is_dropped_on_every_page_type():
 
 def test_skip_links_are_dropped_and_links_with_other_classes_beside_hidden_stay():
     story = "".join(f"<p>{line}</p>" for line in _STORY)
-    box = '<div class="story-feature"><h2>The class calculator</h2><a class="hidden" href="#go">Continue reading</a></div>'
+    box = (
+        '<div class="story-feature"><h2>The class calculator</h2>'
+        '<a class="hidden" href="#go">Continue reading</a></div>'
+    )
     skip = '<a class="skip-link screen" href="#main">Skip to content</a>'
-    swatches = '<ul><li><a class="swatch hidden" href="/red">Ruby Wine</a></li><li><a class="hidden-xs" href="/b">Blue</a></li></ul>'
+    swatches = (
+        '<ul><li><a class="swatch hidden" href="/red">Ruby Wine</a></li>'
+        '<li><a class="hidden-xs" href="/b">Blue</a></li></ul>'
+    )
     page = parse_page(f"<html><body>{skip}<article>{story}{box}{swatches}</article></body></html>")
     everything = np.ones(len(page), np.int64)
     assert _kept(page, screen_reader_blocks(page, everything)) == ["Skip to content", "Continue reading"]
