@@ -1,4 +1,5 @@
-"""Ancestor marks that come from attributes, and the ``<head>``'s titles (read while the CDOM is walked)."""
+"""Ancestor marks that come from attributes, and the ``<head>``'s titles (read while the CDOM is walked); after the
+walk, the hidden mark of a wrapper around nearly the whole page is taken off (:func:`unmark_page_wrapper`)."""
 
 from __future__ import annotations
 

@@ -169,9 +169,9 @@ def is_skip_link(attributes: str) -> bool:
 
 def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under a class or id of :data:`SCREEN_READER_WORDS` (a shop's "Quantity of …" label, a price said
-    again in words, a heading for screen readers only) and kept link texts whose own class or id is one of
-    :func:`is_skip_link`, unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more: text no reader sees,
-    as :func:`hidden_blocks`' is, but a class that is never a tab's or an accordion's."""
+    again in words, a heading for screen readers only) and kept link texts whose own class and id
+    :func:`is_skip_link` accepts, unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more: text no reader
+    sees, as :func:`hidden_blocks`' is, but a class that is never a tab's or an accordion's."""
     kept = labels != 0
     marked = np.zeros(len(page), bool)
     if not kept.any():
