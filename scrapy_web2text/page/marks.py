@@ -31,13 +31,10 @@ MARKING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style", "role", "itemp
 
 def attribute_marks(get) -> int:
     """Hidden / main-content / landmark bits of one element's attributes."""
-    mask = 0
+    mask = HIDDEN_BIT if _hidden_by_attributes(get) else 0
     role = get("role")
-    role = role.strip().lower() if role else ""
     if role:
-        mask |= _ROLE_BITS.get(role, 0)
-    if _hidden_by_attributes(get):
-        mask |= HIDDEN_BIT
+        mask |= _ROLE_BITS.get(role.strip().lower(), 0)
     itemprop = get("itemprop")
     if itemprop and "articlebody" in itemprop.lower():
         mask |= MAIN_CONTENT_BIT
@@ -45,6 +42,7 @@ def attribute_marks(get) -> int:
 
 
 def _hidden_by_attributes(get) -> bool:
+    """Whether the element hides itself: the walk's hidden mark, and what :func:`unmark_page_wrapper` counts."""
     if get("hidden") is not None or get("aria-hidden") == "true":
         return True
     style = get("style")
@@ -88,7 +86,7 @@ def _hidden_owners(page) -> tuple[np.ndarray, np.ndarray]:
     for number, (event, element) in enumerate(etree.iterwalk(page.root, events=("start", "end"))):
         if event == "start":
             keys = element.keys() if isinstance(element.tag, str) else ()
-            if keys and not MARKING_ATTRIBUTES.isdisjoint(keys) and attribute_marks(element.get) & HIDDEN_BIT:
+            if keys and not MARKING_ATTRIBUTES.isdisjoint(keys) and _hidden_by_attributes(element.get):
                 if not open_hidden:
                     outer_number = number
                 open_hidden.append(element)

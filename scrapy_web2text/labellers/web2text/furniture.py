@@ -159,6 +159,7 @@ SCREEN_READER_WORDS = re.compile(r"sr-only|screen-?reader|visually-?hidden|a11y-
 #: content").  Only these: a swatch's ``hidden`` among other classes is shown by a script, and ``hidden-xs`` shows
 #: the link on larger screens.
 SKIP_LINK_CLASSES = frozenset({"hidden", "hide", "offscreen"})
+_SKIP_LINK_WORDS = (*SKIP_LINK_CLASSES, "skip")  # one of them is in the page's classes, or no link is a skip link
 
 
 def is_skip_link(attributes: str) -> bool:
@@ -182,7 +183,7 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     if SCREEN_READER_WORDS.search(attributes) is not None:
         marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
     links = kept & page.in_link & ~marked
-    if links.any() and ("hid" in attributes or "skip" in attributes or "offscreen" in attributes):
+    if links.any() and any(word in attributes for word in _SKIP_LINK_WORDS):
         marked |= own_attributes(page, is_skip_link, among=links)
     return unless_most_of_the_kept_text(kept, marked, page)
 
