@@ -63,6 +63,8 @@ WHY_LINEAR = {
     "labellers.web2text.furniture.ASIDE_WORDS": "an alternation of literals (some with optional characters): bounded",
     "labellers.web2text.furniture.FOOTER_WORDS": "one literal: bounded per position",
     "labellers.web2text.furniture.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
+    "labellers.web2text.promotions.CAROUSEL_WORDS": "an alternation of literals, branching on the first letter: bounded",
+    "labellers.web2text.promotions.TEASER_CARD_WORDS": "an alternation of literals, branching on the first letter: bounded",
     "labellers.web2text.furniture.TAXONOMY_TOKENS": r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint",
     "labellers.web2text.rails.RAIL_HEADINGS": "an alternation of literals (some with a one-character class): bounded",
     "page.declared._TYPE_VALUE": "literal start; blank runs and the value bounded ({0,20}, {0,500}, {0,80})",

@@ -5,7 +5,8 @@ numpy, :mod:`.viterbi` decodes the most likely labelling.  ``web2text-unary`` is
 term: a block is kept when its own p(content) clears the threshold.
 
 After decoding, :mod:`.after_decoding` drops what the labelling as a whole shows not to be main text: captions,
-excerpts of other posts, a second copy of kept text.
+excerpts of other posts, a second copy of kept text, page furniture; then, on documentation pages, :mod:`.gaps`
+keeps the blocks that the model doubted between kept ones.
 
 A page that the model's own threshold leaves empty is decoded again at a threshold relative to the page's most
 likely block (:func:`decode_empty_page_again`): the model's probabilities rank a page's blocks better than they
@@ -28,6 +29,7 @@ from ..base import Labelling, PageType
 from .after_decoding import drop_after_decoding
 from .counts import block_lengths
 from .features import page_features
+from .gaps import fill_gaps
 from .network import Web2TextModel, load_model
 from .page_types import shipped_page_types
 from .viterbi import viterbi
@@ -88,7 +90,12 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
     if again is not None:
         labels = again
-    labels = drop_after_decoding(page, labels, lambda: _label(page_type()), model.skipped_rules)
+
+    def type_label() -> str | None:  # asked only where a rule needs the page's type
+        return _label(page_type())
+
+    labels = drop_after_decoding(page, labels, type_label, model.skipped_rules)
+    labels = fill_gaps(page, labels, np.exp(unary[:, 1]), type_label)
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),

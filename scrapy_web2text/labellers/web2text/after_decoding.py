@@ -8,7 +8,9 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
    (:func:`~.furniture.comment_sections`), asides: related posts, promotions, sign-up prompts, share bars, author
    boxes (:func:`~.furniture.aside_sections`, on services' pages too), and link rails under a heading that
    announces other pages (:func:`~.rails.announced_rails`); on product pages, buyers' reviews
-   (:func:`~.furniture.review_sections`);
+   (:func:`~.furniture.review_sections`); on articles and services' pages, carousels
+   (:func:`~.promotions.carousel_sections`), and on services' pages, teaser cards of other content and buttons
+   (:func:`~.promotions.teaser_cards`, :func:`~.promotions.call_to_action_links`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table or paragraphs of one passage (:func:`repeated_blocks`);
@@ -34,6 +36,7 @@ from .furniture import (
     screen_reader_blocks,
     unless_most_of_the_kept_text,
 )
+from .promotions import call_to_action_links, carousel_sections, teaser_cards
 from .rails import announced_rails
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
@@ -211,8 +214,11 @@ def same_list(page: Page, first: int, second: int) -> bool:
 ARTICLE_ONLY_TYPES = frozenset({"article"})
 #: Asides (related posts, newsletters, share bars) are dropped from services' pages too: out of fold their word
 #: precision gains 0.004 there, while on every type documentation and WCXB's articles lost 0.001
-#: (docs/research/quality-round3.rst).
+#: (docs/research/quality-round3.rst).  So are carousels.
 ASIDE_TYPES = frozenset({"article", "service"})
+#: A service's landing page promotes other content in cards and asks for action in buttons; elsewhere such cards
+#: are a collection's items and such links a listing's.
+SERVICE_TYPES = frozenset({"service"})
 #: The rules that run on some page types only, and those types.  Buyers' reviews are dropped from product pages
 #: only: a review site's reviews, or a service's testimonials, are what it has to say.
 TYPED_RULES = {
@@ -221,6 +227,9 @@ TYPED_RULES = {
     aside_sections: ASIDE_TYPES,
     announced_rails: ARTICLE_ONLY_TYPES,
     review_sections: frozenset({"product"}),
+    carousel_sections: ASIDE_TYPES,
+    teaser_cards: SERVICE_TYPES,
+    call_to_action_links: SERVICE_TYPES,
 }
 
 
@@ -232,6 +241,9 @@ RULES = (
     aside_sections,
     announced_rails,
     review_sections,
+    carousel_sections,
+    teaser_cards,
+    call_to_action_links,
     excerpt_teasers,
     repeated_blocks,
     landmark_sections,

@@ -71,7 +71,7 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     outside = lengths[kept & ~marked]
     if len(outside) and outside.max() >= MIN_POST_CHARS:
         return marked
-    return _unless_the_page_is_theirs(kept, marked, page, lengths)
+    return unless_the_page_is_theirs(kept, marked, page, lengths)
 
 
 #: Class or id words of the elements that hold buyers' reviews and ratings ("testimonial" is not one: on a product
@@ -84,7 +84,7 @@ def review_sections(page: Page, labels: np.ndarray, words: re.Pattern = REVIEW_W
     :func:`comment_sections`' guards: a product's reviews are to its page what readers' comments are to an
     article."""
     kept = labels != 0
-    return _unless_the_page_is_theirs(kept, kept & under_attributes(page, words), page)
+    return unless_the_page_is_theirs(kept, kept & under_attributes(page, words), page)
 
 
 #: Class or id words of an article's asides: related-link rails, promotions, sign-up prompts, share bars, author
@@ -125,7 +125,7 @@ def aside_sections(
         if not among.any():
             return among
     marked = under_attributes(page, words, skipped_tags=HEADING_TAGS, ignored=TAXONOMY_TOKENS, among=among)
-    return _unless_the_page_is_theirs(kept, among & marked, page)
+    return unless_the_page_is_theirs(kept, among & marked, page)
 
 
 #: The walk's ancestor bits of the landmarks that hold no page's main text: ``<nav>``, ``<footer>`` and ``<aside>``
@@ -148,7 +148,7 @@ def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     named = kept & ~marked & ((page.ancestor_keywords & _FOOTER_KEYWORD_BIT) != 0)
     if named.any():
         marked |= named & under_attributes(page, FOOTER_WORDS, among=named)
-    return _unless_the_page_is_theirs(kept, marked, page)
+    return unless_the_page_is_theirs(kept, marked, page)
 
 
 #: The classes that hide text from the eye and leave it to screen readers: Bootstrap's and Tailwind's ``sr-only``,
@@ -240,7 +240,7 @@ def under_attributes(
     return np.cumsum(inside[:-1]) > 0
 
 
-def _unless_the_page_is_theirs(
+def unless_the_page_is_theirs(
     kept: np.ndarray, marked: np.ndarray, page: Page, lengths: np.ndarray | None = None
 ) -> np.ndarray:
     """``marked``, or none of it where the longest kept block is marked (the page is its comments or reviews) or

@@ -1,0 +1,72 @@
+"""Gaps in a documentation page's text, filled after the rules of :mod:`.after_decoding` have run.
+
+A reference page mixes prose with code, signatures and parameter lists, and the model is unsure of the fragments
+between them (p(content) of 0.2 to 0.5 on a Python library's parameter descriptions): the labelling keeps the page's
+text with holes in it, and a rule may have dropped a tab's sentence as a repeat of another tab's.
+:func:`documentation_gaps` keeps the blocks in those holes: those left out between the first and the last kept
+block of the element that holds the page's text, unless they are links (a table of contents), inside a navigation,
+footer or complementary landmark, or below :data:`MIN_GAP_PROBABILITY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...page import Page
+from .counts import block_lengths
+from .furniture import LANDMARK_BITS
+
+#: The page types whose gaps are filled: elsewhere a block the model doubts between kept ones is as often a caption,
+#: an advertisement or a teaser.
+GAP_TYPES = frozenset({"documentation"})
+#: The element that holds the page's text is the deepest one holding this share of the kept characters.
+TEXT_ELEMENT_SHARE = 0.8
+#: A block in a gap is kept from this p(content) on.
+MIN_GAP_PROBABILITY = 0.1
+
+
+def text_element_range(page: Page, kept: np.ndarray) -> tuple[int, int] | None:
+    """The block range (start, end) of the deepest CDOM node holding :data:`TEXT_ELEMENT_SHARE` of the kept
+    characters, or ``None`` where the page keeps nothing."""
+    table = page.node_table
+    if not kept.any() or not len(table):
+        return None
+    kept_chars = np.concatenate(([0], np.cumsum(np.where(kept, block_lengths(page.texts), 0))))
+    inside = kept_chars[table[:, 3]] - kept_chars[table[:, 2]]
+    holders = np.flatnonzero(inside >= TEXT_ELEMENT_SHARE * kept_chars[-1])
+    if not len(holders):
+        return None
+    node = holders[np.argmax(table[holders, 1])]  # the first of the deepest
+    return int(table[node, 2]), int(table[node, 3])
+
+
+def documentation_gaps(page: Page, labels: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """The blocks to keep in the gaps of ``labels`` (the rules' result), as a mask: p(content) of
+    :data:`MIN_GAP_PROBABILITY` or more, between the first and the last kept block of the element that holds the
+    page's text (:func:`text_element_range`), not in a link, not in a landmark."""
+    gaps = np.zeros(len(page), bool)
+    kept = labels != 0
+    span = text_element_range(page, kept)
+    if span is None:
+        return gaps
+    inside = np.flatnonzero(kept[span[0] : span[1]]) + span[0]
+    first, last = int(inside[0]), int(inside[-1])
+    gaps[first:last] = True
+    gaps &= ~kept & (probabilities >= MIN_GAP_PROBABILITY) & ~page.in_link
+    return gaps & ((page.ancestor_tags & LANDMARK_BITS) == 0)
+
+
+def fill_gaps(
+    page: Page,
+    labels: np.ndarray,
+    probabilities: np.ndarray,
+    page_type: Callable[[], str | None],
+) -> np.ndarray:
+    """``labels`` with :func:`documentation_gaps` kept, on pages of :data:`GAP_TYPES`; ``page_type`` is asked only
+    where there are gaps."""
+    gaps = documentation_gaps(page, labels, probabilities)
+    if not gaps.any() or page_type() not in GAP_TYPES:
+        return labels
+    return np.where(gaps, 1, labels).astype(labels.dtype)

@@ -1,0 +1,64 @@
+"""What a page promotes beside its own text: carousels, teaser cards of other content, and calls to action.
+
+:func:`carousel_sections`, :func:`teaser_cards` and :func:`call_to_action_links` take a page and its decoded labels
+and return the kept blocks they find, as a mask; :mod:`.after_decoding` runs the first on articles and services'
+pages, the other two on services' pages only.  A service's landing page is built of such parts, and the model keeps
+many of them with confidence (p(content) of 0.7 to 0.97): a threshold cannot drop them, their markup can.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ...page import Page
+from ...page.elements import first_letter_alternation
+from .furniture import HEADING_TAGS, under_attributes, unless_the_page_is_theirs
+
+#: Class or id words of a carousel or slider: the library names (Swiper, Splide, Slick, Glide, Owl) and the plain
+#: words.  A carousel shows other posts, quotes or logos one at a time, never the page's own text in order.
+CAROUSEL_WORD_LIST = ("carousel", "slide", "swiper", "splide", "slick", "glide", "owl-")
+#: Branching on the first letter, as :data:`~.furniture.ASIDE_WORDS` does.
+CAROUSEL_WORDS = re.compile(first_letter_alternation(CAROUSEL_WORD_LIST))
+#: Class or id words of cards that announce other content of the site: insights, resources, blog posts, news,
+#: events, webinars, stories, case studies and white papers.
+TEASER_CARD_WORD_LIST = (
+    "insight", "resource", "blog", "news", "event", "webinar", "story", "stories", "case-stud", "casestud",
+    "whitepaper",
+)  # fmt: skip
+TEASER_CARD_WORDS = re.compile(first_letter_alternation(TEASER_CARD_WORD_LIST))
+#: A kept link of fewer words is a button ("Get started", "Learn more", "Book a demo").
+MAX_CALL_TO_ACTION_WORDS = 3
+
+
+def carousel_sections(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks under an element (not a heading) whose class or id names a carousel or slider
+    (:data:`CAROUSEL_WORDS`), unless the longest kept block is one of them or less than 100 kept characters lie
+    outside them (:func:`~.furniture.comment_sections`' guards: a page that is a slideshow keeps its slides)."""
+    return _under(page, labels, CAROUSEL_WORDS)
+
+
+def teaser_cards(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks under an element (not a heading) whose class or id names other content of the site
+    (:data:`TEASER_CARD_WORDS`), with the same guards as :func:`carousel_sections`."""
+    return _under(page, labels, TEASER_CARD_WORDS)
+
+
+def call_to_action_links(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept link blocks of at most :data:`MAX_CALL_TO_ACTION_WORDS` words: a landing page's buttons."""
+    links = (labels != 0) & page.in_link
+    if not links.any():
+        return links
+    texts = page.texts
+    blocks = np.flatnonzero(links).tolist()
+    links[blocks] = [len(texts[i].split()) <= MAX_CALL_TO_ACTION_WORDS for i in blocks]
+    return links
+
+
+def _under(page: Page, labels: np.ndarray, words: re.Pattern) -> np.ndarray:
+    kept = labels != 0
+    if not kept.any():
+        return kept
+    marked = kept & under_attributes(page, words, skipped_tags=HEADING_TAGS, among=kept)
+    return unless_the_page_is_theirs(kept, marked, page)
