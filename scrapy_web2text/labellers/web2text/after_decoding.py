@@ -9,8 +9,9 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
    boxes (:func:`~.furniture.aside_sections`, on services' pages too), and link rails under a heading that
    announces other pages (:func:`~.rails.announced_rails`); on product pages, buyers' reviews
    (:func:`~.furniture.review_sections`); on articles and services' pages, carousels
-   (:func:`~.promotions.carousel_sections`), and on services' pages, teaser cards of other content and buttons
-   (:func:`~.promotions.teaser_cards`, :func:`~.promotions.call_to_action_links`);
+   (:func:`~.promotions.carousel_sections`), and on services' pages, teaser cards of other content, buttons and
+   labels (:func:`~.promotions.teaser_cards`, :func:`~.promotions.call_to_action_links`,
+   :func:`~.promotions.short_labels`); on every page, bylines (:func:`~.furniture.byline_sections`);
 3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table or paragraphs of one passage (:func:`repeated_blocks`);
@@ -29,6 +30,7 @@ from ...page import Page
 from .counts import block_lengths
 from .furniture import (
     aside_sections,
+    byline_sections,
     comment_sections,
     hidden_blocks,
     landmark_sections,
@@ -36,7 +38,7 @@ from .furniture import (
     screen_reader_blocks,
     unless_most_of_the_kept_text,
 )
-from .promotions import call_to_action_links, carousel_sections, teaser_cards
+from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
 from .rails import announced_rails
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
@@ -230,6 +232,7 @@ TYPED_RULES = {
     carousel_sections: ASIDE_TYPES,
     teaser_cards: SERVICE_TYPES,
     call_to_action_links: SERVICE_TYPES,
+    short_labels: SERVICE_TYPES,
 }
 
 
@@ -239,11 +242,13 @@ RULES = (
     hidden_blocks,
     comment_sections,
     aside_sections,
+    byline_sections,
     announced_rails,
     review_sections,
     carousel_sections,
     teaser_cards,
     call_to_action_links,
+    short_labels,
     excerpt_teasers,
     repeated_blocks,
     landmark_sections,

@@ -1,5 +1,6 @@
 """Page furniture that the labelling as a whole shows not to be main text: text no reader sees, readers' comments,
-asides, buyers' reviews, the page's navigation, footer and complementary landmarks, and text for screen readers.
+asides, buyers' reviews, bylines, the page's navigation, footer and complementary landmarks, and text for screen
+readers.
 
 :func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections`, :func:`review_sections`,
 :func:`landmark_sections` and :func:`screen_reader_blocks` take a page and its decoded labels and return the kept
@@ -126,6 +127,18 @@ def aside_sections(
             return among
     marked = under_attributes(page, words, skipped_tags=HEADING_TAGS, ignored=TAXONOMY_TOKENS, among=among)
     return unless_the_page_is_theirs(kept, among & marked, page)
+
+
+#: Class or id words of a post's byline and dateline ("Posted by … on February 14, 2013 at 12:43 pm"), which belong in
+#: the metadata fields, not in the main text.  Each holds one of the walk's ``byline`` keywords.
+BYLINE_WORDS = re.compile(r"byline|dateline|entry-meta|post-?meta")
+_BYLINE_KEYWORD_BIT = ANCESTOR_KEYWORD_BITS["byline"]
+
+
+def byline_sections(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks under an element (not a heading) whose class or id names a byline, a dateline or a post's
+    metadata (:data:`BYLINE_WORDS`), with :func:`aside_sections`' guards."""
+    return aside_sections(page, labels, BYLINE_WORDS, _BYLINE_KEYWORD_BIT)
 
 
 #: The walk's ancestor bits of the landmarks that hold no page's main text: ``<nav>``, ``<footer>`` and ``<aside>``

@@ -1,9 +1,10 @@
-"""What a page promotes beside its own text: carousels, teaser cards of other content, and calls to action.
+"""What a page promotes beside its own text: carousels, teaser cards of other content, calls to action and labels.
 
-:func:`carousel_sections`, :func:`teaser_cards` and :func:`call_to_action_links` take a page and its decoded labels
-and return the kept blocks they find, as a mask; :mod:`.after_decoding` runs the first on articles and services'
-pages, the other two on services' pages only.  A service's landing page is built of such parts, and the model keeps
-many of them with confidence (p(content) of 0.7 to 0.97): a threshold cannot drop them, their markup can.
+:func:`carousel_sections`, :func:`teaser_cards`, :func:`call_to_action_links` and :func:`short_labels` take a page
+and its decoded labels and return the kept blocks they find, as a mask; :mod:`.after_decoding` runs the first on
+articles and services' pages, the others on services' pages only.  A service's landing page is built of such
+parts, and the model keeps many of them with confidence (p(content) of 0.7 to 0.97): a threshold cannot drop them,
+their markup and their size can.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from ...page import Page
 from ...page.elements import first_letter_alternation
+from ...page.tags import ANCESTOR_TAG_BITS
 from .furniture import HEADING_TAGS, under_attributes, unless_the_page_is_theirs
 
 #: Class or id words of a carousel or slider: the library names (Swiper, Splide, Slick, Glide, Owl) and the plain
@@ -54,6 +56,23 @@ def call_to_action_links(page: Page, labels: np.ndarray) -> np.ndarray:
     blocks = np.flatnonzero(links).tolist()
     links[blocks] = [len(texts[i].split()) <= MAX_CALL_TO_ACTION_WORDS for i in blocks]
     return links
+
+
+#: A kept block of fewer words, outside headings and links, is a label: a badge ("New!"), a figure of a mock-up of
+#: the product ("FIG 0.2", "Backlog", "8"), a tick of a pricing table ("100%").
+MAX_LABEL_WORDS = 2
+_HEADING_BIT = ANCESTOR_TAG_BITS["h1"]  # one bit for h1 to h6
+
+
+def short_labels(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks of at most :data:`MAX_LABEL_WORDS` words, not in a link nor in a heading."""
+    short = (labels != 0) & ~page.in_link & ((page.ancestor_tags & _HEADING_BIT) == 0)
+    if not short.any():
+        return short
+    texts = page.texts
+    blocks = np.flatnonzero(short).tolist()
+    short[blocks] = [len(texts[i].split()) <= MAX_LABEL_WORDS for i in blocks]
+    return short
 
 
 def _under(page: Page, labels: np.ndarray, words: re.Pattern) -> np.ndarray:
