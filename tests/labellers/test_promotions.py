@@ -1,4 +1,5 @@
-"""What pages promote beside their text (carousels, teaser cards, buttons), and the gaps of a documentation page."""
+"""What pages promote beside their text (carousels, teaser cards, buttons, labels), bylines, and the gaps of a
+documentation page."""
 
 from __future__ import annotations
 
@@ -6,8 +7,14 @@ import numpy as np
 import pytest
 
 from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding
+from scrapy_web2text.labellers.web2text.furniture import byline_sections
 from scrapy_web2text.labellers.web2text.gaps import MIN_GAP_PROBABILITY, documentation_gaps, fill_gaps
-from scrapy_web2text.labellers.web2text.promotions import call_to_action_links, carousel_sections, teaser_cards
+from scrapy_web2text.labellers.web2text.promotions import (
+    call_to_action_links,
+    carousel_sections,
+    short_labels,
+    teaser_cards,
+)
 from scrapy_web2text.page import parse_page
 
 _PITCH = [
@@ -65,6 +72,26 @@ def test_buttons_are_dropped_from_services_pages_and_longer_links_stay():
     assert _kept(page, drop_after_decoding(page, everything, "listing")) == [*_PITCH, "Book a demo", _OTHER]
     # Only kept links count.
     assert not call_to_action_links(page, np.array([1, 1, 0, 1])).any()
+
+
+def test_short_labels_are_dropped_from_services_pages_outside_headings_and_links():
+    page = parse_page(_page('<span class="badge">New!</span><h2>Pricing</h2><p>100%</p><a href="/x">Docs</a>'))
+    everything = np.ones(len(page), np.int64)
+    assert list(short_labels(page, everything)) == [False, False, True, False, True, False]
+    assert _kept(page, drop_after_decoding(page, everything, "service")) == [*_PITCH, "Pricing"]
+    assert _kept(page, drop_after_decoding(page, everything, "forum")) == [*_PITCH, "New!", "Pricing", "100%", "Docs"]
+
+
+@pytest.mark.parametrize("name", ['class="byline"', 'class="entry-meta"', 'id="post-meta"', 'class="postmeta"'])
+def test_bylines_and_post_metadata_leave_the_main_text_of_every_page(name):
+    page = parse_page(_page(f"<p {name}>Posted by Bethonie Butler on February 14, 2013 at 12:43 pm</p>"))
+    everything = np.ones(len(page), np.int64)
+    assert list(byline_sections(page, everything)) == [False, False, True]
+    for page_type in ("article", "forum", None):
+        assert _kept(page, drop_after_decoding(page, everything, page_type)) == _PITCH
+    # A heading's id is a slug of its own text; "metadata" in a class is not a post's.
+    page = parse_page(_page('<h2 id="byline-conventions">Bylines</h2><p class="metadata-table">Posted by us</p>'))
+    assert not byline_sections(page, np.ones(len(page), np.int64)).any()
 
 
 _REFERENCE = """<html><body><nav><a href="/">Home</a><p>Version 3.14 of the library reference.</p></nav>

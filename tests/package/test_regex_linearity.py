@@ -61,6 +61,7 @@ WHY_LINEAR = {
     "labellers.web2text.counts._WORD": r"\w+ always matches the whole run",
     "labellers.web2text.furniture.REVIEW_WORDS": "an alternation of two literals: bounded per position",
     "labellers.web2text.furniture.ASIDE_WORDS": "an alternation of literals (some with optional characters): bounded",
+    "labellers.web2text.furniture.BYLINE_WORDS": "literals, one with an optional hyphen: bounded per position",
     "labellers.web2text.furniture.FOOTER_WORDS": "one literal: bounded per position",
     "labellers.web2text.furniture.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
     "labellers.web2text.promotions.CAROUSEL_WORDS": "literals, branching on the first letter: bounded",
