@@ -89,15 +89,20 @@ def test_fine_tuning_learns_the_corrections(corrected):
     assert card["from_name"] == "default" and card["pages"][0]["sha256"] == sha256_of(corrected["html"])
     assert card["pages"][0]["changed"] == len(NAVIGATION) and card["settings"]["iterations"] == 40
     assert tuned.block_mean is model.block_mean  # same features
-    # Same configuration, but the navigation the labels keep sits in a <nav>: the landmarks rule would drop it.
-    assert tuned.config == {**model.config, "skip_rules": ["landmark_sections"]}
-    assert card["skip_rules"] == ["landmark_sections"]
+    # Same configuration, but the navigation the labels keep sits in a <nav> and is links of a word or two: the
+    # landmarks rule would drop it, and so would the rule for a services' page's buttons (rules of any page type).
+    skipped = ["call_to_action_links", "landmark_sections"]
+    assert tuned.config == {**model.config, "skip_rules": skipped}
+    assert card["skip_rules"] == skipped
 
 
 def test_a_tuned_model_skips_the_rules_its_labels_overrule_and_keeps_what_they_keep(corrected, tmp_path):
     model = load_model()
     pages = read_labelled_pages(corrected["pages"], [corrected["labels"]])
-    assert overruled_rules(pages[0].page, pages[0].labels, pages[0].known) == {"landmark_sections"}
+    assert overruled_rules(pages[0].page, pages[0].labels, pages[0].known) == {
+        "call_to_action_links",
+        "landmark_sections",
+    }
     # Labels that agree with the rules overrule none: the tuned model's configuration stays the model's.
     pages[0].labels[list(corrected["flip"])] = False
     assert overruled_rules(pages[0].page, pages[0].labels, pages[0].known) == set()
@@ -175,7 +180,7 @@ def test_train_init_writes_a_model_that_loads_by_path(corrected, tmp_path, capsy
     output = tmp_path / "mymodel"
     arguments = ["train", "--init", "default", "--pages", str(corrected["pages"]), "--labels", str(corrected["labels"])]
     assert main([*arguments, "-o", str(output), "--iterations", "20", "--mix", "0", "--threads", "1"]) == 0
-    assert "your labels overrule, skipped: landmark_sections" in capsys.readouterr().out
+    assert "your labels overrule, skipped: call_to_action_links, landmark_sections" in capsys.readouterr().out
     tuned = Web2TextModel.load(f"{output}.npz")
     card = json.loads((tmp_path / "mymodel.json").read_text())
     assert card["fine_tuned"]["pages"][0]["source"].endswith("story.html") and card["name"] == "default-tuned"
