@@ -71,7 +71,8 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     """Labels (1 = content), p(content), stage timings, whether the page was decoded again, and its type.
 
     With the model's own threshold (``threshold=None``), a page that comes out empty is decoded again
-    (:func:`decode_empty_page_again`); a threshold given is applied as it is.
+    (:func:`decode_empty_page_again`) and a documentation page's gaps are filled (:mod:`.gaps`); a threshold given is
+    applied as it is.
     """
     own_threshold = threshold is None
     clock = time.perf_counter()
@@ -95,7 +96,8 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
         return _label(page_type())
 
     labels = drop_after_decoding(page, labels, type_label, model.skipped_rules)
-    labels = fill_gaps(page, labels, np.exp(unary[:, 1]), type_label)
+    if own_threshold:  # a threshold given is applied as it is: nothing below it is kept
+        labels = fill_gaps(page, labels, np.exp(unary[:, 1]), type_label)
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),

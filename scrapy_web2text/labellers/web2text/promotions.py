@@ -49,13 +49,7 @@ def teaser_cards(page: Page, labels: np.ndarray) -> np.ndarray:
 
 def call_to_action_links(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept link blocks of at most :data:`MAX_CALL_TO_ACTION_WORDS` words: a landing page's buttons."""
-    links = (labels != 0) & page.in_link
-    if not links.any():
-        return links
-    texts = page.texts
-    blocks = np.flatnonzero(links).tolist()
-    links[blocks] = [len(texts[i].split()) <= MAX_CALL_TO_ACTION_WORDS for i in blocks]
-    return links
+    return _short((labels != 0) & page.in_link, page.texts, MAX_CALL_TO_ACTION_WORDS)
 
 
 #: A kept block of fewer words, outside headings and links, is a label: a badge ("New!"), a figure of a mock-up of
@@ -66,13 +60,16 @@ _HEADING_BIT = ANCESTOR_TAG_BITS["h1"]  # one bit for h1 to h6
 
 def short_labels(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks of at most :data:`MAX_LABEL_WORDS` words, not in a link nor in a heading."""
-    short = (labels != 0) & ~page.in_link & ((page.ancestor_tags & _HEADING_BIT) == 0)
-    if not short.any():
-        return short
-    texts = page.texts
-    blocks = np.flatnonzero(short).tolist()
-    short[blocks] = [len(texts[i].split()) <= MAX_LABEL_WORDS for i in blocks]
-    return short
+    outside = (labels != 0) & ~page.in_link & ((page.ancestor_tags & _HEADING_BIT) == 0)
+    return _short(outside, page.texts, MAX_LABEL_WORDS)
+
+
+def _short(among: np.ndarray, texts: list[str], words: int) -> np.ndarray:
+    """The blocks of ``among`` (a mask, changed in place) whose text has at most ``words`` words."""
+    blocks = np.flatnonzero(among).tolist()
+    if blocks:
+        among[blocks] = [len(texts[i].split()) <= words for i in blocks]
+    return among
 
 
 def _under(page: Page, labels: np.ndarray, words: re.Pattern) -> np.ndarray:
