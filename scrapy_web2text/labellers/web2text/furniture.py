@@ -72,7 +72,7 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     outside = lengths[kept & ~marked]
     if len(outside) and outside.max() >= MIN_POST_CHARS:
         return marked
-    return unless_the_page_is_theirs(kept, marked, page, lengths)
+    return _unless_the_page_is_theirs(kept, marked, page, lengths)
 
 
 #: Class or id words of the elements that hold buyers' reviews and ratings ("testimonial" is not one: on a product
@@ -85,7 +85,7 @@ def review_sections(page: Page, labels: np.ndarray, words: re.Pattern = REVIEW_W
     :func:`comment_sections`' guards: a product's reviews are to its page what readers' comments are to an
     article."""
     kept = labels != 0
-    return unless_the_page_is_theirs(kept, kept & under_attributes(page, words), page)
+    return _unless_the_page_is_theirs(kept, kept & under_attributes(page, words), page)
 
 
 #: Class or id words of an article's asides: related-link rails, promotions, sign-up prompts, share bars, author
@@ -113,20 +113,25 @@ HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 
 def aside_sections(
-    page: Page, labels: np.ndarray, words: re.Pattern = ASIDE_WORDS, keyword_bits: int | None = ASIDE_KEYWORD_BITS
+    page: Page,
+    labels: np.ndarray,
+    words: re.Pattern = ASIDE_WORDS,
+    keyword_bits: int | None = ASIDE_KEYWORD_BITS,
+    ignored: re.Pattern | None = TAXONOMY_TOKENS,
 ) -> np.ndarray:
     """Kept blocks under an element (not a heading) whose class or id holds one of ``words`` outside a taxonomy
     token, with :func:`comment_sections`' guards: the model drops most such text from its own features, and this
     takes what it kept (a related post's excerpt, an author's box).  ``keyword_bits``: keyword groups that hold
-    every one of ``words`` (``None`` if unknown); only kept blocks under one of them are read."""
+    every one of ``words`` (``None`` if unknown); only kept blocks under one of them are read.  ``ignored``: the
+    class tokens not read (``None``: every token is)."""
     kept = labels != 0
     among = kept
     if keyword_bits is not None:  # most pages keep no block under such a keyword
         among = kept & ((page.ancestor_keywords & keyword_bits) != 0)
         if not among.any():
             return among
-    marked = under_attributes(page, words, skipped_tags=HEADING_TAGS, ignored=TAXONOMY_TOKENS, among=among)
-    return unless_the_page_is_theirs(kept, among & marked, page)
+    marked = under_attributes(page, words, skipped_tags=HEADING_TAGS, ignored=ignored, among=among)
+    return _unless_the_page_is_theirs(kept, among & marked, page)
 
 
 #: Class or id words of a post's byline and dateline ("Posted by … on February 14, 2013 at 12:43 pm"), which belong in
@@ -161,7 +166,7 @@ def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     named = kept & ~marked & ((page.ancestor_keywords & _FOOTER_KEYWORD_BIT) != 0)
     if named.any():
         marked |= named & under_attributes(page, FOOTER_WORDS, among=named)
-    return unless_the_page_is_theirs(kept, marked, page)
+    return _unless_the_page_is_theirs(kept, marked, page)
 
 
 #: The classes that hide text from the eye and leave it to screen readers: Bootstrap's and Tailwind's ``sr-only``,
@@ -253,7 +258,7 @@ def under_attributes(
     return np.cumsum(inside[:-1]) > 0
 
 
-def unless_the_page_is_theirs(
+def _unless_the_page_is_theirs(
     kept: np.ndarray, marked: np.ndarray, page: Page, lengths: np.ndarray | None = None
 ) -> np.ndarray:
     """``marked``, or none of it where the longest kept block is marked (the page is its comments or reviews) or

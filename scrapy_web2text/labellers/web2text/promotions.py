@@ -16,7 +16,7 @@ import numpy as np
 from ...page import Page
 from ...page.elements import first_letter_alternation
 from ...page.tags import ANCESTOR_TAG_BITS
-from .furniture import HEADING_TAGS, under_attributes, unless_the_page_is_theirs
+from .furniture import aside_sections
 
 #: Class or id words of a carousel or slider: the library names (Swiper, Splide, Slick, Glide, Owl) and the plain
 #: words.  A carousel shows other posts, quotes or logos one at a time, never the page's own text in order.
@@ -38,13 +38,13 @@ def carousel_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element (not a heading) whose class or id names a carousel or slider
     (:data:`CAROUSEL_WORDS`), unless the longest kept block is one of them or less than 100 kept characters lie
     outside them (:func:`~.furniture.comment_sections`' guards: a page that is a slideshow keeps its slides)."""
-    return _under(page, labels, CAROUSEL_WORDS)
+    return aside_sections(page, labels, CAROUSEL_WORDS, keyword_bits=None, ignored=None)
 
 
 def teaser_cards(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element (not a heading) whose class or id names other content of the site
     (:data:`TEASER_CARD_WORDS`), with the same guards as :func:`carousel_sections`."""
-    return _under(page, labels, TEASER_CARD_WORDS)
+    return aside_sections(page, labels, TEASER_CARD_WORDS, keyword_bits=None, ignored=None)
 
 
 def call_to_action_links(page: Page, labels: np.ndarray) -> np.ndarray:
@@ -70,11 +70,3 @@ def _short(among: np.ndarray, texts: list[str], words: int) -> np.ndarray:
     if blocks:
         among[blocks] = [len(texts[i].split()) <= words for i in blocks]
     return among
-
-
-def _under(page: Page, labels: np.ndarray, words: re.Pattern) -> np.ndarray:
-    kept = labels != 0
-    if not kept.any():
-        return kept
-    marked = kept & under_attributes(page, words, skipped_tags=HEADING_TAGS, among=kept)
-    return unless_the_page_is_theirs(kept, marked, page)
