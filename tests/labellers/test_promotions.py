@@ -1,5 +1,5 @@
-"""What pages promote beside their text (carousels, teaser cards, buttons, labels), bylines, and the gaps of a
-documentation page."""
+"""What pages promote beside their text (carousels, teaser cards, buttons, labels), bylines, the gaps of a
+documentation page and an article's code listings."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ import pytest
 
 from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding
 from scrapy_web2text.labellers.web2text.furniture import byline_sections
-from scrapy_web2text.labellers.web2text.gaps import MIN_GAP_PROBABILITY, documentation_gaps, fill_gaps
+from scrapy_web2text.labellers.web2text.gaps import (
+    MIN_GAP_PROBABILITY,
+    documentation_gaps,
+    fill_gaps,
+    listing_remainders,
+)
 from scrapy_web2text.labellers.web2text.promotions import (
     call_to_action_links,
     carousel_sections,
@@ -139,3 +144,42 @@ def test_gaps_are_read_inside_the_element_that_holds_the_text_and_never_in_a_lan
     assert not gaps[: nav[0] + 1].any()
     assert page.texts.index("json - JSON encoder and decoder") not in np.flatnonzero(gaps)
     assert gaps.sum() == 2
+
+
+_LISTING = """<html><body><article><p>Anomaly in a data series is a significant deviation from a reasonable value.</p>
+<pre><code><span class="k">SELECT</span> <span class="n">avg</span>(<span class="n">n</span>)
+<span class="k">FROM</span> <span class="n">unnest</span>(<span class="k">array</span>[2, 3, 12])</code></pre>
+<p>The mean is about 5.67, and the number that stands out is 12.</p>
+<pre><span>pip</span> <span>install</span> <span>anomalies</span></pre>
+<div><pre><pre><span>nested</span> <span>listing</span></pre> <span>tail</span></pre></div></article></body></html>"""
+
+
+def _listing():
+    page = parse_page(_LISTING)
+    tokens = [i for i, path in enumerate(page.tag_paths) if "pre" in path]
+    return page, tokens
+
+
+def test_an_articles_code_listing_kept_in_part_is_kept_whole():
+    page, tokens = _listing()
+    texts = page.texts
+    labels = np.array([0 if "pre" in path else 1 for path in page.tag_paths])
+    labels[texts.index("SELECT")] = 1  # one token of the first listing, and the nested listing's first
+    labels[texts.index("nested")] = 1
+    rest = listing_remainders(page, labels)
+    first = [i for i in tokens if i < texts.index("The mean is about 5.67, and the number that stands out is 12.")]
+    second = [texts.index(word) for word in ("pip", "install", "anomalies")]
+    # The first listing's other tokens and the outer listing around the nested one; the untouched listing stays out.
+    assert set(np.flatnonzero(rest)) == (set(first) | {texts.index("listing"), texts.index("tail")}) - {
+        texts.index("SELECT"),
+        texts.index("nested"),
+    }
+    assert not rest[second].any()
+    filled = fill_gaps(page, labels, np.zeros(len(page)), lambda: "article")
+    assert (filled == (labels.astype(bool) | rest)).all()
+    # Other page types keep their listings as labelled, and the type is asked only where a listing is touched.
+    assert (fill_gaps(page, labels, np.zeros(len(page)), lambda: "service") == labels).all()
+    asked = []
+    untouched = np.array([0 if "pre" in path else 1 for path in page.tag_paths])
+    fill_gaps(page, untouched, np.zeros(len(page)), lambda: asked.append(1) or "article")
+    assert asked == []

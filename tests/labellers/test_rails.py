@@ -1,4 +1,5 @@
-"""Link rails under a heading that announces other pages, dropped from articles (labellers/web2text/rails.py)."""
+"""Link rails dropped from articles (labellers/web2text/rails.py): under a heading that announces other pages, and
+lists of links outside the element that holds the text."""
 
 from __future__ import annotations
 
@@ -6,7 +7,13 @@ import numpy as np
 import pytest
 
 from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding
-from scrapy_web2text.labellers.web2text.rails import announced_rails, heading_ranks, heading_runs, section_ends
+from scrapy_web2text.labellers.web2text.rails import (
+    announced_rails,
+    heading_ranks,
+    heading_runs,
+    outlying_link_lists,
+    section_ends,
+)
 from scrapy_web2text.page import parse_page
 
 _STORY = [
@@ -95,3 +102,52 @@ def test_a_heading_s_rank_is_that_of_its_nearest_heading_element_and_a_heading_o
     ranks = heading_ranks(page)
     assert ranks.tolist() == [2, 2, 2, 0, 4]
     assert heading_runs(ranks) == [(0, 3, 2), (4, 5, 4)]
+
+
+_LONG_STORY = [line * 3 for line in _STORY]  # the text's element holds far more than 80 % of the kept characters
+
+
+def _column(items: str, body: str = "") -> str:
+    story = "".join(f"<p>{line}</p>" for line in _LONG_STORY)
+    return (
+        f'<html><body><div class="main"><div class="story">{story}{body}</div>'
+        f'<ul class="column">{items}</ul></div></body></html>'
+    )
+
+
+def _links(teasers=_TEASERS) -> str:
+    return "".join(f'<li><a href="/{i}"><span>{t}</span></a></li>' for i, t in enumerate(teasers))
+
+
+def test_a_list_of_links_outside_the_articles_text_is_dropped_and_its_items_found_under_their_spans():
+    page = parse_page(_column(_links()))
+    everything = np.ones(len(page), np.int64)
+    assert [page.texts[i] for i in np.flatnonzero(outlying_link_lists(page, everything))] == _TEASERS
+    assert _kept(page, drop_after_decoding(page, everything, "article")) == _LONG_STORY
+    # Other page types keep it: a listing's or a collection's items look the same.
+    for other in ("listing", "collection", "service", None):
+        assert _kept(page, drop_after_decoding(page, everything, other)) == [*_LONG_STORY, *_TEASERS]
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        _links(_TEASERS[:2]),  # two links: a pair of buttons, not a rail
+        "".join(f"<li>{t}, a story <a href='/'>told</a> again</li>" for t in _TEASERS),  # items that are text
+        _links() + "".join(f"<li>{t} and more of it</li>" for t in _TEASERS[:2]),  # under 80 % of the items links
+    ],
+)
+def test_lists_that_are_not_mostly_links_stay(items):
+    page = parse_page(_column(items))
+    assert not outlying_link_lists(page, np.ones(len(page), np.int64)).any()
+
+
+def test_a_list_of_links_inside_the_text_stays():
+    page = parse_page(_column("", body=f"<ul>{_links()}</ul>"))
+    everything = np.ones(len(page), np.int64)
+    assert not outlying_link_lists(page, everything).any()
+    # Dropped items only: what the labels left out is not counted, and a page that keeps nothing has no text.
+    labels = everything.copy()
+    labels[[page.texts.index(t) for t in _TEASERS]] = 0
+    assert not outlying_link_lists(page, labels).any()
+    assert not outlying_link_lists(page, np.zeros(len(page), np.int64)).any()

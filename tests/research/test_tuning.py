@@ -90,8 +90,9 @@ def test_fine_tuning_learns_the_corrections(corrected):
     assert card["pages"][0]["changed"] == len(NAVIGATION) and card["settings"]["iterations"] == 40
     assert tuned.block_mean is model.block_mean  # same features
     # Same configuration, but the navigation the labels keep sits in a <nav> and is links of a word or two: the
-    # landmarks rule would drop it, and so would the rule for a services' page's buttons (rules of any page type).
-    skipped = ["call_to_action_links", "landmark_sections"]
+    # landmarks rule would drop it, and so would the rules for a services' page's buttons and for an article's lists
+    # of links beside its text (rules of any page type).
+    skipped = ["call_to_action_links", "landmark_sections", "outlying_link_lists"]
     assert tuned.config == {**model.config, "skip_rules": skipped}
     assert card["skip_rules"] == skipped
 
@@ -102,14 +103,16 @@ def test_a_tuned_model_skips_the_rules_its_labels_overrule_and_keeps_what_they_k
     assert overruled_rules(pages[0].page, pages[0].labels, pages[0].known) == {
         "call_to_action_links",
         "landmark_sections",
+        "outlying_link_lists",
     }
     # Labels that agree with the rules overrule none: the tuned model's configuration stays the model's.
     pages[0].labels[list(corrected["flip"])] = False
     assert overruled_rules(pages[0].page, pages[0].labels, pages[0].known) == set()
     # The skip is the model's: saved, loaded, and the navigation blocks the networks keep stay in the main text.
-    skipping = dataclasses.replace(model, config={**model.config, "skip_rules": ["landmark_sections"]})
+    skips = ["landmark_sections", "outlying_link_lists"]
+    skipping = dataclasses.replace(model, config={**model.config, "skip_rules": skips})
     loaded = Web2TextModel.load(skipping.save(tmp_path / "skipping"))
-    assert loaded.skipped_rules == {"landmark_sections"}
+    assert loaded.skipped_rules == set(skips)
     kept = extract(corrected["html"], model=loaded, threshold=1e-6).main_text  # every block clears it
     dropped = extract(corrected["html"], model=model, threshold=1e-6).main_text
     assert all(entry in kept for entry in NAVIGATION) and not any(entry in dropped for entry in NAVIGATION)
@@ -180,7 +183,10 @@ def test_train_init_writes_a_model_that_loads_by_path(corrected, tmp_path, capsy
     output = tmp_path / "mymodel"
     arguments = ["train", "--init", "default", "--pages", str(corrected["pages"]), "--labels", str(corrected["labels"])]
     assert main([*arguments, "-o", str(output), "--iterations", "20", "--mix", "0", "--threads", "1"]) == 0
-    assert "your labels overrule, skipped: call_to_action_links, landmark_sections" in capsys.readouterr().out
+    assert (
+        "your labels overrule, skipped: call_to_action_links, landmark_sections, outlying_link_lists"
+        in capsys.readouterr().out
+    )
     tuned = Web2TextModel.load(f"{output}.npz")
     card = json.loads((tmp_path / "mymodel.json").read_text())
     assert card["fine_tuned"]["pages"][0]["source"].endswith("story.html") and card["name"] == "default-tuned"

@@ -5,8 +5,8 @@ numpy, :mod:`.viterbi` decodes the most likely labelling.  ``web2text-unary`` is
 term: a block is kept when its own p(content) clears the threshold.
 
 After decoding, :mod:`.after_decoding` drops what the labelling as a whole shows not to be main text: captions,
-excerpts of other posts, a second copy of kept text, page furniture; then, on documentation pages, :mod:`.gaps`
-keeps the blocks that the model doubted between kept ones.
+excerpts of other posts, a second copy of kept text, page furniture; then :mod:`.gaps` keeps the rest of an
+article's code listings kept in part, and on documentation pages the blocks that the model doubted between kept ones.
 
 A page that the model's own threshold leaves empty is decoded again at a threshold relative to the page's most
 likely block (:func:`decode_empty_page_again`): the model's probabilities rank a page's blocks better than they
@@ -71,8 +71,8 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     """Labels (1 = content), p(content), stage timings, whether the page was decoded again, and its type.
 
     With the model's own threshold (``threshold=None``), a page that comes out empty is decoded again
-    (:func:`decode_empty_page_again`) and a documentation page's gaps are filled (:mod:`.gaps`); a threshold given is
-    applied as it is.
+    (:func:`decode_empty_page_again`), an article's code listings kept in part are kept whole and a documentation page's
+    gaps are filled (:mod:`.gaps`); a threshold given is applied as it is.
     """
     own_threshold = threshold is None
     clock = time.perf_counter()

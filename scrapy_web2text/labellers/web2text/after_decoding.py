@@ -16,7 +16,9 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table or paragraphs of one passage (:func:`repeated_blocks`);
 5. on every page, what is left inside the navigation, footer and complementary landmarks
-   (:func:`~.furniture.landmark_sections`), and text for screen readers only (:func:`~.furniture.screen_reader_blocks`).
+   (:func:`~.furniture.landmark_sections`), and text for screen readers only (:func:`~.furniture.screen_reader_blocks`);
+6. on articles, lists of links outside the element that holds the text (:func:`~.rails.outlying_link_lists`), once
+   every other rule has shown where the text is.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from .furniture import (
     unless_most_of_the_kept_text,
 )
 from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
-from .rails import announced_rails
+from .rails import announced_rails, outlying_link_lists
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -233,6 +235,7 @@ TYPED_RULES = {
     teaser_cards: SERVICE_TYPES,
     call_to_action_links: SERVICE_TYPES,
     short_labels: SERVICE_TYPES,
+    outlying_link_lists: ARTICLE_ONLY_TYPES,
 }
 
 
@@ -253,6 +256,7 @@ RULES = (
     repeated_blocks,
     landmark_sections,
     screen_reader_blocks,
+    outlying_link_lists,
 )
 
 

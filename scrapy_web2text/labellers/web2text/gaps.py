@@ -1,4 +1,5 @@
-"""Gaps in a documentation page's text, filled after the rules of :mod:`.after_decoding` have run.
+"""Gaps in the kept text, filled after the rules of :mod:`.after_decoding` have run: a documentation page's holes
+and an article's code listings kept in pieces.
 
 A reference page mixes prose with code, signatures and parameter lists, and the model is unsure of the fragments
 between them (p(content) of 0.2 to 0.5 on a Python library's parameter descriptions): the labelling keeps the page's
@@ -6,6 +7,10 @@ text with holes in it, and a rule may have dropped a tab's sentence as a repeat 
 :func:`documentation_gaps` keeps the blocks in those holes: those left out between the first and the last kept
 block of the element that holds the page's text, unless they are links (a table of contents), inside a navigation,
 footer or complementary landmark, or below :data:`MIN_GAP_PROBABILITY`.
+
+Syntax highlighting splits a code listing into one block per token, which the model scores one by one: an article
+keeps the listing's long tokens and drops its brackets and short names (Readability's ``toc-missing`` page kept half
+of its SQL).  :func:`listing_remainders` keeps the rest of a ``<pre>`` element some of whose blocks are kept.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from .furniture import LANDMARK_BITS
 #: The page types whose gaps are filled: elsewhere a block the model doubts between kept ones is as often a caption,
 #: an advertisement or a teaser.
 GAP_TYPES = frozenset({"documentation"})
+#: The page types whose code listings are kept whole: on a service's or a reference page a listing the model
+#: keeps a token of is as often a snippet offered beside the text (out of fold, WCXB services lost 0.002 of precision).
+LISTING_TYPES = frozenset({"article"})
 #: The element that holds the page's text is the deepest one holding this share of the kept characters.
 TEXT_ELEMENT_SHARE = 0.8
 #: A block in a gap is kept from this p(content) on.
@@ -58,14 +66,39 @@ def documentation_gaps(page: Page, labels: np.ndarray, probabilities: np.ndarray
     return gaps & ((page.ancestor_tags & LANDMARK_BITS) == 0)
 
 
+def listing_remainders(page: Page, labels: np.ndarray) -> np.ndarray:
+    """The blocks left out of ``<pre>`` elements some of whose blocks ``labels`` keeps, as a mask."""
+    table = page.node_table
+    remainders = np.zeros(len(page), bool)
+    if not len(table) or not len(page):
+        return remainders
+    is_pre = np.fromiter(("pre" in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
+    listings = np.flatnonzero(is_pre[table[:, 5]])
+    if not len(listings):
+        return remainders
+    kept = labels != 0
+    kept_before = np.concatenate(([0], np.cumsum(kept)))
+    starts, ends = table[listings, 2], table[listings, 3]
+    touched = kept_before[ends] > kept_before[starts]
+    # A difference array marks the touched listings' ranges in one pass, nested ``<pre>`` elements included.
+    marks = np.zeros(len(page) + 1, np.int64)
+    np.add.at(marks, starts[touched], 1)
+    np.add.at(marks, ends[touched], -1)
+    return (np.cumsum(marks[:-1]) > 0) & ~kept
+
+
 def fill_gaps(
     page: Page,
     labels: np.ndarray,
     probabilities: np.ndarray,
     page_type: Callable[[], str | None],
 ) -> np.ndarray:
-    """``labels`` with :func:`documentation_gaps` kept, on pages of :data:`GAP_TYPES`; ``page_type`` is asked only
-    where there are gaps."""
+    """``labels`` with :func:`listing_remainders` kept on pages of :data:`LISTING_TYPES` and
+    :func:`documentation_gaps` kept on pages of :data:`GAP_TYPES`; ``page_type`` is asked only where there is
+    something to keep."""
+    listings = listing_remainders(page, labels)
+    if listings.any() and page_type() in LISTING_TYPES:
+        labels = np.where(listings, 1, labels).astype(labels.dtype)
     gaps = documentation_gaps(page, labels, probabilities)
     if not gaps.any() or page_type() not in GAP_TYPES:
         return labels

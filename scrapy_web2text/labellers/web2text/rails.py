@@ -1,9 +1,14 @@
-"""Rails of links to other pages under a heading that announces them ("Related", "Lesen Sie auch", "À lire aussi").
+"""Rails of links to other pages: under a heading that announces them ("Related", "Lesen Sie auch", "À lire aussi"),
+or as lists of links beside the text.
 
 :func:`announced_rails` takes a page and its decoded labels and returns the kept blocks of such sections, as a mask;
 :mod:`.after_decoding` runs it on pages typed as articles, after :mod:`.furniture`'s rules.  A section runs from its
 heading to the next heading of the same or a higher rank.  Rails found by their links alone, without such a heading,
 lost listings and collections, whose sections look the same (docs/research/quality-round3.rst).
+
+:func:`outlying_link_lists` finds the rails that have no heading by where they sit: lists whose items are links,
+outside the element that holds the article's text (a Chinese news page's column of recommended stories, a Japanese
+portal's related articles).  :mod:`.after_decoding` runs it last, on articles, when the text's place is known.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from ...page.elements import first_letter_alternation
 from ...page.tags import ANCESTOR_TAG_BITS
 from .counts import block_lengths
 from .furniture import longest_kept
+from .gaps import text_element_range
 
 #: Headings that announce links to other pages rather than more of this one, lower-cased, in the languages of the
 #: corpora and of the pages users crawl most (English, German, French, Spanish, Polish, Italian, Dutch, Portuguese,
@@ -81,6 +87,63 @@ def announced_rails(page: Page, labels: np.ndarray) -> np.ndarray:
         if links >= MIN_RAIL_LINK_SHARE * items and kept_inside < MAX_RAIL_SHARE * before[2, -1]:
             rails[start:end] = kept[start:end]
     return rails
+
+
+#: A list of links has at least this many items that are links (and nearly all of its kept items are).
+MIN_LINKED_ITEMS = 3
+#: An item is a link when this share of its characters is in links.
+MIN_ITEM_LINK_SHARE = 0.9
+#: Of a list's items that hold kept text, at least this share are links.
+MIN_LINKED_SHARE = 0.8
+#: An item's ``li`` element sits at most this many levels above its text (``li > a > span > #text``).
+ITEM_DEPTH = 6
+
+
+def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks of lists outside the element that holds the page's text (:func:`~.gaps.text_element_range`)
+    whose items are links: :data:`MIN_LINKED_ITEMS` or more items with :data:`MIN_ITEM_LINK_SHARE` of their
+    characters in links, :data:`MIN_LINKED_SHARE` of the list's items that hold kept text.  Outside that element
+    lies a fifth of the kept characters at most, so the rule never takes most of the text."""
+    kept = labels != 0
+    lists = np.zeros(len(kept), bool)
+    span = text_element_range(page, kept)
+    if span is None:
+        return lists
+    start, end = span
+    outside = np.concatenate((np.flatnonzero(kept[:start]), np.flatnonzero(kept[end:]) + end)).tolist()
+    items = {item for item in (_list_item(page, block) for block in outside) if item >= 0}
+    if len(items) < MIN_LINKED_ITEMS:
+        return lists
+    table = page.node_table
+    lengths = block_lengths(page.texts)
+    before = _prefix_sums(lengths, lengths * page.in_link)  # characters, in links
+    by_list: dict[int, list[bool]] = {}
+    for item in items:
+        first, past = table[item, 2], table[item, 3]
+        chars, in_links = before[:, past] - before[:, first]
+        by_list.setdefault(int(table[item, 0]), []).append(chars > 0 and in_links >= MIN_ITEM_LINK_SHARE * chars)
+    marks = np.zeros(len(kept) + 1, np.int64)  # a difference array: nested lists are marked once each, in one pass
+    for container, linked in by_list.items():
+        first, past = table[container, 2], table[container, 3]
+        if first < end and past > start:  # around or inside the text's element
+            continue
+        if sum(linked) >= MIN_LINKED_ITEMS and sum(linked) >= MIN_LINKED_SHARE * len(linked):
+            marks[first] += 1
+            marks[past] -= 1
+    return (np.cumsum(marks[:-1]) > 0) & kept
+
+
+def _list_item(page: Page, block: int) -> int:
+    """The CDOM node of the ``li`` element at or above ``block`` (within :data:`ITEM_DEPTH` levels), or -1."""
+    table, tags = page.node_table, page.distinct_tags
+    node = int(page.block_nodes[block])
+    for _ in range(ITEM_DEPTH):
+        if node < 0:
+            return -1
+        if "li" in tags[table[node, 5]]:
+            return node
+        node = int(table[node, 0])
+    return -1
 
 
 def _first_announcing_block(page: Page, in_headings: list[int]) -> int | None:
