@@ -153,6 +153,25 @@ def test_the_page_type_is_asked_only_when_a_rule_for_articles_finds_a_block():
     assert asked == [1]  # once for both rules
 
 
+def test_where_the_page_type_is_known_the_rules_for_other_types_do_not_run(monkeypatch):
+    import scrapy_web2text.labellers.web2text.after_decoding as after_decoding
+
+    calls = []
+
+    def services_only(page, labels):
+        calls.append(1)
+        return np.ones(len(page), bool)
+
+    monkeypatch.setattr(after_decoding, "RULES", (services_only,))
+    monkeypatch.setitem(after_decoding.TYPED_RULES, services_only, frozenset({"service"}))
+    page = parse_page("<body>" + "".join(f"<p>{line}</p>" for line in _STORY) + "</body>")
+    everything = np.ones(len(page), np.int64)
+    assert (after_decoding.drop_after_decoding(page, everything, "article") == everything).all() and calls == []
+    # Unknown, the rule runs and its blocks go only where the type, asked then, is one of its own.
+    assert (after_decoding.drop_after_decoding(page, everything, lambda: "article") == everything).all()
+    assert not after_decoding.drop_after_decoding(page, everything, "service").any() and calls == [1, 1]
+
+
 _PRODUCT = [
     "A shelf unit of oak veneer, 77 by 147 centimetres, that stands upright or lies on its side.",
     "Four shelves hold books, boxes or baskets; the unit is anchored to the wall with the fittings included.",

@@ -129,6 +129,9 @@ def test_a_documentation_page_keeps_the_doubted_blocks_between_its_kept_text():
     # Below the floor, or on another page type, nothing is filled, and the type is asked only where there are gaps.
     assert not documentation_gaps(page, labels, np.full(len(page), MIN_GAP_PROBABILITY / 2)).any()
     assert (fill_gaps(page, labels, doubted, lambda: "article") == labels).all()
+    # A type already known is read as it is.
+    assert (fill_gaps(page, labels, doubted, "documentation") == filled).all()
+    assert (fill_gaps(page, labels, doubted, "article") == labels).all()
     asked = []
     fill_gaps(page, labels, np.zeros(len(page)), lambda: asked.append(1) or "documentation")
     assert asked == []
@@ -179,6 +182,8 @@ def test_an_articles_code_listing_kept_in_part_is_kept_whole():
     assert (filled == (labels.astype(bool) | rest)).all()
     # Other page types keep their listings as labelled, and the type is asked only where a listing is touched.
     assert (fill_gaps(page, labels, np.zeros(len(page)), lambda: "service") == labels).all()
+    assert (fill_gaps(page, labels, np.zeros(len(page)), "article") == filled).all()
+    assert (fill_gaps(page, labels, np.zeros(len(page)), "service") == labels).all()
     asked = []
     untouched = np.array([0 if "pre" in path else 1 for path in page.tag_paths])
     fill_gaps(page, untouched, np.zeros(len(page)), lambda: asked.append(1) or "article")

@@ -95,9 +95,11 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     def type_label() -> str | None:  # asked only where a rule needs the page's type
         return _label(page_type())
 
-    labels = drop_after_decoding(page, labels, type_label, model.skipped_rules)
+    # Known already where the threshold offsets asked for it: the rules for other types then need not run.
+    known = type_label() if page_type.cache_info().currsize else type_label
+    labels = drop_after_decoding(page, labels, known, model.skipped_rules)
     if own_threshold:  # a threshold given is applied as it is: nothing below it is kept
-        labels = fill_gaps(page, labels, np.exp(unary[:, 1]), type_label)
+        labels = fill_gaps(page, labels, np.exp(unary[:, 1]), known)
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),

@@ -273,18 +273,19 @@ def drop_after_decoding(
     """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
     result; the rules of :data:`TYPED_RULES` on pages of their types only, and none of those named in ``skipped``.
     ``page_type``: the page's type, or a function that tells it, asked only where one of those rules finds a
-    block."""
+    block; where the type is known, the rules for other types do not run."""
     type_known, type_name = not callable(page_type), page_type
     for rule in RULES:
-        if rule.__name__ in skipped:
+        types = TYPED_RULES.get(rule)
+        if rule.__name__ in skipped or (type_known and types is not None and type_name not in types):
             continue
         found = rule(page, labels)
         if not found.any():
             continue
-        if rule in TYPED_RULES:
+        if types is not None:
             if not type_known:
                 type_known, type_name = True, page_type()
-            if type_name not in TYPED_RULES[rule]:
+            if type_name not in types:
                 continue
         labels = np.where(found, 0, labels).astype(labels.dtype)
     return labels

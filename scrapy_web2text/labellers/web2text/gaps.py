@@ -91,15 +91,25 @@ def fill_gaps(
     page: Page,
     labels: np.ndarray,
     probabilities: np.ndarray,
-    page_type: Callable[[], str | None],
+    page_type: str | None | Callable[[], str | None],
 ) -> np.ndarray:
     """``labels`` with :func:`listing_remainders` kept on pages of :data:`LISTING_TYPES` and
-    :func:`documentation_gaps` kept on pages of :data:`GAP_TYPES`; ``page_type`` is asked only where there is
-    something to keep."""
-    listings = listing_remainders(page, labels)
-    if listings.any() and page_type() in LISTING_TYPES:
-        labels = np.where(listings, 1, labels).astype(labels.dtype)
-    gaps = documentation_gaps(page, labels, probabilities)
-    if not gaps.any() or page_type() not in GAP_TYPES:
-        return labels
-    return np.where(gaps, 1, labels).astype(labels.dtype)
+    :func:`documentation_gaps` kept on pages of :data:`GAP_TYPES`.  ``page_type``: the page's type, or a function
+    that tells it, asked only where there is something to keep; where the type is known, what the other types keep
+    is not looked for."""
+
+    def may_be(types: frozenset[str]) -> bool:
+        return callable(page_type) or page_type in types
+
+    def is_one_of(types: frozenset[str]) -> bool:
+        return (page_type() if callable(page_type) else page_type) in types
+
+    if may_be(LISTING_TYPES):
+        listings = listing_remainders(page, labels)
+        if listings.any() and is_one_of(LISTING_TYPES):
+            labels = np.where(listings, 1, labels).astype(labels.dtype)
+    if may_be(GAP_TYPES):
+        gaps = documentation_gaps(page, labels, probabilities)
+        if gaps.any() and is_one_of(GAP_TYPES):
+            labels = np.where(gaps, 1, labels).astype(labels.dtype)
+    return labels
