@@ -118,3 +118,8 @@ def test_round3_study_scores_variants_per_page_and_tables_them(tmp_path):
     done = subprocess.run(table, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "readability" in done.stdout and "article=hidden" in done.stdout
+
+
+def test_the_pathological_report_reads_the_suite_of_pathological_cases():
+    report = _script("pathological_report")
+    assert report.suite.CASES and all(hasattr(case, "make") and hasattr(case, "check") for case in report.suite.CASES)
