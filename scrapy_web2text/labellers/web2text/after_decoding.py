@@ -42,7 +42,7 @@ from .furniture import (
 )
 from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
 from .rails import announced_rails, outlying_link_lists
-from .tag_groups import NODE_TAGS, blocks_under, group_mask, tag_list_bits
+from .tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
 CAPTION_GROUP = "figcaption|caption"
@@ -194,15 +194,8 @@ LIST_DEPTH = 6
 def nearest_list(page: Page, block: int) -> int:
     """The CDOM node of the nearest ``ul``/``ol``/``dl``/``table`` above ``block`` (within :data:`LIST_DEPTH`
     levels), or -1."""
-    table, tags = page.node_table, page.distinct_tags
-    node = int(page.block_nodes[block])
-    for _ in range(LIST_DEPTH):
-        node = int(table[node, 0])
-        if node < 0:
-            return -1
-        if LIST_TAGS.intersection(tags[table[node, 5]]):
-            return node
-    return -1
+    parent = int(page.node_table[page.block_nodes[block], 0])
+    return nearest_node_with(page, parent, LIST_TAGS, LIST_DEPTH)
 
 
 def same_list(page: Page, first: int, second: int) -> bool:

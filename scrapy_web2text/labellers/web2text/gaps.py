@@ -22,6 +22,7 @@ import numpy as np
 from ...page import Page
 from .counts import block_lengths
 from .furniture import LANDMARK_BITS
+from .tag_groups import blocks_under
 
 #: The page types whose gaps are filled: elsewhere a block the model doubts between kept ones is as often a caption,
 #: an advertisement or a teaser.
@@ -69,22 +70,14 @@ def documentation_gaps(page: Page, labels: np.ndarray, probabilities: np.ndarray
 def listing_remainders(page: Page, labels: np.ndarray) -> np.ndarray:
     """The blocks left out of ``<pre>`` elements some of whose blocks ``labels`` keeps, as a mask."""
     table = page.node_table
-    remainders = np.zeros(len(page), bool)
-    if not len(table) or not len(page):
-        return remainders
     is_pre = np.fromiter(("pre" in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
-    listings = np.flatnonzero(is_pre[table[:, 5]])
-    if not len(listings):
-        return remainders
+    listings = is_pre[table[:, 5]]
+    if not listings.any():
+        return np.zeros(len(page), bool)
     kept = labels != 0
     kept_before = np.concatenate(([0], np.cumsum(kept)))
-    starts, ends = table[listings, 2], table[listings, 3]
-    touched = kept_before[ends] > kept_before[starts]
-    # A difference array marks the touched listings' ranges in one pass, nested ``<pre>`` elements included.
-    marks = np.zeros(len(page) + 1, np.int64)
-    np.add.at(marks, starts[touched], 1)
-    np.add.at(marks, ends[touched], -1)
-    return (np.cumsum(marks[:-1]) > 0) & ~kept
+    touched = listings & (kept_before[table[:, 3]] > kept_before[table[:, 2]])
+    return blocks_under(page, touched) & ~kept
 
 
 def fill_gaps(

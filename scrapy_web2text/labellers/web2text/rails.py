@@ -23,6 +23,7 @@ from ...page.tags import ANCESTOR_TAG_BITS
 from .counts import block_lengths
 from .furniture import longest_kept
 from .gaps import text_element_range
+from .tag_groups import blocks_under, nearest_node_with
 
 #: Headings that announce links to other pages rather than more of this one, lower-cased, in the languages of the
 #: corpora and of the pages users crawl most (English, German, French, Spanish, Polish, Italian, Dutch, Portuguese,
@@ -97,6 +98,7 @@ MIN_ITEM_LINK_SHARE = 0.9
 MIN_LINKED_SHARE = 0.8
 #: An item's ``li`` element sits at most this many levels above its text (``li > a > span > #text``).
 ITEM_DEPTH = 6
+_ITEM_TAGS = frozenset({"li"})
 
 
 def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
@@ -111,7 +113,8 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
         return lists
     start, end = span
     outside = np.concatenate((np.flatnonzero(kept[:start]), np.flatnonzero(kept[end:]) + end)).tolist()
-    items = {item for item in (_list_item(page, block) for block in outside) if item >= 0}
+    items = {nearest_node_with(page, int(page.block_nodes[block]), _ITEM_TAGS, ITEM_DEPTH) for block in outside}
+    items.discard(-1)
     if len(items) < MIN_LINKED_ITEMS:
         return lists
     table = page.node_table
@@ -122,28 +125,13 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
         first, past = table[item, 2], table[item, 3]
         chars, in_links = before[:, past] - before[:, first]
         by_list.setdefault(int(table[item, 0]), []).append(chars > 0 and in_links >= MIN_ITEM_LINK_SHARE * chars)
-    marks = np.zeros(len(kept) + 1, np.int64)  # a difference array: nested lists are marked once each, in one pass
+    link_lists = np.zeros(len(table), bool)
     for container, linked in by_list.items():
         first, past = table[container, 2], table[container, 3]
         if first < end and past > start:  # around or inside the text's element
             continue
-        if sum(linked) >= MIN_LINKED_ITEMS and sum(linked) >= MIN_LINKED_SHARE * len(linked):
-            marks[first] += 1
-            marks[past] -= 1
-    return (np.cumsum(marks[:-1]) > 0) & kept
-
-
-def _list_item(page: Page, block: int) -> int:
-    """The CDOM node of the ``li`` element at or above ``block`` (within :data:`ITEM_DEPTH` levels), or -1."""
-    table, tags = page.node_table, page.distinct_tags
-    node = int(page.block_nodes[block])
-    for _ in range(ITEM_DEPTH):
-        if node < 0:
-            return -1
-        if "li" in tags[table[node, 5]]:
-            return node
-        node = int(table[node, 0])
-    return -1
+        link_lists[container] = sum(linked) >= MIN_LINKED_ITEMS and sum(linked) >= MIN_LINKED_SHARE * len(linked)
+    return blocks_under(page, link_lists) & kept
 
 
 def _first_announcing_block(page: Page, in_headings: list[int]) -> int | None:

@@ -174,3 +174,16 @@ def blocks_under(page: Page, nodes: np.ndarray) -> np.ndarray:
         return np.zeros(n, bool)  # most pages: no caption, no dominant landmark
     change = np.bincount(selected[:, 2], minlength=n + 1) - np.bincount(selected[:, 3], minlength=n + 1)
     return np.cumsum(change[:n]) > 0
+
+
+def nearest_node_with(page: Page, node: int, tags: frozenset[str], levels: int) -> int:
+    """The first CDOM node among ``node`` and its ancestors, ``levels`` of them at most, one of whose tags (those of
+    the elements collapsed into it) is in ``tags``; -1 if none (or ``node`` is -1)."""
+    table, tag_lists = page.node_table, page.distinct_tags
+    for _ in range(levels):
+        if node < 0:
+            return -1
+        if not tags.isdisjoint(tag_lists[table[node, 5]]):
+            return node
+        node = int(table[node, 0])
+    return -1
