@@ -30,7 +30,10 @@ _DOCTYPE_SUBSET = re.compile(
 )
 
 
+#: ``collect_ids=False``: libxml2 does not index the ``id`` attributes, which nothing here looks up (no XPath ``id()``),
+#: and so does not log an error for each repeated ``id`` (pages repeat them by the hundred).  Parsing took 7 % less.
 PARSER_OPTIONS = dict(
+    collect_ids=False,
     remove_comments=True,
     remove_pis=True,
     no_network=True,

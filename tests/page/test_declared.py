@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from scrapy_web2text.page import declared as declared_module
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.declared import (
     MAX_ARTICLES,
@@ -84,3 +85,18 @@ def test_itemtype_in_any_quoting_and_json_ld_with_markup_inside():
 def test_many_itemtype_attributes_are_read_up_to_the_cap():
     page = "".join(f"<i itemtype='https://schema.org/T{n}'>x</i>" for n in range(3 * MAX_TYPES))
     assert len(declared(page).schema_types) == MAX_TYPES
+
+
+@pytest.mark.parametrize("text", ["plain ASCII", "caf\u00e9", "\u201cquoted\u201d \u4e2d\u6587", "emoji \U0001f600"])
+def test_the_compiled_search_reads_what_str_find_reads(monkeypatch, text):
+    # Sources of one-, two- and four-byte code points: the compiled search works in the source's width.
+    page = parse_page(
+        f"""<html><head><script type="application/ld+json">{{"@type": "NewsArticle", "name": "{text}"}}</script>
+        <script type='application/ld+json'>{{"@type": ["Person", "schema:Thing"]}}</script></head><body>
+        <div itemtype="https://schema.org/Product"><p>{text}</p><span itemtype='http://schema.org/Offer'>x</span>
+        </div><script type="application/ld+json">{{"@type": "Event"</body></html>"""
+    )
+    compiled = declared_kinds(page)
+    monkeypatch.setattr(declared_module, "SPEEDUPS", None)
+    assert declared_kinds(page) == compiled
+    assert compiled.schema_types == {"NewsArticle", "Person", "Thing", "Product", "Offer", "Event"}
