@@ -592,6 +592,22 @@ def test_same_counts_on_a_code_point_never_seen_before() -> None:
     assert got["words"].tolist() == [4.0, 1.0] and got["stopwords"].tolist() == [2.0, 0.0]
 
 
+def test_every_stop_word_and_none_of_its_near_misses_is_counted() -> None:
+    # The compiled counts look stop words up in a hash table: every one of them must be found, in either case,
+    # and a word one letter longer or shorter must not.
+    words = sorted(counts_module.STOPWORDS)
+    near_misses = [word + "s" for word in words] + [word[:-1] for word in words if len(word) > 1]
+    texts = words + [word.upper() for word in words] + near_misses
+    got = assert_same_counts(texts)
+    assert got["stopwords"].tolist() == [1.0] * (2 * len(words)) + [float(w in words) for w in near_misses]
+
+
+def test_the_compiled_counts_refuse_more_stop_words_than_their_table_holds() -> None:
+    many = np.arange(1, 1000, dtype=np.int64)
+    with pytest.raises(ValueError, match="at most 256 stop words"):
+        compiled_text_counts(["a b"], counts_module._PROPERTIES, counts_module._describe, many, counts_module._BITS)
+
+
 def test_same_counts_on_a_non_english_page() -> None:
     # Few English stop words: the page's language's list (languages.py) replaces them, in both paths.
     texts = ["Der Hund und die Katze sind im Garten, und der Vogel ist auf dem Dach."] * 4 + ["Impressum"]

@@ -10,7 +10,7 @@ compiled too (:func:`_patterns`, one look at each character that can start a mat
 stop words of other languages stay in Python: they run on few blocks.
 """
 
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memset
 
 import numpy as np
@@ -53,9 +53,18 @@ cdef struct _Bits:
     uint16_t unknown
 
 
+cdef enum:
+    # Slots of the stop words' hash table (a power of two): at most half of them filled, so that a probe for a word
+    # that is none ends after one or two slots.
+    _STOPWORD_SLOTS = 512
+    _STOPWORD_SHIFT = 64 - 9
+
+
 cdef struct _Stopwords:
-    const int64_t* packed  # sorted
-    Py_ssize_t count
+    # The packed words by their hash, 0 in an empty slot (a packed word is never 0).  A binary search of the sorted
+    # words mispredicted a branch at most of its seven steps: the table cut the counts' time by a quarter (77 to 58 us
+    # at the median CleanPortalEval validation page).
+    int64_t slots[_STOPWORD_SLOTS]
     int longest
     Py_ssize_t longest_word  # counts.MAX_WORD_CHARS: a word's characters counted in its length
 
@@ -65,7 +74,7 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
     """Per block (rows) the ``COLUMNS``, and whether some character has the ``CASE_EXCEPTION`` bit.
 
     ``properties`` is the code point → property bits table (filled here through ``describe`` where it holds the
-    ``unknown`` bit), ``packed`` the sorted packed English stop words, ``bits`` the property bits by name.
+    ``unknown`` bit), ``packed`` the packed English stop words (at most 256), ``bits`` the property bits by name.
     ``edges_only`` fills only what the edge features read: ``spaces`` and the first and last characters' bits.
     """
     cdef _Bits b
@@ -74,8 +83,16 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
     b.separator, b.blank, b.sentence_mark = bits["SEPARATOR"], bits["BLANK"], bits["SENTENCE_MARK"]
     b.letter, b.case_exception, b.unknown = bits["LETTER"], bits["CASE_EXCEPTION"], bits["UNKNOWN"]
     cdef _Stopwords stopwords
-    stopwords.packed = &packed[0] if packed.shape[0] else NULL
-    stopwords.count = packed.shape[0]
+    if packed.shape[0] > _STOPWORD_SLOTS // 2:
+        raise ValueError(f"at most {_STOPWORD_SLOTS // 2} stop words, not {packed.shape[0]}")
+    memset(stopwords.slots, 0, sizeof(stopwords.slots))
+    cdef Py_ssize_t word
+    cdef uint64_t slot
+    for word in range(packed.shape[0]):
+        slot = _stopword_slot(packed[word])
+        while stopwords.slots[slot] != 0:
+            slot = (slot + 1) & (_STOPWORD_SLOTS - 1)
+        stopwords.slots[slot] = packed[word]
     stopwords.longest = bits["PACKED_LETTERS"]
     stopwords.longest_word = bits["MAX_WORD_CHARS"]
     out = np.zeros((len(texts), _COLUMNS), np.int64)
@@ -238,13 +255,15 @@ cdef void _edge_counts(const _code_unit* text, Py_ssize_t n, const uint16_t* pro
         row[_LAST] = properties[text[n - 1]]
 
 
+cdef inline uint64_t _stopword_slot(int64_t packed) noexcept nogil:
+    """The first slot a packed word is looked for in (Fibonacci hashing: the top bits of a multiplication)."""
+    return (<uint64_t>packed * 0x9E3779B97F4A7C15ULL) >> _STOPWORD_SHIFT
+
+
 cdef inline bint _is_stopword(int64_t packed, const _Stopwords* stopwords) noexcept nogil:
-    cdef Py_ssize_t low = 0, high = stopwords.count
-    cdef Py_ssize_t middle
-    while low < high:
-        middle = (low + high) // 2
-        if stopwords.packed[middle] < packed:
-            low = middle + 1
-        else:
-            high = middle
-    return low < stopwords.count and stopwords.packed[low] == packed
+    cdef uint64_t slot = _stopword_slot(packed)
+    while stopwords.slots[slot] != 0:
+        if stopwords.slots[slot] == packed:
+            return True
+        slot = (slot + 1) & (_STOPWORD_SLOTS - 1)
+    return False
