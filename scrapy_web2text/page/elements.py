@@ -58,6 +58,9 @@ def _scan_pattern(words) -> str:
 #: on 20,000 real class tokens, with the same masks.
 _KEYWORD_SCAN = re.compile(_scan_pattern(_KEYWORD_WORDS))
 _TOKEN_MASKS: dict[str, int] = {}
+#: Whole ``"class id"`` strings → their masks: a CDOM node's string of a dozen tokens (a menu item's classes) cost a
+#: dozen look-ups in ``_TOKEN_MASKS`` each time it was read, 50 us a page on some sites.
+_STRING_MASKS: dict[str, int] = {}
 
 
 def _keyword_mask(token: str) -> int:
@@ -77,11 +80,15 @@ def keyword_mask(attributes: str) -> int:
     ``Page.distinct_attributes``): the union of its tokens' masks."""
     # No keyword spans blank space (and \b sees the same word edges in a token as in the string), so the mask is
     # the union of the tokens' masks; tokens ("row", "container", "entry-content") repeat across sites far more
-    # than whole class strings do, and their masks are cached.
+    # than whole class strings do, and their masks are cached; so are the strings' own.
+    mask = _STRING_MASKS.get(attributes)
+    if mask is not None:
+        return mask
     mask = 0
     for token in attributes.split():
         token_mask = _TOKEN_MASKS.get(token)
         mask |= _keyword_mask(token) if token_mask is None else token_mask
+    _cache(_STRING_MASKS, "strings", attributes, mask, len(attributes))
     return mask
 
 
@@ -95,7 +102,7 @@ _ATTRIBUTE_CACHE_SIZE = 100_000
 _CACHED_VALUE_MAX_CHARS = 256
 #: Characters of class and id values each cache may hold before it is cleared.
 _CACHE_MAX_CHARS = 4_000_000
-_cache_chars = {"attributes": 0, "elements": 0, "tokens": 0}
+_cache_chars = {"attributes": 0, "elements": 0, "tokens": 0, "strings": 0}
 
 
 def _cache(cache: dict, name: str, key, value, chars: int) -> None:
