@@ -43,7 +43,7 @@ from scrapy_web2text.extraction import build_extraction  # noqa: E402
 from scrapy_web2text.labellers.web2text import counts, features, layers, logarithms, resolve_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
-from scrapy_web2text.page import Page, attributes, cdom, decode_html  # noqa: E402
+from scrapy_web2text.page import Page, attributes, cdom, declared, decode_html  # noqa: E402
 from scrapy_web2text.page.cdom import collect_blocks  # noqa: E402
 from scrapy_web2text.page.compiled import SPEEDUPS  # noqa: E402
 from scrapy_web2text.page.parse import PARSER_OPTIONS, _parse_tree, _to_utf8  # noqa: E402
@@ -142,6 +142,7 @@ def python_only(function, *args):
     switched = [
         (cdom, "compiled_walk"),
         (attributes, "SPEEDUPS"),
+        (declared, "SPEEDUPS"),
         (counts, "compiled_text_counts"),
         (features, "compiled_node_statistics"),
         (features, "compiled_block_rows"),
