@@ -64,6 +64,10 @@ WHY_LINEAR = {
     "labellers.web2text.furniture.BYLINE_WORDS": "literals, one with an optional hyphen: bounded per position",
     "labellers.web2text.furniture.FOOTER_WORDS": "one literal: bounded per position",
     "labellers.web2text.furniture.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
+    "labellers.web2text.phrases._FURNITURE_PHRASE": (
+        "^ (multiline): one attempt per line; possessive runs of non-word characters around and between the words"
+        " of an alternation of literals branching on the first letter"
+    ),
     "labellers.web2text.promotions.CAROUSEL_WORDS": "literals, branching on the first letter: bounded",
     "labellers.web2text.promotions.TEASER_CARD_WORDS": "literals, branching on the first letter: bounded",
     "labellers.web2text.furniture.TAXONOMY_TOKENS": r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint",

@@ -16,7 +16,10 @@ The CNNs label blocks one by one; some of what they keep is not main text under 
 4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
    are items of one list or table or paragraphs of one passage (:func:`repeated_blocks`);
 5. on every page, what is left inside the navigation, footer and complementary landmarks
-   (:func:`~.furniture.landmark_sections`), and text for screen readers only (:func:`~.furniture.screen_reader_blocks`);
+   (:func:`~.furniture.landmark_sections`), text for screen readers only (:func:`~.furniture.screen_reader_blocks`),
+   and blocks that are an ad's label or a prompt of the interface and nothing else
+   (:func:`~.phrases.furniture_phrases`), after the repeats: a passage repeated across "Back to top" links is still
+   one passage;
 6. on articles, lists of links outside the element that holds the text (:func:`~.rails.outlying_link_lists`), once
    every other rule has shown where the text is.
 """
@@ -40,6 +43,7 @@ from .furniture import (
     screen_reader_blocks,
     unless_most_of_the_kept_text,
 )
+from .phrases import furniture_phrases
 from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
 from .rails import announced_rails, outlying_link_lists
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
@@ -249,6 +253,7 @@ RULES = (
     repeated_blocks,
     landmark_sections,
     screen_reader_blocks,
+    furniture_phrases,
     outlying_link_lists,
 )
 
