@@ -10,6 +10,7 @@ services stays, as does a sentence about advertisements).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 import numpy as np
 
@@ -60,17 +61,15 @@ _FURNITURE_PHRASE = re.compile(_phrase_pattern(AD_LABELS + INTERFACE_PROMPTS), r
 def furniture_phrases(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks whose whole text is one of :data:`AD_LABELS` or :data:`INTERFACE_PROMPTS`."""
     found = np.zeros(len(page), bool)
-    kept = np.flatnonzero(labels)
     texts = page.texts
-    lengths = np.fromiter(map(len, map(texts.__getitem__, kept.tolist())), np.int64, len(kept))
-    is_short = lengths <= MAX_PHRASE_CHARS
-    short = kept[is_short]
-    if not len(short):
+    short = [i for i in np.flatnonzero(labels).tolist() if len(texts[i]) <= MAX_PHRASE_CHARS]
+    if not short:
         return found
-    # Block texts hold no line break: one line each, starting one past the previous block's end.
-    starts = np.zeros(len(short), np.int64)
-    np.cumsum(lengths[is_short][:-1] + 1, out=starts[1:])
-    lines = [match.start() for match in _FURNITURE_PHRASE.finditer("\n".join(map(texts.__getitem__, short.tolist())))]
-    if lines:
-        found[short[np.searchsorted(starts, lines)]] = True
+    starts, at = [], 0
+    for i in short:
+        starts.append(at)
+        at += len(texts[i]) + 1
+    joined = "\n".join([texts[i] for i in short])  # block texts hold no line break: one line each
+    for match in _FURNITURE_PHRASE.finditer(joined):
+        found[short[bisect_right(starts, match.start()) - 1]] = True
     return found
