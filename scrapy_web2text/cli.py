@@ -361,9 +361,6 @@ def main(argv: list[str] | None = None) -> int:
     from .batch.files import ExtractionFailed
 
     try:
-        from .blas import limit_blas_threads
-
-        limit_blas_threads()  # this command owns its process (see limit_blas_threads for why)
         if sys.stdout is None and args.command in ("evaluate", "benchmark"):
             raise OSError("standard output is closed")
         return args.handler(args)

@@ -26,6 +26,7 @@ from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     join_main_text,
 )
 from .labellers.base import PageType, get_labeller
+from .labellers.blas import blas_for_labelling
 from .labellers.web2text.network import Web2TextModel
 from .page import Page, parse_page
 from .page.decode import content_type_charset, read_bytes
@@ -300,7 +301,8 @@ def extract(
         return Extraction(main_text="", blocks=(), url=url, method=method, skipped=reason)
     page = parse_page(html, encoded=encoded, tree=tree)
     parse_ms = 1000 * (time.perf_counter() - clock)
-    result = labeller(page, model=model, threshold=threshold)
+    with blas_for_labelling():
+        result = labeller(page, model=model, threshold=threshold)
     timings = {"parse": parse_ms, **result.timings}
     return build_extraction(
         page,

@@ -25,7 +25,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
-from ..blas import limit_blas_threads
+from ..labellers.blas import set_labelling_threads
 from ..labellers.base import load_labeller_weights, warm_up_labeller
 from . import chain
 
@@ -219,7 +219,7 @@ class ProcessPool(LabellingPool):
 def start_worker(method: str, model: str, blas_threads: str | None) -> None:
     """A worker process's initializer: its BLAS threads, then the model, loaded once for all its pages, and what
     the labeller loads lazily (the language identifier), on a background thread while the worker takes pages."""
-    limit_blas_threads(blas_threads)
+    set_labelling_threads(blas_threads)
     try:
         load_labeller_weights(method, model)
     except Exception:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..blas import limit_blas_threads
+from ..labellers.blas import set_labelling_threads
 from ..labellers.base import load_labeller_weights
 from .chain import PageResult, run_chain
 from .pools import POOLS, RECYCLE_WORKERS_AFTER, LabellingPool
@@ -98,8 +98,7 @@ class Web2TextRuntime:
         the file.  Returns the weights (``None`` for labellers without any).
         """
         if self.notice_once(("blas", config.blas_threads)):
-            # Here, on the thread that starts the pool: OpenBLAS ignores limits set from worker threads.
-            limit_blas_threads(config.blas_threads)
+            set_labelling_threads(config.blas_threads)
         clock = time.perf_counter()
         model = load_labeller_weights(config.method, config.model)
         model_name = getattr(model, "name", None) or (config.method if model is not None else "none")

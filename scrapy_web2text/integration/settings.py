@@ -26,7 +26,7 @@ Setting                      Default                Meaning
 ``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
 ``WEB2TEXT_CONCURRENCY``     ``2``                  Workers that label pages (process-wide pool).
 ``WEB2TEXT_POOL``            ``"thread"``           Worker kind: ``"thread"`` or ``"process"`` (spawned).
-``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads set when the pool starts (``None``: the
+``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads while a page is labelled (``None``: the
                                                     environment variable of that name, else 1; ``"keep"``).
 ``WEB2TEXT_ERROR_FIELD``     ``""``                 Item field that says why labelling failed (``""``: none).
 ``WEB2TEXT_SHOW_DIR``        ``None``               A folder: write the view (``web2text show``) of some pages.

@@ -216,51 +216,6 @@ def test_skipped_rules_must_be_a_list_of_the_rules_after_decoding(skipped):
     check_config({**config, "skip_rules": ["repeated_blocks", "landmark_sections"]}, "model.json")
 
 
-def test_blas_threads_are_set_where_the_project_owns_the_labelling_not_at_import(untrained_model):
-    import os
-    import subprocess
-    import sys
-
-    # BLAS starts at 2 threads (fewer on a one-core machine); importing and extract() leave that alone, starting
-    # the Scrapy runtime sets the limit (1 unless the setting or the environment variable says otherwise).
-    probe = (
-        "import sys\nimport numpy\n"
-        "from threadpoolctl import threadpool_info, threadpool_limits\n"
-        "def blas(): return sorted({p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'})\n"
-        "threadpool_limits(2, user_api='blas')\n"
-        "before = blas()\n"
-        "import scrapy_web2text, scrapy_web2text.labellers.web2text.network\n"
-        "scrapy_web2text.extract('<p>hello</p>')\n"
-        "after_import = blas()\n"
-        "from tests.scrapy_support import make_crawler\n"
-        "from scrapy_web2text import Web2TextPipeline\n"
-        "settings = {'WEB2TEXT_MODEL': sys.argv[1]}\n"
-        "if sys.argv[2] != '-': settings['WEB2TEXT_BLAS_THREADS'] = sys.argv[2]\n"
-        "Web2TextPipeline.from_crawler(make_crawler(settings))\n"
-        "print(before, after_import, blas(), sep='|')"
-    )
-
-    def threads(setting=None, variable=None):
-        env = {k: v for k, v in os.environ.items() if k != "WEB2TEXT_BLAS_THREADS"}
-        if variable is not None:
-            env["WEB2TEXT_BLAS_THREADS"] = variable
-        command = [sys.executable, "-c", probe, str(untrained_model), setting or "-"]
-        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=Path(__file__).parents[2])
-        assert done.returncode == 0, done.stderr
-        return done.stdout.strip().split("|")
-
-    before, after_import, after_start = threads()
-    assert after_import == before and after_start == "[1]"
-    assert threads(setting="keep")[2] == before
-    assert threads(variable="1")[1] == "[1]"  # named by the user: applied at import too
-    assert threads(variable="1", setting="2")[2] == before  # the Scrapy setting wins over the variable
-    env = {k: v for k, v in os.environ.items() if k != "WEB2TEXT_BLAS_THREADS"}
-    command = [sys.executable, "-c", probe, str(untrained_model), "many"]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=Path(__file__).parents[2])
-    code, error = done.returncode, done.stderr
-    assert code != 0 and "WEB2TEXT_BLAS_THREADS must be a positive integer" in error
-
-
 def test_folded_first_layers_match_the_reference_networks():
     default = load_model("default").config
     models = [

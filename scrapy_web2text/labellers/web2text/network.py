@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..base import load_weights, weights_files
+from ..blas import blas_for_labelling
 from .config import ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
 from .features import EDGE_FEATURES, block_feature_names
@@ -126,15 +127,20 @@ class Web2TextModel:
         if first is None:
             return self.reference_potentials(block_x, edge_x)
         dilations = self.config.get("unary_dilations"), self.config.get("pairwise_dilations")
-        unary_logits, pair_logits = network_logits(
-            first, block_x, edge_x, self.unary, self.pairwise, dilations, self.config.get("unary_pooling")
-        )
+        with blas_for_labelling():
+            unary_logits, pair_logits = network_logits(
+                first, block_x, edge_x, self.unary, self.pairwise, dilations, self.config.get("unary_pooling")
+            )
         if pair_logits is None:
             return log_softmax(unary_logits), np.zeros((0, 2, 2), np.float32)
         return log_softmax(unary_logits), log_softmax(pair_logits).reshape(-1, 2, 2)
 
     def reference_potentials(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`potentials` as the networks are defined: standardise, then each stack layer by layer."""
+        with blas_for_labelling():  # products split over threads add up in another order
+            return self._reference_potentials(block_x, edge_x)
+
+    def _reference_potentials(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         block, edge = self.standardise(block_x, edge_x)
         unary = log_softmax(
             conv_stack(block, self.unary, self.config.get("unary_dilations"), self.config.get("unary_pooling"))
