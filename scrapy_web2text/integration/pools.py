@@ -25,8 +25,8 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
-from ..labellers.blas import set_labelling_threads
 from ..labellers.base import load_labeller_weights, warm_up_labeller
+from ..labellers.blas import set_labelling_threads
 from . import chain
 
 if TYPE_CHECKING:

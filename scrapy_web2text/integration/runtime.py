@@ -24,8 +24,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..labellers.blas import set_labelling_threads
 from ..labellers.base import load_labeller_weights
+from ..labellers.blas import set_labelling_threads
 from .chain import PageResult, run_chain
 from .pools import POOLS, RECYCLE_WORKERS_AFTER, LabellingPool
 

@@ -86,7 +86,8 @@ import json, sys, threading
 import psutil
 from threadpoolctl import threadpool_limits
 from scrapy_web2text import extract
-page = "<html><body>" + "".join(f"<div><p>Paragraph {i}, some words.</p><a href=/x>link {i}</a></div>" for i in range(1500))
+item = "<div><p>Paragraph {}, some words.</p><a href=/x>link {}</a></div>"
+page = "<html><body>" + "".join(item.format(i, i) for i in range(1500))
 threadpool_limits(limits=2, user_api="blas")
 extract(page)
 def others():

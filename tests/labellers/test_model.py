@@ -1,6 +1,5 @@
 import dataclasses
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
