@@ -229,9 +229,9 @@ def test_unsafe_values_are_dropped_or_cleaned():
 
 def timed_metadata(html: str) -> tuple[Metadata, float]:
     result = extract(html)
-    clock = time.perf_counter()
+    clock = time.thread_time()
     metadata = result.metadata
-    return metadata, time.perf_counter() - clock
+    return metadata, time.thread_time() - clock
 
 
 def test_a_megabyte_of_json_ld_is_skipped_with_a_note():

@@ -173,9 +173,9 @@ def test_bte_is_linear_on_a_large_page():
 
     body = "<div><a href='#'>link</a></div>" * 5000 + f"<p>{PARAGRAPH}</p>" * 2000
     page = parse_page(f"<html><body>{body}</body></html>")
-    clock = time.perf_counter()
+    clock = time.thread_time()
     keep = bte_labels(page)
-    elapsed = time.perf_counter() - clock
+    elapsed = time.thread_time() - clock
     assert keep[-1] and not keep[0]
     assert elapsed < 5  # O(n²) over ~60,000 tokens would take minutes
 

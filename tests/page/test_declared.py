@@ -63,9 +63,9 @@ def test_reading_is_bounded_by_scripts_and_characters():
 def test_hostile_scripts_are_read_in_linear_time(script):
     def cost(repeat: int) -> float:
         page = parse_page(f"<script type='application/ld+json'>{script * repeat}</script><p>x</p>")
-        clock = time.perf_counter()
+        clock = time.thread_time()
         declared_kinds(page)
-        return time.perf_counter() - clock
+        return time.thread_time() - clock
 
     small = max(min(cost(1) for _ in range(3)), 0.002)
     assert min(cost(4) for _ in range(3)) < 12 * small  # 4x the script (cut at MAX_SCRIPT_CHARS): not 16x
