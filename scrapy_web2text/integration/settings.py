@@ -44,7 +44,10 @@ unlabelled and ``meta={"web2text_threshold": 0.6}`` sets the threshold for them.
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +82,17 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_SHOW_EVERY": 10,
 }
 
+#: Settings of the prefix read elsewhere (the scrapy-redis scheduler) or from the environment, besides
+#: :data:`DEFAULTS`: a name the package knows, which no warning calls misspelt.
+OTHER_SETTINGS = frozenset({"WEB2TEXT_REDIS_IDLE_POLL", "WEB2TEXT_DATA", "WEB2TEXT_PURE_PYTHON", "WEB2TEXT_CACHE"})
+#: The prefix this package owns: every setting under it is one of its own.
+SETTINGS_PREFIX = "WEB2TEXT_"
+
+logger = logging.getLogger(__name__)
+#: Settings objects already checked for unknown names, by id (Scrapy's settings are not hashable): one warning per
+#: crawler, not one per component.  An entry leaves with its object.
+_checked_settings: dict[int, weakref.ref] = {}
+
 #: ``WEB2TEXT_BLOCKS`` values.
 BLOCK_FORMS = ("compact", "full", "none")
 #: ``WEB2TEXT_FORMATS`` values -> the item field each fills (``"text"`` fills ``WEB2TEXT_TEXT_FIELD``).
@@ -92,6 +106,35 @@ SPIDER_THRESHOLD_ATTRIBUTE = "web2text_threshold"
 #: ``Request.meta`` keys: ``False`` leaves the response's items unlabelled; a threshold for its items.
 META_ENABLED = "web2text"
 META_THRESHOLD = "web2text_threshold"
+
+
+def unknown_settings(settings: Any) -> list[tuple[str, str | None]]:
+    """Each setting named with the package's prefix that the package does not know, with the nearest known name
+    (``None`` when none is near): ``WEB2TEXT_TRESHOLD`` → ``WEB2TEXT_THRESHOLD``."""
+    known = sorted(DEFAULTS.keys() | OTHER_SETTINGS)
+    unknown = []
+    for name in settings:
+        if isinstance(name, str) and name.upper().startswith(SETTINGS_PREFIX) and name not in known:
+            near = difflib.get_close_matches(name.upper(), known, n=1, cutoff=0.75)
+            unknown.append((name, near[0] if near else None))
+    return sorted(unknown)
+
+
+def warn_unknown_settings(settings: Any) -> None:
+    """Log a warning for each unknown ``WEB2TEXT_`` setting, once per settings object."""
+    key = id(settings)
+    known = _checked_settings.get(key)
+    if known is not None and known() is settings:
+        return
+    try:
+        _checked_settings[key] = weakref.ref(settings, lambda _, key=key: _checked_settings.pop(key, None))
+    except TypeError:  # not weak-referenceable: checked every time
+        pass
+    for name, near in unknown_settings(settings):
+        hint = (
+            f"; did you mean {near}?" if near else f"; see the settings documentation for the {SETTINGS_PREFIX}* names"
+        )
+        logger.warning("Unknown setting %s is ignored%s", name, hint)
 
 
 def _integer(settings: Any, name: str, minimum: int) -> int:
@@ -203,6 +246,7 @@ class Web2TextConfig:
             return settings.get(name, DEFAULTS[name])
 
         cls.check_enabled(settings)
+        warn_unknown_settings(settings)
         from ..labellers import get_labeller
 
         method = str(get("WEB2TEXT_METHOD"))

@@ -205,3 +205,28 @@ def test_every_pool_kind_the_settings_accept_has_a_pool_class() -> None:
     from scrapy_web2text.integration.settings import POOL_KINDS
 
     assert set(POOLS) == set(POOL_KINDS)
+
+
+def test_misspelt_settings_are_named_once_with_the_nearest_valid_name(untrained_model, caplog):
+
+    settings = {
+        "WEB2TEXT_MODEL": str(untrained_model),
+        "WEB2TEXT_TRESHOLD": 0.9,
+        "WEB2TEXT_FORMAT": "markdown",
+        "WEB2TEXT_SOMETHING_ELSE": 1,
+        "WEB2TEXT_REDIS_IDLE_POLL": 1,  # read by the scrapy-redis scheduler: known
+    }
+    crawler = make_crawler(settings)
+    with caplog.at_level("WARNING", logger="scrapy_web2text.integration.settings"):
+        Web2TextPipeline.from_crawler(crawler)
+        Web2TextSpiderMiddleware.from_crawler(crawler)
+    warnings = [record.getMessage() for record in caplog.records if "Unknown setting" in record.getMessage()]
+    assert warnings == [
+        "Unknown setting WEB2TEXT_FORMAT is ignored; did you mean WEB2TEXT_FORMATS?",
+        "Unknown setting WEB2TEXT_SOMETHING_ELSE is ignored; see the settings documentation for the WEB2TEXT_* names",
+        "Unknown setting WEB2TEXT_TRESHOLD is ignored; did you mean WEB2TEXT_THRESHOLD?",
+    ]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="scrapy_web2text.integration.settings"):
+        Web2TextPipeline.from_crawler(make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.5}))
+    assert not [record for record in caplog.records if "Unknown setting" in record.getMessage()]
