@@ -6,11 +6,14 @@ content types.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_web2text import extract
+from scrapy_web2text.show import build_view
 
 WORDS = "Readable words of the article stay in the text. " * 8
 PAGE = f"<html><body><article><p>{WORDS}</p></article></body></html>"
@@ -55,3 +58,66 @@ def test_a_threshold_given_as_a_numeric_string_is_that_number(value, spelling) -
 def test_a_threshold_outside_the_open_unit_interval_raises_value_error_naming_it(threshold) -> None:
     with pytest.raises(ValueError, match="^threshold must "):
         extract(PAGE, threshold=threshold)
+
+
+# --- escaped CSS in the page view ------------------------------------------------------------------------------
+
+#: What loads from the network, each with the word an escape may hide and the rest written plainly.
+CSS_LOADS = {
+    "url": ("url", "(http://evil.example/x)"),
+    "import": ("@import", ' "http://evil.example/i.css";'),
+    "image-set": ("image-set", "(url(http://evil.example/z) 1x)"),
+}
+HEX = set("0123456789abcdefABCDEF")
+
+
+@st.composite
+def escaped_word(draw, word: str) -> str:
+    """``word`` with each character written plainly, in the other case, as a hex escape (1-6 digits, upper or lower
+    case, its optional white space) or a backslash escape, with comments between characters."""
+    out = []
+    for index, character in enumerate(word):
+        following = word[index + 1 : index + 2]
+        how = draw(st.sampled_from(["plain", "case", "hex", "backslash"]))
+        if how == "case":
+            out.append(character.swapcase())
+        elif how == "hex" or (how == "backslash" and character in HEX):
+            digits = draw(st.integers(len(f"{ord(character):x}"), 6))
+            code = f"{ord(character):0{digits}x}"
+            code = code.upper() if draw(st.booleans()) else code
+            # A hex escape of fewer than 6 digits needs its white space when a hex digit follows.
+            needs_space = following in HEX and digits < 6
+            space = draw(st.sampled_from([" ", "\t", "\n", "\r\n", "\f"] + ([] if needs_space else [""])))
+            out.append(f"\\{code}{space}")
+        elif how == "backslash":
+            out.append("\\" + character)
+        else:
+            out.append(character)
+        if following and draw(st.integers(0, 4)) == 0:
+            out.append(draw(st.sampled_from(["/**/", "/* x */", "/*\n*/"])))
+    return "".join(out)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), kind=st.sampled_from(sorted(CSS_LOADS)), where=st.sampled_from(["sheet", "attribute"]))
+def test_escaped_css_loads_nothing_in_the_page_view(data, kind, where) -> None:
+    word, rest = CSS_LOADS[kind]
+    css = data.draw(escaped_word(word)) + rest
+    if where == "sheet":
+        page = f"<html><head><style>.a {{ background: {css} }}</style></head><body><p>{WORDS}</p></body></html>"
+    else:
+        page = f"<html><body><p style='background: {css}'>{WORDS}</p></body></html>"
+    view = build_view(page)
+    assert "evil.example" not in view, css
+    assert not re.search(r"(?<!x-)image-set\(", view, re.IGNORECASE), css
+
+
+def test_the_issues_escaped_css_leaves_no_loading_rule() -> None:
+    page = (
+        r'<style>.a{background:u\72l(http://evil/x)} @\69mport "http://evil/i.css";</style>'
+        r"<p style='background:\75 rl(http://evil/y); b: \69mage-set(&quot;http://evil/z&quot; 1x)'>"
+        "Some text of the page here.</p>"
+    )
+    view = build_view(page)
+    assert "http://evil/x" not in view and "http://evil/i.css" not in view and "http://evil/y" not in view
+    assert "x-image-set(" in view and not re.search(r"(?<!x-)image-set\(", view)

@@ -110,6 +110,8 @@ WHY_LINEAR = {
     "metadata.visible._DIGIT": "one character",
     "metadata.visible._SEPARATORS": "one bounded token, then (?s:.*) takes the rest: the first start that fits matches",
     "metadata.visible._JOINERS": "a blank run is entered only at its first blank (lookbehind) and taken whole",
+    "show.sanitise._CSS_ESCAPE_OR_COMMENT": "an escape reads at most 9 characters; a comment is possessive and always "
+    "matches (its end or the text's): disjoint",
     "show.sanitise._CSS_URL": "literal start, possessive blanks, then at most 4096 characters: bounded per attempt",
     "show.sanitise._CSS_IMAGE_SET": "a literal",
     "show.sanitise._CSS_IMPORT": "literal start, then at most 4096 characters: bounded per attempt",
