@@ -6,6 +6,7 @@ content types.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -121,3 +122,60 @@ def test_the_issues_escaped_css_leaves_no_loading_rule() -> None:
     view = build_view(page)
     assert "http://evil/x" not in view and "http://evil/i.css" not in view and "http://evil/y" not in view
     assert "x-image-set(" in view and not re.search(r"(?<!x-)image-set\(", view)
+
+
+# --- URL-valued metadata ------------------------------------------------------------------------------------------
+
+URL_FIELDS = ("canonical_url", "image", "license")
+#: Values no URL-valued field may return, however spelt.
+HOSTILE_URLS = st.sampled_from(
+    [
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " \x01javascript:alert(1)",
+        "java\tscript:alert(1)",
+        "javascript&colon;alert(1)",
+        "javascript&#58;alert(1)",
+        "vbscript:msgbox(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "file:///etc/passwd",
+        "ftp://example.com/x",
+        "mailto:a@example.com",
+        "http://[::1",
+        "http://exa\x00mple.com/x",
+        "https://example.com/a b\nc",
+        "http:///no-host",
+        "//[::1/x",
+    ]
+)
+#: Where a page may put a URL-valued field: each template takes the value (already escaped for its place).
+URL_PLACES = {
+    "json-ld": '<script type="application/ld+json">{{"@type": "NewsArticle", "headline": "H", "license": {0},'
+    ' "image": {0}, "url": {0}, "thumbnailUrl": {0}}}</script>',
+    "json-ld object": '<script type="application/ld+json">{{"@type": "NewsArticle", "image": {{"url": {0}}},'
+    ' "mainEntityOfPage": {{"@id": {0}}}, "license": {{"name": {0}}}}}</script>',
+    "opengraph": '<meta property="og:image" content={1}><meta property="og:url" content={1}>',
+    "links": '<link rel="canonical" href={1}><link rel="license" href={1}><meta name="twitter:image" content={1}>',
+    "microdata": '<div itemscope itemtype="https://schema.org/Article"><link itemprop="license" href={1}>'
+    '<meta itemprop="image" content={1}><a itemprop="url" href={1}>x</a></div>',
+}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    value=HOSTILE_URLS,
+    place=st.sampled_from(sorted(URL_PLACES)),
+    page_url=st.sampled_from([None, "https://example.com/news/a.html", "http://[::1", "javascript:x"]),
+)
+def test_every_url_valued_metadata_field_is_http_or_absent(value, place, page_url) -> None:
+    attribute = '"' + value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;") + '"'
+    if "&" in value:  # an entity the page wrote: the parser decodes it in attributes, clean_text in JSON-LD
+        attribute = f'"{value}"'
+    head = URL_PLACES[place].format(json.dumps(value).replace("</", "<\\/"), attribute)
+    metadata = extract(f"<html><head>{head}</head><body><p>{WORDS}</p></body></html>", page_url).metadata
+    for name in URL_FIELDS:
+        found = getattr(metadata, name)
+        if name == "license" and found is not None and not re.match(r"https?://", found):
+            assert not re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", found), (name, found)  # a name, not a URL
+            continue
+        assert found is None or re.fullmatch(r"https?://[^\x00-\x20\x7f-\x9f]+", found), (name, found)

@@ -101,6 +101,9 @@ WHY_LINEAR = {
     "research.alignment._SPACES": r"\s+ always matches the whole run",
     "metadata.model._CONTROL": "one character class",
     "metadata.model._SPACE": r"\s+ always matches the whole run",
+    "metadata.model.URL_SCHEME": "a lookbehind: attempts start only at a run's start, which "
+    "a possessive run reads once: disjoint",
+    "metadata.model._NOT_IN_URL": "one character class",
     "metadata.dates._ISO": r"anchored at \A (one attempt), digit counts bounded, blank runs possessive",
     "metadata.language._TAG": r"anchored at ^ without MULTILINE (one attempt), repetitions bounded",
     "metadata.language._WORDS": r"\w+ always matches the whole run",
