@@ -179,3 +179,30 @@ def test_every_url_valued_metadata_field_is_http_or_absent(value, place, page_ur
             assert not re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:", found), (name, found)  # a name, not a URL
             continue
         assert found is None or re.fullmatch(r"https?://[^\x00-\x20\x7f-\x9f]+", found), (name, found)
+
+
+# --- numbers in JSON-LD ---------------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    digits=st.integers(4_301, 20_000),
+    sign=st.sampled_from(["", "-"]),
+    tail=st.sampled_from(["", ".5", "e3", ".25E-2"]),
+    where=st.sampled_from(["top", "nested", "list"]),
+)
+def test_a_number_past_pythons_digit_limit_costs_only_itself(digits, sign, tail, where) -> None:
+    number = sign + "9" * digits + tail
+    planted = {"top": number, "nested": f'{{"@type": "Rating", "ratingValue": {number}}}', "list": f"[1, {number}]"}
+    script = (
+        '{"@type": "NewsArticle", "headline": "Planted headline", "datePublished": "2024-03-05", '
+        f'"author": {{"@type": "Person", "name": "Ann Lee"}}, "wordCount": {planted[where]}}}'
+    )
+    page = f'<html><head><script type="application/ld+json">{script}</script></head><body><p>{WORDS}</p></body></html>'
+    metadata = extract(page).metadata
+    assert (metadata.title, metadata.authors, metadata.date_published) == (
+        "Planted headline",
+        ("Ann Lee",),
+        "2024-03-05",
+    )
+    assert metadata.sources["title"] == "json-ld"
