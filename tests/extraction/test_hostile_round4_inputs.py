@@ -206,3 +206,52 @@ def test_a_number_past_pythons_digit_limit_costs_only_itself(digits, sign, tail,
         "2024-03-05",
     )
     assert metadata.sources["title"] == "json-ld"
+
+
+# --- impossible dates -----------------------------------------------------------------------------------------
+
+DATE_PLACES = {
+    "time datetime": ("", '<time datetime="{}">published</time>'),
+    "time text": ("", "<time>{}</time>"),
+    "meta date": ('<meta name="date" content="{}">', ""),
+    "opengraph": ('<meta property="article:published_time" content="{}">', ""),
+    "json-ld": ('<script type="application/ld+json">{{"@type": "NewsArticle", "datePublished": "{}"}}</script>', ""),
+}
+
+
+@st.composite
+def impossible_dates(draw) -> tuple[str, str]:
+    """(an impossible ISO date, the possible one it was broken from): one part out of its range."""
+    year, month, day = draw(st.integers(2000, 2023)), draw(st.integers(1, 12)), draw(st.integers(1, 28))
+    hour, minute, zone = draw(st.integers(0, 23)), draw(st.integers(0, 59)), draw(st.sampled_from(["", "Z", "+02:00"]))
+    with_time = draw(st.booleans()) or zone
+    broken = draw(st.sampled_from(["day", "month", "hour", "minute", "zone"] if with_time else ["day", "month"]))
+    days_in = {2: 29 if year % 4 == 0 else 28, 4: 30, 6: 30, 9: 30, 11: 30}.get(month, 31)
+    parts = {"month": month, "day": day, "hour": hour, "minute": minute, "zone": zone}
+    good = f"{year}-{month:02d}-{day:02d}" + (f"T{hour:02d}:{minute:02d}:00{zone}" if with_time else "")
+    out_of_range = {
+        "day": st.sampled_from([0, *range(days_in + 1, 100)]),
+        "month": st.sampled_from([0, *range(13, 100)]),
+        "hour": st.integers(24, 99),
+        "minute": st.integers(60, 99),
+        "zone": st.builds(lambda sign, hours: f"{sign}{hours:02d}:00", st.sampled_from("+-"), st.integers(24, 99)),
+    }
+    parts[broken] = draw(out_of_range[broken])
+    bad = f"{year}-{parts['month']:02d}-{parts['day']:02d}" + (
+        f"T{parts['hour']:02d}:{parts['minute']:02d}:00{parts['zone']}" if with_time else ""
+    )
+    return bad, good
+
+
+@settings(max_examples=60, deadline=None)
+@given(dates=impossible_dates(), place=st.sampled_from(sorted(DATE_PLACES)))
+def test_an_impossible_date_is_no_date(dates, place) -> None:
+    bad, good = dates
+    head, body = DATE_PLACES[place]
+
+    def published(value: str) -> str | None:
+        page = f"<html><head>{head.format(value)}</head><body><p>{WORDS}</p>{body.format(value)}</body></html>"
+        return extract(page).metadata.date_published
+
+    assert published(bad) is None, bad
+    assert (published(good) or "")[:10] == good[:10]  # the place is read: its possible date is found

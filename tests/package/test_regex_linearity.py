@@ -104,6 +104,8 @@ WHY_LINEAR = {
     "metadata.model.URL_SCHEME": "a lookbehind: attempts start only at a run's start, which "
     "a possessive run reads once: disjoint",
     "metadata.model._NOT_IN_URL": "one character class",
+    "metadata.dates._ISO_IN_TEXT": "a lookbehind, then fixed-width digit groups with possessive optional parts: "
+    "bounded per attempt",
     "metadata.dates._ISO": r"anchored at \A (one attempt), digit counts bounded, blank runs possessive",
     "metadata.language._TAG": r"anchored at ^ without MULTILINE (one attempt), repetitions bounded",
     "metadata.language._WORDS": r"\w+ always matches the whole run",
