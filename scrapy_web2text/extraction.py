@@ -60,10 +60,11 @@ class Extraction:
     inline neighbours are joined with a space.  ``timings`` holds
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
     ``skipped`` names why a body was not labelled (``"binary:png"``, ``"binary:pdf"``, ``"binary"``,
-    ``"not_html:<type>"``); it then has no blocks and empty main text.  :attr:`title`, :attr:`markdown`,
-    :attr:`html` and :attr:`metadata` are computed on first access, from the page's tree and the labels; the
-    result (and each :class:`Block`) keeps that lxml tree alive while it is referenced, so keep the fields you
-    need, not the results, when collecting many pages.  A result of :func:`extract` builds its :class:`Block`
+    ``"not_html:json"``: a family of types, never the server's own words); it then has no blocks and empty main
+    text.  :attr:`title`, :attr:`markdown`, :attr:`html` and :attr:`metadata` are computed on first access, from
+    the page's tree and the labels; the result (and each :class:`Block`) keeps that lxml tree alive while it is
+    referenced, so keep the fields you need, not the results, when collecting many pages.  A result of
+    :func:`extract` builds its :class:`Block`
     objects when ``blocks`` (or anything that reads them) is first read: most callers only want the main text.
     """
 

@@ -6,6 +6,7 @@ content types.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_web2text import extract
+from scrapy_web2text.page.sniff import TYPE_FAMILIES
 from scrapy_web2text.show import build_view
 
 WORDS = "Readable words of the article stay in the text. " * 8
@@ -255,3 +257,65 @@ def test_an_impossible_date_is_no_date(dates, place) -> None:
 
     assert published(bad) is None, bad
     assert (published(good) or "")[:10] == good[:10]  # the place is read: its possible date is found
+
+
+# --- UTF-32 and XHTML served as XML ---------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    planted=st.text(st.characters(exclude_categories=["Cs", "Cc"]), min_size=1, max_size=40).filter(str.strip),
+    order=st.sampled_from(["utf-32-le", "utf-32-be"]),
+)
+def test_a_page_in_utf32_with_its_byte_order_mark_is_decoded(planted, order) -> None:
+    from html import escape
+
+    page = f"<html><body><article><p>{WORDS} {escape(planted)}</p></article></body></html>"
+    mark = {"utf-32-le": codecs.BOM_UTF32_LE, "utf-32-be": codecs.BOM_UTF32_BE}[order]
+    via_bytes, via_text = extract(mark + page.encode(order)), extract(page)
+    assert via_bytes.skipped is None
+    assert [block.text for block in via_bytes.blocks] == [block.text for block in via_text.blocks]
+
+
+XHTML = (
+    '<?xml version="1.0" encoding="{encoding}"?>\n<!DOCTYPE html>\n<!-- served as XML -->\n'
+    '<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><title>T</title></head>'
+    f"<body><article><p>{WORDS}</p></article></body></html>"
+)
+
+
+@pytest.mark.parametrize("content_type", ["application/xml", "text/xml", "Application/XML; charset=UTF-8"])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16", "text"])
+def test_xhtml_served_as_generic_xml_is_labelled(content_type, encoding) -> None:
+    page = XHTML.format(encoding="utf-8" if encoding == "text" else encoding)
+    body = page if encoding == "text" else page.encode(encoding)
+    result = extract(body, content_type=content_type)
+    assert result.skipped is None and WORDS.strip() in result.main_text
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<rss version='2.0'><channel><title>Feed</title></channel></rss>",
+        '<root><html xmlns="http://www.w3.org/1999/xhtml"><body><p>inside</p></body></html></root>',
+        "<html><body><p>no XHTML namespace on the root</p></body></html>",
+    ],
+)
+def test_other_xml_is_still_not_labelled(body) -> None:
+    assert extract(body, content_type="application/xml").skipped == "not_html:xml"
+
+
+# --- server-chosen content types ------------------------------------------------------------------------------
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    content_type=st.one_of(
+        st.text(max_size=200),
+        st.builds(lambda a, b: f"{a}/{b}", st.sampled_from(["application", "text", "image", "x"]), st.text()),
+        st.builds(lambda junk: "application/x-" + junk * 500, st.text(min_size=1, max_size=20)),
+    )
+)
+def test_a_declared_content_type_gives_a_reason_from_a_fixed_vocabulary(content_type) -> None:
+    skipped = extract(PAGE, content_type=content_type).skipped
+    assert skipped is None or skipped in {f"not_html:{family}" for family in TYPE_FAMILIES}, skipped

@@ -38,6 +38,9 @@ SCREEN_SECONDS = 0.002
 #: Pattern → why it is linear.  "possessive" means no part gives characters back; "bounded" that an attempt reads
 #: a bounded number of characters; "disjoint" that the parts of the text different attempts read do not overlap.
 WHY_LINEAR = {
+    "page.sniff._FIRST_ELEMENT": "literal start, then at most 64 + 2,000 characters and nothing after that can "
+    "fail: bounded per attempt",
+    "page.sniff._XHTML_NAMESPACE": "literal start, possessive blanks, then a literal: bounded per attempt",
     "page.walk._BLANK": "one character class, greedy to the end of the run; a match never fails",
     "page.walk._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
     "page.elements._KEYWORD_SCAN": "a lookahead over an alternation of literals: bounded per position",
