@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import output
+from .arguments import check_arguments, checked_threshold
 from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     BOILERPLATE,
     CONTENT,
@@ -60,10 +61,11 @@ class Extraction:
     inline neighbours are joined with a space.  ``timings`` holds
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
     ``skipped`` names why a body was not labelled (``"binary:png"``, ``"binary:pdf"``, ``"binary"``,
-    ``"not_html:<type>"``); it then has no blocks and empty main text.  :attr:`title`, :attr:`markdown`,
-    :attr:`html` and :attr:`metadata` are computed on first access, from the page's tree and the labels; the
-    result (and each :class:`Block`) keeps that lxml tree alive while it is referenced, so keep the fields you
-    need, not the results, when collecting many pages.  A result of :func:`extract` builds its :class:`Block`
+    ``"not_html:json"``: a family of types, never the server's own words); it then has no blocks and empty main
+    text.  :attr:`title`, :attr:`markdown`, :attr:`html` and :attr:`metadata` are computed on first access, from
+    the page's tree and the labels; the result (and each :class:`Block`) keeps that lxml tree alive while it is
+    referenced, so keep the fields you need, not the results, when collecting many pages.  A result of
+    :func:`extract` builds its :class:`Block`
     objects when ``blocks`` (or anything that reads them) is first read: most callers only want the main text.
     """
 
@@ -269,9 +271,10 @@ def extract(
     of ``content_type``, ``<meta charset>`` or an XML declaration, UTF-8, a detected legacy encoding, then
     Windows-1252; never raising; :mod:`scrapy_web2text.page.decode`), or a Scrapy response (its body, URL and
     ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.responses`).  Any other
-    type raises ``TypeError``.  ``threshold`` is the probability a block
-    needs to be kept (default: the model's, moved by the page type's offset, +0.1 on articles with the shipped
-    files; it also decodes a page it leaves empty once more at half the page's highest probability); ``model`` a loaded
+    type raises ``TypeError``; so does every argument of a wrong type, naming it (``scrapy_web2text.arguments``).
+    ``threshold`` is the probability a block needs to be kept, a number or numeric string in (0, 1) (default: the
+    model's, moved by the page type's offset, +0.1 on articles with the shipped files; it also decodes a page it
+    leaves empty once more at half the page's highest probability); ``model`` a loaded
     :class:`~scrapy_web2text.Web2TextModel`, a packaged model's name or
     a path (default: the shipped model, loaded once per process).
     ``method`` picks the labeller (see :mod:`scrapy_web2text.labellers`; a registered name or a dotted path).
@@ -281,6 +284,8 @@ def extract(
     ``tree`` is parsel's lxml root of the same ``html`` (a Scrapy ``response.selector.root``), walked instead
     of parsing ``html`` again where that gives the same blocks (see :func:`~scrapy_web2text.page.parse_page`).
     """
+    check_arguments(url=url, model=model, method=method, encoding=encoding, content_type=content_type)
+    threshold = checked_threshold(threshold)
     if not isinstance(html, (str, bytes, bytearray, memoryview)):
         if not is_response(html):
             raise TypeError(f"html must be str, bytes or a Scrapy response, not {type(html).__name__}")

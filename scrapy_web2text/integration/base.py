@@ -229,7 +229,7 @@ class Web2TextComponent:
             logger.debug("Web2Text failure on %s", url, exc_info=error)
             return PageResult(main_text="", error=f"{type(error).__name__}: {error}")
         if result.skipped:
-            self.skip(result.skipped)  # not HTML (binary:png, not_html:application/json...): fields go out empty
+            self.skip(result.skipped)  # not HTML (binary:png, not_html:json...): fields go out empty
             return result
         for failure in result.failed_formats:
             self.inc("errors/format")

@@ -26,7 +26,7 @@ class PageResult:
 
     ``blocks`` holds the block records in ``WEB2TEXT_BLOCKS``'s form (empty for ``"none"``); ``title``,
     ``markdown`` and ``html`` are ``None`` unless the settings ask for them.  ``skipped`` names why a body was not
-    labelled (``"binary:png"``, ``"not_html:application/json"``...).  ``timings`` holds milliseconds per stage and
+    labelled (``"binary:png"``, ``"not_html:json"``...).  ``timings`` holds milliseconds per stage and
     ``total``.  ``error`` says why labelling raised (``"TypeError: ..."``); the other fields are then empty.
     """
 

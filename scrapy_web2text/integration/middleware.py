@@ -39,6 +39,7 @@ from scrapy import Request
 from scrapy.http import HtmlResponse, TextResponse
 
 from ..page.decode import decode_html
+from ..page.sniff import XML_TYPES, media_type, xhtml_root
 from .base import Web2TextComponent
 from .charset import header_charset
 from .pools import POOLS
@@ -137,7 +138,7 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
             return "non_html"
         if not isinstance(response, HtmlResponse):
             content_type = (response.headers.get(b"Content-Type") or b"").lower()
-            if not any(kind in content_type for kind in HTML_CONTENT_TYPES):
+            if not any(kind in content_type for kind in HTML_CONTENT_TYPES) and not _xhtml_as_xml(response):
                 return "non_html"
         if not response.body.strip():
             return "empty"
@@ -205,3 +206,9 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
             return item
         self.fill(adapter, await page.labelled())
         return item
+
+
+def _xhtml_as_xml(response: Response) -> bool:
+    """An XHTML page served as ``application/xml`` or ``text/xml`` (Scrapy makes it an ``XmlResponse``)."""
+    content_type = response.headers.get(b"Content-Type")
+    return media_type(content_type) in XML_TYPES and xhtml_root(response.body, content_type)

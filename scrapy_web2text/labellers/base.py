@@ -227,7 +227,9 @@ def load_weights_file(
     ``NAME``, ``NAME.npz`` and ``NAME.json`` name the same pair of files; a missing ``.npz`` raises
     ``FileNotFoundError`` saying ``what`` was looked for where, and ``how`` to make it.
     """
-    npz, _ = weights_files(path or default)
+    # "default" is the shipped file's name, never a file of that name in the working directory.
+    shipped = path is None or (isinstance(path, str) and path in ("", SHIPPED_WEIGHTS))
+    npz, _ = weights_files(default if shipped else path)
     if not npz.is_file():
         raise FileNotFoundError(f"no {what} at {npz}; {how}")
     return load_weights(load, npz)

@@ -13,13 +13,18 @@ import datetime as dt
 import functools
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
+
+from lxml import etree
 
 #: The earliest plausible date of a web page (htmldate's bound too) and how far ahead of today one may be.
 EARLIEST = dt.datetime(1995, 1, 1)
 LATEST_AHEAD = dt.timedelta(days=2)
 #: An ISO 8601 date, alone or with a time and zone; anything longer is not looked at.
 MAX_DATE_CHARS = 40
+#: An ISO 8601 date inside a text (a byline's line), with what time and zone follow it.
+_ISO_IN_TEXT = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?+)?+(?:Z|[+-]\d{2}:?\d{2})?+")
 _ISO = re.compile(
     r"\A\s*+(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?\s*+(Z|[+-]\d{2}:?\d{2})?)?\s*+"
 )
@@ -37,19 +42,38 @@ def iso_date(value: Any) -> str | None:
     match = _ISO.fullmatch(value)
     if match is None:
         return None
-    year, month, day, hour, minute, second, zone = match.groups()
     try:
-        moment = dt.datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
-        offset = _zone(zone)
+        moment, offset = _parsed(match)
     except ValueError:
         return None
     if not EARLIEST <= moment <= latest_date():
         return None
-    if hour is None:
+    if match.group(4) is None:
         return moment.date().isoformat()
     if offset is not None:
         moment = moment.replace(tzinfo=offset)
     return moment.isoformat()
+
+
+def impossible_date(value: Any) -> bool:
+    """Whether ``value`` starts as an ISO 8601 date whose day, time or zone does not exist (``2024-02-30``,
+    ``25:61``, ``+99:99``).  htmldate reads ``2024-02-30`` as its month and invents the 1st; such a value is
+    kept from it (see :func:`htmldate_time_elements`)."""
+    match = _ISO.match(value[:MAX_DATE_CHARS]) if isinstance(value, str) else None
+    if match is None:
+        return False
+    try:
+        _parsed(match)
+    except ValueError:
+        return True
+    return False
+
+
+def _parsed(match: re.Match) -> tuple[dt.datetime, dt.tzinfo | None]:
+    """The moment and zone of an :data:`_ISO` match; ``ValueError`` where one does not exist."""
+    year, month, day, hour, minute, second, zone = match.groups()
+    moment = dt.datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0))
+    return moment, _zone(zone)
 
 
 def _zone(zone: str | None) -> dt.tzinfo | None:
@@ -59,7 +83,10 @@ def _zone(zone: str | None) -> dt.tzinfo | None:
         return dt.UTC
     sign = -1 if zone[0] == "-" else 1
     digits = zone[1:].replace(":", "")
-    return dt.timezone(sign * dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
+    hours, minutes = int(digits[:2]), int(digits[2:])
+    if hours > 23 or minutes > 59:
+        raise ValueError(f"no time zone {zone}")
+    return dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
 
 
 @functools.cache
@@ -78,17 +105,44 @@ def _options(original: bool) -> Any:
 
 
 def htmldate_header(head: Any, original: bool = True) -> str | None:
-    """htmldate's reading of the ``<meta>`` dates under ``head`` (its long list of names and their precedence)."""
+    """htmldate's reading of the ``<meta>`` dates under ``head`` (its long list of names and their precedence);
+    a ``<meta>`` stating an impossible date is not shown to it."""
     from htmldate.core import examine_header
 
-    return examine_header(head, _options(original))
+    return _quietly(examine_header, _possible_only(head, "meta", ("content", "datetime")), _options(original))
 
 
 def htmldate_time_elements(root: Any) -> str | None:
-    """htmldate's choice among the page's ``<time datetime>`` elements (``pubdate``, ``entry-date`` first)."""
+    """htmldate's choice among the page's ``<time datetime>`` elements (``pubdate``, ``entry-date`` first); one
+    whose ``datetime`` or text is an impossible date (``2024-02-30T25:61:00+99:99``) is not shown to it."""
     from htmldate.core import examine_time_elements
 
-    return examine_time_elements(root, _options(True))
+    return _quietly(examine_time_elements, _possible_only(root, "time", ("datetime",)), _options(True))
+
+
+def _possible_only(root: Any, tag: str, attributes: tuple[str, ...]) -> Any:
+    """``root`` itself where none of its ``tag`` elements states an impossible date (in ``attributes`` or its
+    text); else a stand-in holding copies of the others (their attributes and text: all htmldate reads)."""
+    elements = list(root.iter(tag))
+    kept = [
+        element
+        for element in elements
+        if not any(impossible_date(value) for value in (*map(element.get, attributes), element.text))
+    ]
+    if len(kept) == len(elements):
+        return root
+    holder = etree.Element("div")
+    for element in kept:
+        etree.SubElement(holder, tag, dict(element.attrib)).text = element.text
+    return holder
+
+
+def _quietly(examine: Callable[[Any, Any], str | None], tree: Any, options: Any) -> str | None:
+    # htmldate raises on some values it accepts (a zone of 24 hours or more in a date it then compares): no date.
+    try:
+        return examine(tree, options)
+    except (ValueError, OverflowError):
+        return None
 
 
 def date_in_url(url: str | None) -> str | None:
@@ -105,7 +159,13 @@ def date_in_text(text: str) -> str | None:
     patterns (not its dateparser fallback, which costs milliseconds a string)."""
     from htmldate.extractors import try_date_expr
 
-    return try_date_expr(text[:MAX_TEXT_SCAN], "%Y-%m-%d", False, EARLIEST, latest_date())
+    text = text[:MAX_TEXT_SCAN]
+    if any(impossible_date(found.group()) for found in _ISO_IN_TEXT.finditer(text)):
+        return None  # "2024-02-30": htmldate would invent the 1st
+    try:
+        return try_date_expr(text, "%Y-%m-%d", False, EARLIEST, latest_date())
+    except (ValueError, OverflowError):  # htmldate's comparison of a zone it accepted
+        return None
 
 
 #: A URL or a visible text is looked at up to this many characters.

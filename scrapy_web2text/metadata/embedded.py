@@ -11,6 +11,7 @@ walked up to :data:`MAX_OBJECTS` dictionaries.
 from __future__ import annotations
 
 import functools
+import json
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ MAX_OBJECTS = 2000
 MAX_LIST_WALK = 200
 #: A microdata property's text is read up to this many characters.
 MAX_PROPERTY_TEXT = 2000
+#: A JSON-LD integer longer than this is read as ``null``: Python refuses to convert one past 4,300 digits, and that
+#: error made the whole script unreadable (its date, author and headline lost for one useless number).
+MAX_NUMBER_DIGITS = 100
 
 _JSON_LD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
@@ -111,9 +115,7 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
 
 def read_json_ld(root: Any) -> Objects:
     """The JSON-LD objects of ``root``'s ``<script type="application/ld+json">`` elements."""
-    from extruct.jsonld import JsonLdExtractor
-
-    extractor = JsonLdExtractor()
+    extractor = _bounded_json_ld_extractor()()
     items: list[Any] = []
     notes: list[str] = []
     for count, script in enumerate(_JSON_LD_SCRIPTS(root)):
@@ -168,6 +170,33 @@ def _as_json_ld(item: Any, depth: int) -> Any:
     if "value" in item and "name" not in converted:
         converted["name"] = item["value"]
     return converted
+
+
+def bounded_int(digits: str) -> int | None:
+    """A JSON integer, or ``None`` past :data:`MAX_NUMBER_DIGITS` (never the interpreter's ``ValueError``)."""
+    return int(digits) if len(digits) <= MAX_NUMBER_DIGITS else None
+
+
+@functools.cache
+def _bounded_json_ld_extractor() -> type:
+    from extruct.jsonld import JsonLdExtractor
+
+    class BoundedJsonLdExtractor(JsonLdExtractor):
+        """extruct's JSON-LD reader whose first, strict parse reads an over-long integer as ``null``; a script it
+        cannot parse goes to extruct's own lenient second try (comments around the JSON)."""
+
+        def _extract_items(self, node: Any) -> Iterator[Any]:
+            try:
+                data = json.loads(node.xpath("string()"), strict=False, parse_int=bounded_int)
+            except ValueError:
+                yield from super()._extract_items(node)
+                return
+            if isinstance(data, list):
+                yield from data
+            elif isinstance(data, dict):
+                yield data
+
+    return BoundedJsonLdExtractor
 
 
 @functools.cache

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 #: Where a value came from, in the words :attr:`Metadata.sources` uses.
 JSON_LD, MICRODATA, OPENGRAPH, META, TIME_ELEMENT = "json-ld", "microdata", "opengraph", "meta", "time-element"
@@ -22,6 +23,13 @@ MAX_LIST_ITEMS = 20  # authors, tags, categories, breadcrumbs
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 _SPACE = re.compile(r"\s+")
+#: A URL's scheme and its colon, as the URL Standard reads it (a text that starts so is a URL, whatever follows).
+#: The lookbehind starts an attempt only where a run of scheme characters starts: one scan of each run.
+URL_SCHEME = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*+:")
+#: What no URL of an output holds: controls, white space (a parser would drop or encode them; a consumer may not).
+_NOT_IN_URL = re.compile(r"[\x00-\x20\x7f-\x9f]")
+#: What a URL parser strips from both ends before reading a URL: C0 controls and the space.
+_URL_STRIPPED = "".join(map(chr, range(0x21)))
 
 
 def clean_text(value: Any, limit: int = MAX_TEXT_CHARS) -> str | None:
@@ -34,6 +42,23 @@ def clean_text(value: Any, limit: int = MAX_TEXT_CHARS) -> str | None:
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text or None
+
+
+def http_url(value: Any, base: str | None = None) -> str | None:
+    """``value`` as an absolute ``http(s)`` URL with a host, resolved against ``base``; ``None`` for anything else
+    (``javascript:``, ``data:`` and every other scheme, however spelt; a URL that does not parse; controls or white
+    space inside).  Every URL-valued field of :class:`Metadata` passes here."""
+    if not isinstance(value, str) or len(value) > MAX_URL_CHARS:
+        return None
+    value = value.strip(_URL_STRIPPED)
+    try:
+        resolved = urljoin(base, value) if base else value
+        host = urlsplit(resolved).hostname
+    except ValueError:  # "http://[::1": a bracket never closed
+        return None
+    if not resolved.startswith(("http://", "https://")) or not host or _NOT_IN_URL.search(resolved):
+        return None
+    return resolved
 
 
 def clean_list(values: Iterable[Any], limit: int = MAX_LIST_ITEMS) -> tuple[str, ...]:

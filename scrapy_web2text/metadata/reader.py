@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from .dates import date_in_url, htmldate_header, htmldate_time_elements, iso_date
 from .embedded import Objects, read_json_ld, read_microdata
@@ -22,15 +22,16 @@ from .model import (
     HTML_LANG,
     MAX_DESCRIPTION_CHARS,
     MAX_LIST_ITEMS,
-    MAX_URL_CHARS,
     META,
     OPENGRAPH,
     TEXT,
     TIME_ELEMENT,
     URL,
+    URL_SCHEME,
     Metadata,
     clean_list,
     clean_text,
+    http_url,
 )
 from .visible import read_byline
 
@@ -87,7 +88,7 @@ def read_metadata(
     """
     if root is None:
         return Metadata()
-    base = url if url and url.startswith(("http://", "https://")) else None
+    base = http_url(url)  # a page URL that does not parse resolves nothing (and names no site)
     chosen = _Fields()
     notes: list[str] = []
     head = read_head(root)
@@ -174,16 +175,13 @@ def _each(value: Any) -> list[Any]:
 
 
 def _absolute(value: Any, base: str | None) -> str | None:
-    """An http(s) URL, resolved against ``base``: no ``javascript:``/``data:`` value survives."""
+    """An http(s) URL, resolved against ``base`` (:func:`~.model.http_url`): no ``javascript:``/``data:`` value
+    survives."""
     value = _first(value)
     if isinstance(value, dict):
         value = value.get("url") or value.get("contentUrl") or value.get("@id")
         value = _first(value)
-    if not isinstance(value, str) or len(value) > MAX_URL_CHARS:
-        return None
-    value = value.strip()
-    resolved = urljoin(base, value) if base else value
-    return resolved if resolved.startswith(("http://", "https://")) and " " not in resolved else None
+    return http_url(value, base)
 
 
 def _image(value: Any, base: str | None) -> str | None:
@@ -204,7 +202,12 @@ def _keywords(value: Any, base: str | None = None) -> tuple[str, ...]:
 
 
 def _license(value: Any, base: str | None) -> str | None:
-    return _absolute(value, base) or clean_text(_name(value))
+    """An http(s) URL, else a licence's name; a name that reads as a URL of another scheme is none."""
+    url = _absolute(value, base)
+    if url:
+        return url
+    name = clean_text(_name(value))
+    return None if name is None or URL_SCHEME.match(name) else name
 
 
 def _language_tag(value: Any, base: str | None = None) -> str | None:

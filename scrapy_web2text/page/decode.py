@@ -25,8 +25,15 @@ from email.message import Message
 
 import webencodings
 
-#: The byte-order marks the standard knows (UTF-32 is not an encoding of the web).
-_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_BE, "utf-16-be"), (codecs.BOM_UTF16_LE, "utf-16-le"))
+#: The byte-order marks the standard knows, after UTF-32's: UTF-32 is no encoding of the web, but a body that opens
+#: with its mark is UTF-32 (``FF FE 00 00`` read as UTF-16LE is a NUL for every other byte, skipped as binary).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+)
 #: How far the ``<meta>`` prescan reads (the standard says 1,024 bytes; real heads are often longer).
 PRESCAN_BYTES = 4096
 #: How far a ``<meta>`` charset is looked for after the prescan, up to the end of the head: heads carry dozens of

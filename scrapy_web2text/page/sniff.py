@@ -4,14 +4,18 @@ Images, PDFs and archives parsed as HTML give "text" made of decoding debris, wh
 keep.  :func:`non_html_reason` looks at the first bytes only (:data:`SNIFF_BYTES`), and at what the decoder
 (:mod:`.decode`) makes of bytes, and says why a body is not labelled: ``"binary:<kind>"`` for a known file
 signature, ``"binary"`` for bytes with many NULs or other control characters (outside UTF-16), or bytes that are
-text in no encoding (not declared, not UTF-8, and no legacy encoding reads them), ``"not_html:<type>"`` for a
+text in no encoding (not declared, not UTF-8, and no legacy encoding reads them), ``"not_html:<family>"`` for a
 declared content type that is neither HTML nor XHTML (nor a generic type that says nothing, such as
-``application/octet-stream``).
+``application/octet-stream``).  The family is one of :data:`TYPE_FAMILIES` (``not_html:json``): a server chooses
+its types, and a reason becomes a crawl's stats key, so the type itself, cut and made printable, goes only to the
+log.  XHTML served as ``application/xml`` or ``text/xml`` (its root ``<html>`` in the XHTML namespace) is HTML.
 """
 
 from __future__ import annotations
 
 import codecs
+import logging
+import re
 
 from .decode import DecodedBytes, content_type_charset, printable_ascii_share, read_bytes
 
@@ -57,6 +61,33 @@ _RIFF_KINDS = {b"WEBP": "webp", b"WAVE": "wav", b"AVI ": "avi"}
 #: Content types labelled as HTML; types that say nothing about the body are sniffed instead.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 UNINFORMATIVE_TYPES = frozenset({"", "application/octet-stream", "application/unknown", "unknown/unknown"})
+
+#: Generic XML types, labelled when the document's root is XHTML's ``<html>``.
+XML_TYPES = frozenset({"application/xml", "text/xml"})
+#: What ``not_html:`` may be followed by: a family of declared types (by prefix, by exact type, by suffix), or
+#: ``other``.
+TYPE_FAMILIES = ("xml", "json", "javascript", "css", "text", "image", "audio", "video", "font", "pdf", "other")
+_FAMILY_PREFIXES = {"image/": "image", "audio/": "audio", "video/": "video", "font/": "font"}
+_FAMILY_TYPES = {
+    "application/pdf": "pdf",
+    "text/css": "css",
+    "application/javascript": "javascript",
+    "text/javascript": "javascript",
+    "application/x-javascript": "javascript",
+    "application/ecmascript": "javascript",
+    "application/json": "json",
+    "text/json": "json",
+    **dict.fromkeys(XML_TYPES, "xml"),
+}
+#: The first element's name and the rest of its start tag (bounded: a tag is not read past 2,000 characters).
+_FIRST_ELEMENT = re.compile(r"<([A-Za-z][\w.:-]{0,64})([^>]{0,2000})")
+_XHTML_NAMESPACE = re.compile(r"""\bxmlns\s*+=\s*+["']http://www\.w3\.org/1999/xhtml["']""")
+#: How much of an XML body is read for its root element (UTF-32 takes four bytes a character).
+XML_SNIFF_BYTES = 16384
+#: A declared type is written to the log up to this many characters.
+LOGGED_TYPE_CHARS = 100
+
+logger = logging.getLogger(__name__)
 
 _WIDE_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
 _ALLOWED_CONTROLS = frozenset(b"\t\n\x0c\r\x1b")
@@ -110,10 +141,10 @@ def binary_kind(head: bytes) -> str | None:
 
 def bytes_reason(decoded: DecodedBytes, data: bytes) -> str | None:
     """``"binary"`` for page bytes that are text in no encoding (:func:`.decode.read_bytes` found none, or their
-    head is mostly control characters once decoded: NULs are text only in UTF-16), else ``None``."""
+    head is mostly control characters once decoded: NULs are text only in UTF-16 and UTF-32), else ``None``."""
     if decoded.binary:
         return "binary"
-    if decoded.encoding.startswith("utf-16"):
+    if decoded.encoding.startswith(("utf-16", "utf-32")):
         head = decoded.text[:SNIFF_BYTES].encode("latin-1", "replace")
     else:
         head = data[:SNIFF_BYTES]
@@ -132,15 +163,49 @@ def declared_reason(body: str | bytes, content_type: str | bytes | None = None) 
     if kind is not None:
         return f"binary:{kind}" if kind else "binary"
     declared = media_type(content_type)
-    if declared not in HTML_TYPES and declared not in UNINFORMATIVE_TYPES:
-        return f"not_html:{declared}"
-    return None
+    if declared in HTML_TYPES or declared in UNINFORMATIVE_TYPES:
+        return None
+    if declared in XML_TYPES and xhtml_root(body, content_type):
+        return None
+    reason = f"not_html:{type_family(declared)}"
+    logger.debug("not labelled (%s): declared content type %s", reason, printable_type(declared))
+    return reason
+
+
+def type_family(declared: str) -> str:
+    """The family of a media type (``"application/ld+json"`` -> ``"json"``), one of :data:`TYPE_FAMILIES`."""
+    family = _FAMILY_TYPES.get(declared)
+    if family is None:
+        family = next((name for prefix, name in _FAMILY_PREFIXES.items() if declared.startswith(prefix)), None)
+    if family is None and declared.endswith(("+xml", "+json")):
+        family = declared.rpartition("+")[2]
+    if family is None and declared.startswith("text/"):
+        family = "text"
+    return family or "other"
+
+
+def printable_type(declared: str) -> str:
+    """A declared type as a log shows it: its first :data:`LOGGED_TYPE_CHARS` characters, non-printable ones
+    escaped."""
+    cut = declared[:LOGGED_TYPE_CHARS]
+    return ascii(cut) + ("…" if len(declared) > LOGGED_TYPE_CHARS else "")
+
+
+def xhtml_root(body: str | bytes, content_type: str | bytes | None = None) -> bool:
+    """Whether the document's first element is ``<html>`` in the XHTML namespace (bytes: decoded by the page's
+    rules, as far as :data:`XML_SNIFF_BYTES`)."""
+    if isinstance(body, str):
+        head = body[:XML_SNIFF_BYTES]
+    else:
+        head = read_bytes(bytes(body[:XML_SNIFF_BYTES]), content_type_charset(content_type)).text
+    first = _FIRST_ELEMENT.search(head)
+    return first is not None and first.group(1).lower() == "html" and bool(_XHTML_NAMESPACE.search(first.group(2)))
 
 
 def non_html_reason(
     body: str | bytes, content_type: str | bytes | None = None, encoding: str | None = None
 ) -> str | None:
-    """Why ``body`` is not labelled as HTML (``"binary:png"``, ``"not_html:application/json"``...), or ``None``.
+    """Why ``body`` is not labelled as HTML (``"binary:png"``, ``"not_html:json"``...), or ``None``.
     Bytes are decoded by the page's rules (:func:`.decode.read_bytes`, with ``encoding`` or ``content_type``'s
     charset): bytes that are text in a legacy encoding are text."""
     reason = declared_reason(body, content_type)

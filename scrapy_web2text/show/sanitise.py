@@ -3,7 +3,8 @@
 The sanitising itself is nh3 (the Python binding of the Rust ``ammonia`` sanitiser, maintained and fuzzed): an
 allow-list of tags and attributes, every ``on*`` handler and ``javascript:`` URL gone.  What ammonia does not look
 at is CSS, so ``url(...)``, ``image-set(...)`` and ``@import`` in the page's style sheets and ``style`` attributes
-are neutralised here, and images keep only ``data:`` sources.  The view's Content-Security-Policy
+are neutralised here, however escaped (``u\72l(``, ``@\69mport``: the CSS is unescaped first), and images keep only
+``data:`` sources.  The view's Content-Security-Policy
 (:mod:`scrapy_web2text.show.view`) forbids every request on top of that, so a rule missed here still loads nothing.
 """
 
@@ -26,6 +27,13 @@ GLOBAL_ATTRIBUTES = frozenset({"class", "id", "style", "title", "lang", "dir", "
 #: Our block marker: only the spans the view adds carry it (the page's own are removed before).
 BLOCK_ATTRIBUTE = "data-w2t"
 
+#: A CSS escape (CSS Syntax 3, "consume an escaped code point": a backslash, then 1-6 hex digits and one optional
+#: white space, or a line end, or any other character; or the sheet's end) or a comment, to its end or the sheet's.
+#: Possessive throughout, and a comment always matches: one pass over the sheet.
+_CSS_ESCAPE_OR_COMMENT = re.compile(
+    r"\\(?:([0-9a-fA-F]{1,6})(?:\r\n|[ \t\n\r\f])?+|(\r\n|[\n\r\f])|(.)|\Z)|/\*(?:[^*]++|\*(?!/))*+(?:\*/|\Z)",
+    re.DOTALL,
+)
 _CSS_URL = re.compile(r"url\(\s*+(?!['\"]?data:)[^)]{0,4096}\)?", re.IGNORECASE)
 _CSS_IMAGE_SET = re.compile(r"image-set\(", re.IGNORECASE)
 _CSS_IMPORT = re.compile(r"@import\b[^;]{0,4096};?", re.IGNORECASE)
@@ -44,10 +52,30 @@ ATTRIBUTES = _attributes()
 
 
 def neutralise_css(css: str) -> str:
-    """``css`` with every ``@import``, non-``data:`` ``url(...)`` and ``image-set(...)`` made inert."""
+    """``css`` with every ``@import``, non-``data:`` ``url(...)`` and ``image-set(...)`` made inert, escaped or not."""
+    css = unescape_css(css)
     css = _CSS_IMPORT.sub("", css)
     css = _CSS_URL.sub("none", css)
     return _CSS_IMAGE_SET.sub("x-image-set(", css)
+
+
+def unescape_css(css: str) -> str:
+    """``css`` with its escapes replaced by what they stand for and its comments removed, so that the words the
+    neutralising looks for are spelt literally.  A comment is removed, not made a space: ``u/**/rl(`` becomes
+    ``url(`` and is neutralised, where a browser reads two tokens (over-cautious, never under).  An escaped
+    backslash is dropped: kept, it would start a new escape when the browser reads the sheet."""
+    if "\\" not in css and "/*" not in css:
+        return css
+    return _CSS_ESCAPE_OR_COMMENT.sub(_unescaped, css)
+
+
+def _unescaped(match: re.Match) -> str:
+    digits, _, character = match.groups()
+    if digits:
+        code = int(digits, 16)
+        # NUL, surrogates and code points past Unicode are U+FFFD (CSS Syntax 3).
+        character = chr(code) if 0 < code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else "\ufffd"
+    return "" if character is None or character == "\\" else character
 
 
 def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:

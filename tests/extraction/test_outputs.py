@@ -44,7 +44,7 @@ def test_binary_bodies_give_empty_main_text_and_a_reason(path, reason):
 
 
 def test_declared_content_type_and_control_characters():
-    assert extract("<p>some text here</p>", content_type="application/json").skipped == "not_html:application/json"
+    assert extract("<p>some text here</p>", content_type="application/json").skipped == "not_html:json"
     assert extract(b"<p>fine</p>", content_type=b"text/html; charset=utf-8").skipped is None
     assert extract(bytes(range(256)) * 4).skipped == "binary"
     # UTF-16 with a BOM is text, NULs and all.

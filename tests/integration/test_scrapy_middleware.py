@@ -271,3 +271,22 @@ def test_process_spider_output_is_an_async_generator_without_spider_argument():
         assert inspect.isasyncgenfunction(method)
         assert "spider" not in inspect.signature(method).parameters
     assert isinstance(Response, type)
+
+
+def test_xhtml_served_as_xml_is_labelled(crawler, middleware):
+    body = '<?xml version="1.0"?>\n' + ARTICLE.replace("<html>", '<html xmlns="http://www.w3.org/1999/xhtml">', 1)
+    response = other_response("http://e.com/x", body.encode(), "application/xml", cls=scrapy.http.XmlResponse)
+    assert "<html xmlns=" in body
+    out = run_output(middleware, response, [{}])
+    assert out[0]["main_text"] and stat(crawler, "skipped/non_html") is None
+
+
+def test_server_chosen_content_types_never_become_stats_keys(crawler, middleware):
+    for index in range(30):
+        content_type = f"application/x-{index}-" + "\x00junk" * 600  # 3 KB, each page its own
+        response = scrapy.http.HtmlResponse(
+            f"http://e.com/{index}", body=ARTICLE.encode(), headers={"Content-Type": content_type}
+        )
+        run_output(middleware, response, [{}])
+    keys = [key for key in crawler.stats.get_stats() if key.startswith("web2text/skipped/")]
+    assert keys == ["web2text/skipped/not_html:other"] and stat(crawler, "skipped/not_html:other") == 30

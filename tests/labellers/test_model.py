@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 from scrapy_web2text import extract
+from scrapy_web2text.cli import main
+from scrapy_web2text.labellers.base import load_labeller_weights
 from scrapy_web2text.labellers.web2text.features import block_features, edge_features
 from scrapy_web2text.labellers.web2text.layers import product_matrix, without_subnormals
 from scrapy_web2text.labellers.web2text.network import (
@@ -18,7 +20,7 @@ from scrapy_web2text.labellers.web2text.network import (
 )
 from scrapy_web2text.page import parse_page
 
-from ..helpers import DATA, corpus_pages, fixture_text
+from ..helpers import DATA, FIXTURES, corpus_pages, fixture_text
 
 
 @pytest.fixture(scope="module")
@@ -100,11 +102,20 @@ def test_packaged_name_resolves_inside_the_package():
     assert resolve_model_path(None) == PACKAGED_MODELS / "default.npz"
 
 
-def test_no_model_named_is_the_shipped_one_unless_the_working_directory_has_a_default(tmp_path, monkeypatch, model):
+def test_a_model_planted_in_the_working_directory_never_replaces_the_shipped_one(tmp_path, monkeypatch, model, capsys):
     monkeypatch.chdir(tmp_path)
-    assert load_model(None) is load_model(PACKAGED_MODELS / "default.npz") is load_model("default")
-    model.save(tmp_path / "default")  # resolve_model_path(None) reads ./default.npz, so load_model(None) does too
-    assert load_model(None) is load_model(tmp_path / "default.npz") is not load_model(PACKAGED_MODELS / "default")
+    model.save(tmp_path / "default")  # an untrained default.npz + default.json where a crawl or a data folder runs
+    shipped = load_model(PACKAGED_MODELS / "default.npz")
+    for named in (None, "", "default"):
+        assert resolve_model_path(named) == PACKAGED_MODELS / "default.npz"
+        assert load_model(named) is shipped
+        assert load_labeller_weights("web2text", named) is shipped  # a crawl's default WEB2TEXT_MODEL
+    assert extract(fixture_text("article.html")).model == "default"
+    assert main(["extract", "--json", "--model", "default", str(FIXTURES / "article.html")]) == 0
+    assert json.loads(capsys.readouterr().out)["model"] == "default"
+    # Naming a path still reaches the working directory's file.
+    for path in ("./default", "default.npz", Path("default")):
+        assert load_model(path).name == model.name != shipped.name
 
 
 def test_shipped_default_model_loads_and_labels_the_fixture():
@@ -292,3 +303,10 @@ def test_subnormal_weights_are_multiplied_as_zeros_and_change_no_potential():
     x, e = block_features(page, extended=True), edge_features(page)
     for ours, exact in zip(model.potentials(x, e), wide.reference_potentials(x.astype(np.float64), e)):
         assert np.abs(np.exp(ours) - np.exp(exact)).max() < 1e-5
+
+
+def test_a_model_description_nested_past_the_stack_is_a_model_error_naming_the_file(tmp_path, model):
+    model.save(tmp_path / "deep")
+    (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ModelError, match="deep.json"):
+        Web2TextModel.load(tmp_path / "deep")

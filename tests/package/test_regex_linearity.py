@@ -38,6 +38,9 @@ SCREEN_SECONDS = 0.002
 #: Pattern → why it is linear.  "possessive" means no part gives characters back; "bounded" that an attempt reads
 #: a bounded number of characters; "disjoint" that the parts of the text different attempts read do not overlap.
 WHY_LINEAR = {
+    "page.sniff._FIRST_ELEMENT": "literal start, then at most 64 + 2,000 characters and nothing after that can "
+    "fail: bounded per attempt",
+    "page.sniff._XHTML_NAMESPACE": "literal start, possessive blanks, then a literal: bounded per attempt",
     "page.walk._BLANK": "one character class, greedy to the end of the run; a match never fails",
     "page.walk._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
     "page.elements._KEYWORD_SCAN": "a lookahead over an alternation of literals: bounded per position",
@@ -101,6 +104,11 @@ WHY_LINEAR = {
     "research.alignment._SPACES": r"\s+ always matches the whole run",
     "metadata.model._CONTROL": "one character class",
     "metadata.model._SPACE": r"\s+ always matches the whole run",
+    "metadata.model.URL_SCHEME": "a lookbehind: attempts start only at a run's start, which "
+    "a possessive run reads once: disjoint",
+    "metadata.model._NOT_IN_URL": "one character class",
+    "metadata.dates._ISO_IN_TEXT": "a lookbehind, then fixed-width digit groups with possessive optional parts: "
+    "bounded per attempt",
     "metadata.dates._ISO": r"anchored at \A (one attempt), digit counts bounded, blank runs possessive",
     "metadata.language._TAG": r"anchored at ^ without MULTILINE (one attempt), repetitions bounded",
     "metadata.language._WORDS": r"\w+ always matches the whole run",
@@ -110,6 +118,8 @@ WHY_LINEAR = {
     "metadata.visible._DIGIT": "one character",
     "metadata.visible._SEPARATORS": "one bounded token, then (?s:.*) takes the rest: the first start that fits matches",
     "metadata.visible._JOINERS": "a blank run is entered only at its first blank (lookbehind) and taken whole",
+    "show.sanitise._CSS_ESCAPE_OR_COMMENT": "an escape reads at most 9 characters; a comment is possessive and always "
+    "matches (its end or the text's): disjoint",
     "show.sanitise._CSS_URL": "literal start, possessive blanks, then at most 4096 characters: bounded per attempt",
     "show.sanitise._CSS_IMAGE_SET": "a literal",
     "show.sanitise._CSS_IMPORT": "literal start, then at most 4096 characters: bounded per attempt",

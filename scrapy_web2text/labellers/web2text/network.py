@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -211,8 +210,9 @@ class Web2TextModel:
                 raise ModelError(f"model file not found: {file} (a model is NAME.npz plus NAME.json)")
         try:
             metadata = json.loads(meta.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise ModelError(f"{meta}: not a readable JSON model description ({error})") from error
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            # RecursionError: JSON nested deeper than the interpreter's stack, which no model description is.
+            raise ModelError(f"{meta}: not a readable JSON model description ({type(error).__name__})") from error
         if not isinstance(metadata, dict) or metadata.get("format") != MODEL_FORMAT:
             raise ModelError(f"{meta}: not a {MODEL_FORMAT} file")
         if metadata.get("format_version") != MODEL_FORMAT_VERSION:
@@ -341,27 +341,33 @@ def _layers(arrays: dict, prefix: str, count: int) -> Layers:
 
 
 def resolve_model_path(name_or_path: str | Path | None) -> Path:
-    """A packaged model's name (``"default"``) or a path, as the ``.npz`` path."""
+    """A packaged model's name (``"default"``) or a path, as the ``.npz`` path.
+
+    A bare name (a string without directory or suffix) that a packaged model has is always that model: a
+    ``default.npz`` dropped into the working directory never replaces the shipped one.  A model in the working
+    directory is named as a path (``./default``, ``default.npz``, or a :class:`~pathlib.Path`).
+    """
     if name_or_path is None or str(name_or_path) == "":
-        name_or_path = DEFAULT_MODEL_NAME
-    candidate = Path(name_or_path)
-    if (
-        candidate.suffix not in (".npz", ".json")
-        and candidate.parent == Path(".")
-        and not weights_files(candidate)[0].exists()
-    ):
-        return PACKAGED_MODELS / f"{candidate.name}.npz"
-    return weights_files(candidate.expanduser())[0]
+        return SHIPPED_MODEL_PATH
+    if isinstance(name_or_path, str) and _is_bare_name(name_or_path):
+        packaged = PACKAGED_MODELS / f"{name_or_path}.npz"
+        if packaged.is_file():
+            return packaged
+    return weights_files(Path(name_or_path).expanduser())[0]
 
 
-#: The shipped model's file, where :func:`resolve_model_path` puts ``None`` unless the working directory holds a
-#: ``default.npz``.
+def _is_bare_name(name: str) -> bool:
+    """Whether ``name`` names no path: no directory part, no ``.npz``/``.json`` suffix, not ``.``-led."""
+    return Path(name).name == name and not name.startswith((".", "~")) and Path(name).suffix not in (".npz", ".json")
+
+
+#: The shipped model's file, what :func:`resolve_model_path` gives for ``None``, ``""`` and ``"default"``.
 SHIPPED_MODEL_PATH = PACKAGED_MODELS / f"{DEFAULT_MODEL_NAME}.npz"
 
 
 def load_model(name_or_path: str | Path | None = None) -> Web2TextModel:
     """Load a model once per process (thread-safe) and return the shared copy."""
-    if name_or_path is None and not os.path.exists(f"{DEFAULT_MODEL_NAME}.npz"):
-        # extract()'s default, asked for on every call: resolve_model_path's answer without its path objects (15 us).
+    if name_or_path is None or name_or_path == DEFAULT_MODEL_NAME:
+        # extract()'s default, asked for on every call: resolve_model_path's answer without its path objects.
         return load_weights(Web2TextModel.load, SHIPPED_MODEL_PATH)
     return load_weights(Web2TextModel.load, resolve_model_path(name_or_path))

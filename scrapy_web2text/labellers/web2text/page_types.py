@@ -192,8 +192,10 @@ class PageTypeModel:
         npz, description = weights_files(stem)
         try:
             meta = json.loads(description.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise PageTypeError(f"{description}: cannot read the page-type model's description ({error})") from error
+        except (OSError, json.JSONDecodeError, RecursionError) as error:
+            raise PageTypeError(
+                f"{description}: cannot read the page-type model's description ({type(error).__name__})"
+            ) from error
         if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") not in READABLE_VERSIONS:
             raise PageTypeError(f"{description} is not a page-type model of format {FORMAT} v{FORMAT_VERSION}")
         expected = SUMMARY_NAMES if meta["version"] == FORMAT_VERSION else BLOCK_SUMMARY_NAMES
