@@ -21,3 +21,34 @@ def untrained_model(tmp_path_factory) -> Path:
 def crawler(untrained_model):
     """A crawler whose Web2Text components load the untrained test model (blocks in the full form, with text)."""
     return make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_BLOCKS": "full"})
+
+
+#: Test modules by what they need beyond the package, so that tests can be chosen by cost: ``pytest -m "not slow"``
+#: is the inner loop (docs/development.rst), the full suite is the README's second command.  ``twins`` marks the
+#: tests that compare the compiled twins with their Python originals.
+MODULE_MARKS = {
+    "show/test_view_browser.py": ("browser", "slow"),
+    "integration/test_redis_crawl.py": ("redis", "slow"),
+    "integration/test_redis_seeding.py": ("redis", "slow"),
+    "integration/test_redis_scheduler.py": ("redis", "slow"),
+    "batch/test_warc_extract.py": ("dask", "slow"),
+    "research/test_training.py": ("torch", "slow"),
+    "research/test_distillation.py": ("torch", "slow"),
+    "research/test_tuning.py": ("torch", "slow"),
+    "package/test_wheel.py": ("wheel", "slow"),
+    "page/test_speedups.py": ("twins",),
+    "labellers/test_compiled_layers.py": ("twins",),
+    "labellers/test_compiled_edges.py": ("twins",),
+    "extraction/test_block_paths.py": ("twins",),
+}
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    for item in items:
+        try:
+            module = Path(str(item.fspath)).resolve().relative_to(TESTS).as_posix()
+        except ValueError:
+            continue
+        for mark in MODULE_MARKS.get(module, ()):
+            item.add_marker(mark)
