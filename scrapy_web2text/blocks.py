@@ -75,13 +75,16 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     parts: list[str] = []
     previous = -2
     texts, break_before = page.texts, page.break_before.tolist()
+    # A page made without the walk's column (a hand-made one) reads as white space everywhere.
+    space_before = page.space_before.tolist() if len(page.space_before) == len(texts) else [True] * len(texts)
     for index in np.flatnonzero(keep).tolist():
         text = texts[index]
         if parts:
             if index == previous + 1 and not break_before[index]:
-                # Inline neighbours ("see <a>this</a>.") join with a space, but
-                # not before closing punctuation.
-                if text[0] not in _NO_SPACE_BEFORE:
+                # Inline neighbours ("see <a>this</a>.") join with a space where the source has white space between
+                # them, as a browser shows them ("<b>Q</b>uil<wbr>lon" is one word), but not before closing
+                # punctuation.
+                if space_before[index] and text[0] not in _NO_SPACE_BEFORE:
                     parts.append(" ")
             else:
                 parts.append("\n")

@@ -58,7 +58,8 @@ class Extraction:
     classified when ``page_type`` is first read.
     ``main_text`` joins the content blocks: blocks separated by a line break
     in the unstyled page (or by dropped boilerplate) start a new line,
-    inline neighbours are joined with a space.  ``timings`` holds
+    inline neighbours are joined with a space where the source has white
+    space between them, as a browser shows them.  ``timings`` holds
     milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
     ``skipped`` names why a body was not labelled (``"binary:png"``, ``"binary:pdf"``, ``"binary"``,
     ``"not_html:json"``: a family of types, never the server's own words); it then has no blocks and empty main

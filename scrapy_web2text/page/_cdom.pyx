@@ -18,6 +18,7 @@ needs of :mod:`.cdom` (which imports this module) it reads from the walker objec
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.unicode cimport (
     Py_UNICODE_ISALNUM,
     Py_UNICODE_ISPRINTABLE,
@@ -38,6 +39,12 @@ cimport lxml.includes.etreepublic as cetree
 
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks
+from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
+from .walk import OUTSIDE_SVG, SVG_DRAWING, svg_mode
+
+
+cdef extern from "strings.h" nogil:
+    int strcasecmp(const char* a, const char* b)
 
 
 cetree.import_lxml__etree()
@@ -57,6 +64,7 @@ cdef enum:
     _IN_LINK = 6
     _SEGMENT = 7
     _BLOCK_LEVEL = 8
+    _IN_SVG = 9
 
 
 #: Entries of the walk's cache of element names (a power of two).
@@ -101,8 +109,12 @@ cdef inline bint _blank(const_xmlChar* content) noexcept nogil:
     return True
 
 
+#: What :func:`_text` gives for a text of ASCII blanks: the walk keeps no block, only that white space came.
+cdef str _BLANK = " "
+
+
 cdef object _text(xmlNode* node):
-    """lxml's ``_collectText`` from ``node``, except that a text the walk would skip as blank is ``None``."""
+    """lxml's ``_collectText`` from ``node``, except that a text of ASCII blanks is :data:`_BLANK`."""
     cdef xmlNode* current = _text_or_skip(node)
     cdef xmlNode* first = current
     cdef const_xmlChar* content = NULL
@@ -115,8 +127,10 @@ cdef object _text(xmlNode* node):
                 blank = False
         count += 1
         current = _text_or_skip(current.next)
-    if content is NULL or blank:
+    if content is NULL:
         return None
+    if blank:
+        return _BLANK
     if count == 1:
         return PyUnicode_DecodeUTF8(<char*>content, strlen(<const char*>content), NULL)
     cdef list parts = []  # joined once: a run of many text nodes stays linear
@@ -161,6 +175,47 @@ cdef object _attribute_value(xmlAttr* attribute):
 
 cdef inline bint _named(xmlAttr* attribute, const char* name) noexcept nogil:
     return strcmp(<const char*>attribute.name, name) == 0
+
+
+#: tags.SHOWN_TEMPLATE_ATTRIBUTES as UTF-8.
+_SHOWN_TEMPLATE_NAMES = tuple(name.encode("utf-8") for name in SHOWN_TEMPLATE_ATTRIBUTES)
+
+
+cdef bint _shown_template(xmlNode* node):
+    """A declarative shadow root: an attribute of ``tags.SHOWN_TEMPLATE_ATTRIBUTES``, without a namespace (as
+    lxml's ``element.get`` reads it)."""
+    cdef xmlAttr* attribute = node.properties
+    cdef bytes name
+    while attribute is not NULL:
+        if attribute.ns is NULL:
+            for name in _SHOWN_TEMPLATE_NAMES:
+                if _named(attribute, name):
+                    return True
+        attribute = attribute.next
+    return False
+
+
+cdef Py_ssize_t _elements_below(xmlNode* top, Py_ssize_t limit, const char* name) noexcept nogil:
+    """The elements below ``top`` in document order, counted up to ``limit`` (lxml's ``iterdescendants`` of
+    elements), or ``-1`` at the first whose local name is ``name`` in any case (``NULL``: none is looked for)."""
+    cdef xmlNode* node = top.children
+    cdef Py_ssize_t count = 0
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            if name is not NULL and strcasecmp(<const char*>node.name, name) == 0:
+                return -1
+            count += 1
+            if count >= limit:
+                return count
+            if node.children is not NULL:
+                node = node.children
+                continue
+        while node.next is NULL:
+            node = node.parent
+            if node is top or node is NULL:
+                return count
+        node = node.next
+    return count
 
 
 #: marks.MARKING_ATTRIBUTES as UTF-8, for comparing with libxml2's attribute names (one list of them: that one).
@@ -339,7 +394,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef dict states = {}
     cdef dict missed_until = {}
     cdef list top_children = []
-    cdef tuple state = (0, "#root", "", 0, 0, 0, False, "", False)
+    cdef tuple state = (0, "#root", "", 0, 0, 0, False, "", False, OUTSIDE_SVG)
     cdef list siblings = top_children
     # The open elements' states and their children's node numbers, two stacks rather than a tuple a level; an
     # element's list is made when its first child is added (None until then: most elements have none).
@@ -348,6 +403,9 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef list children
     cdef tuple closed, opened, key, described
     cdef bint pending_break = False
+    cdef bint pending_space = True, space_before
+    cdef Py_ssize_t select_elements_left = MAX_SELECT_ELEMENTS, count
+    cdef Py_UCS4 edge
     cdef bint descend, is_tail, skipped, block_level
     cdef Py_ssize_t cursor = 0, start, end, found, window_end, searched_from, word_start = 0
     cdef Py_ssize_t node_number
@@ -379,6 +437,17 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
             tag, block_level, skipped, tag_bit, is_link = described
             if block_level:
                 pending_break = True
+            # Walker.skips (templates and svgs are skipped tags, a select is not: one comparison for most elements)
+            if skipped:
+                if tag == "template":
+                    skipped = not _shown_template(node)
+                elif tag == "svg":
+                    skipped = state[_IN_SVG] == OUTSIDE_SVG and _elements_below(node, PY_SSIZE_T_MAX, b"foreignobject") >= 0
+            elif tag == "select":
+                count = _elements_below(node, select_elements_left + 1, NULL)
+                skipped = count > select_elements_left
+                if not skipped:
+                    select_elements_left -= count
             descend = not skipped
             if skipped:
                 skipped_node, skipped_block_level = node, block_level
@@ -405,6 +474,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
                         state[_IN_LINK] or is_link,
                         segment,
                         block_level,
+                        svg_mode(state[_IN_SVG], tag),
                     )
                     state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
                 state = opened
@@ -445,50 +515,59 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
             raw = _text(node.next)
             is_tail = True
             descend = False
-        if raw is not None:
-            text = _collapsed(raw)
-            if text is None:
-                text = block_text(raw)
-            if text:
-                if len(texts) >= max_blocks:
-                    page.truncated = True
-                else:
-                    start = cursor if cursor < source_length else source_length
-                    word = _anchor_word(raw, &word_start)
-                    if word is not None:
-                        window_end = cursor + 65536
-                        searched_from = cursor
-                        if missed_until:
-                            searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1)
-                        found = _find(source, word, searched_from, window_end)
-                        if found >= 0:
-                            start = max(found - word_start, cursor)
-                        else:
-                            if len(missed_until) >= 1024:
-                                missed_until.clear()
-                            missed_until[word] = window_end
-                    if start >= cursor:
-                        cursor = start + len(raw)
-                    path_id = state[_PATH_ID]
-                    tag_path = path_strings.get(path_id)
-                    if tag_path is None:
-                        segments = [entry[_SEGMENT] for entry in stack[max(len(stack) - segments_kept, 1) :]]
-                        prefix = "…>" if len(stack) > segments_kept + 1 else ""
-                        tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
-                    texts.append(text)
-                    tag_paths.append(tag_path)
-                    block_elements.append((cetree.elementFactory(document, node), is_tail))
-                    end = start + len(raw)
-                    rows += (start, end if end < source_length else source_length, pending_break, state[_NUMBER])
-                    pending_break = False
-                    node_number = len(node_chains)
-                    if siblings is None:
-                        siblings = children_stack[-1] = [node_number]
+        if raw is not None and state[_IN_SVG] != SVG_DRAWING:
+            if raw is _BLANK:
+                text = None
+            else:
+                text = _collapsed(raw)
+                if text is None:
+                    text = block_text(raw)
+            if not text:
+                pending_space = True
+            elif len(texts) >= max_blocks:
+                page.truncated = True
+            else:
+                edge = raw[0]
+                space_before = pending_space or edge <= 32 or Py_UNICODE_ISSPACE(edge)
+                edge = raw[len(raw) - 1]
+                pending_space = edge <= 32 or Py_UNICODE_ISSPACE(edge)
+                start = cursor if cursor < source_length else source_length
+                word = _anchor_word(raw, &word_start)
+                if word is not None:
+                    window_end = cursor + 65536
+                    searched_from = cursor
+                    if missed_until:
+                        searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1)
+                    found = _find(source, word, searched_from, window_end)
+                    if found >= 0:
+                        start = max(found - word_start, cursor)
                     else:
-                        siblings.append(node_number)
-                    node_chains.append(text_chain)
-                    node_sizes.append(0)
-                    node_run_starts.append(node_number)
+                        if len(missed_until) >= 1024:
+                            missed_until.clear()
+                        missed_until[word] = window_end
+                if start >= cursor:
+                    cursor = start + len(raw)
+                path_id = state[_PATH_ID]
+                tag_path = path_strings.get(path_id)
+                if tag_path is None:
+                    segments = [entry[_SEGMENT] for entry in stack[max(len(stack) - segments_kept, 1) :]]
+                    prefix = "…>" if len(stack) > segments_kept + 1 else ""
+                    tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
+                texts.append(text)
+                tag_paths.append(tag_path)
+                block_elements.append((cetree.elementFactory(document, node), is_tail))
+                end = start + len(raw)
+                end = end if end < source_length else source_length
+                rows += (start, end, pending_break, space_before, state[_NUMBER])
+                pending_break = False
+                node_number = len(node_chains)
+                if siblings is None:
+                    siblings = children_stack[-1] = [node_number]
+                else:
+                    siblings.append(node_number)
+                node_chains.append(text_chain)
+                node_sizes.append(0)
+                node_run_starts.append(node_number)
         # ---- the next event: the first child, else this element's end, the next sibling or the parent's end
         if going_down:
             if descend:

@@ -53,6 +53,9 @@ class Page:
     path_ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     in_link: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     break_before: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    #: Per block: white space (or the page's start) precedes it in the source; inline neighbours without any between
+    #: them ("seven<i>teen</i>") are one word in the main text.
+    space_before: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     #: Per block: bit masks of ancestor tags / class-id keywords (features.py).
     ancestor_tags: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     ancestor_keywords: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))

@@ -7,13 +7,24 @@ that the CDOM walk, the nesting flattener and the baselines' own walk agree.
 from __future__ import annotations
 
 #: Elements with nothing to extract (the paper's list plus the obvious).  ``noembed`` is raw text that browsers
-#: never show (its markup would show as literal tags); ``svg`` and ``math`` go whole, ``foreignObject`` and
-#: ``mtext`` included (docs/robustness.rst).
+#: never show (its markup would show as literal tags); ``math`` goes whole, ``mtext`` included; so does ``svg``,
+#: except one that holds a ``foreignObject`` (HTML inside SVG: the walk reads that part).
+#: ``<datalist>`` (never shown) is no text, nor is a ruby annotation (``<rt>``, ``<rp>``: "猫" read "ねこ" is the
+#: text "猫").  A ``<template>`` is never shown, unless it is a declarative shadow root (docs/robustness.rst).
 SKIPPED_TAGS = frozenset(
     """script style noscript template head title meta link base br hr img
     input iframe frame checkbox svg math canvas object embed noembed video audio
-    source track map area param picture textarea""".split()
+    source track map area param picture textarea datalist rt rp""".split()
 )
+
+#: The elements inside ``<select>`` lists a page may have as blocks: a list that would go past them is skipped whole
+#: (50,000 ``<option>`` filled the block budget and lost the article after the form).  Lists below it stay blocks, as
+#: the model was trained on them (the longest list of the corpora has about 1,000 options).
+MAX_SELECT_ELEMENTS = 2000
+
+#: A ``<template>`` with one of these attributes is a declarative shadow root, which browsers render: the walk
+#: reads it as if it were a ``<div>``'s content.
+SHOWN_TEMPLATE_ATTRIBUTES = ("shadowrootmode", "shadowroot")
 
 #: Elements that start a new line in an unstyled rendering.
 BLOCK_LEVEL_TAGS = frozenset(

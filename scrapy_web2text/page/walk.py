@@ -18,6 +18,7 @@ look-up and equal tag lists are one number; only the distinct chains become tupl
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -25,6 +26,7 @@ from lxml import etree
 
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks
+from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
 
 #: Trailing segments a tag path keeps (its id tells full paths apart): 100,000-deep pages make no quadratic strings.
 TAG_PATH_SEGMENTS = 24
@@ -36,6 +38,14 @@ _NONCHARACTERS = {0xFFFE: 0xFFFD, 0xFFFF: 0xFFFD}
 _ANCHOR_WORD = re.compile(r"\w{3,24}|\w+")
 #: How far past the previous block a block's first word is searched for in the source.
 _OFFSET_WINDOW = 65536
+#: Whether an ``<svg>`` holds HTML (a ``foreignObject``, whatever its case or namespace): only such an svg is walked.
+_HOLDS_FOREIGN_OBJECT = etree.XPath(
+    "boolean(.//*[translate(local-name(), 'FOREIGNOBJECT', 'foreignobject') = 'foreignobject'])"
+)
+#: ``State.in_svg``: outside any walked svg; in its drawing (its texts are not shown as text); in its HTML.
+OUTSIDE_SVG, SVG_DRAWING, SVG_HTML = 0, 1, 2
+#: The tags whose elements are skipped or not by more than their tag (:meth:`Walker.skips`).
+CHECKED_TAGS = frozenset({"template", "svg", "select"})
 
 
 def block_text(raw: str) -> str:
@@ -47,10 +57,10 @@ def block_text(raw: str) -> str:
 #: The per-block columns the walk records, each the ``Page`` attribute of that name (int64; bool if in
 #: ``_BOOL_BLOCK_COLUMNS``): the text's, in the order of the row :meth:`Walker.add_block` appends for a block, then
 #: the open element's state's, in the order of the state's row (a new column: a name here, a value in that row).
-_TEXT_COLUMNS = ("starts", "ends", "break_before")
+_TEXT_COLUMNS = ("starts", "ends", "break_before", "space_before")
 _STATE_COLUMNS = ("path_ids", "in_link", "ancestor_tags", "ancestor_keywords")
 BLOCK_COLUMNS = _TEXT_COLUMNS + _STATE_COLUMNS
-_BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before"})
+_BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before", "space_before"})
 #: The per-node columns of ``Page.node_table``, in order.
 NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
 _TEXT_CHAIN = 0  # the chain of a leaf: ("#text",), no attributes
@@ -68,9 +78,19 @@ class State(NamedTuple):
     in_link: bool
     segment: str  # its step of a tag path
     block_level: bool
+    in_svg: int  # OUTSIDE_SVG, SVG_DRAWING or SVG_HTML
 
 
-_ROOT_STATE = State(0, "#root", "", 0, 0, 0, False, "", False)
+_ROOT_STATE = State(0, "#root", "", 0, 0, 0, False, "", False, OUTSIDE_SVG)
+
+
+def svg_mode(parent_mode: int, tag: str) -> int:
+    """An element's ``State.in_svg``: an svg starts a drawing, a foreignObject in a drawing holds HTML."""
+    if tag == "svg":
+        return SVG_DRAWING
+    if tag == "foreignobject" and parent_mode == SVG_DRAWING:
+        return SVG_HTML
+    return parent_mode
 
 
 def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, ...], str]:
@@ -117,6 +137,10 @@ class Walker:
         #: The open elements, outermost first, each with the CDOM nodes made under it so far.
         self._stack: list[tuple[State, list[int]]] = [(_ROOT_STATE, self._top_children)]
         self._pending_break = False
+        # Whether white space (or a blank text node) came since the previous block: inline neighbours that the
+        # source writes without any ("seven<i>teen</i>") join without a space (``space_before``).
+        self._pending_space = True
+        self._select_elements_left = MAX_SELECT_ELEMENTS
         self._cursor = 0  # where the previous block's text ends in the source (best effort)
         self._missed_until: dict[str, int] = {}  # word → end of a window it is absent from
 
@@ -129,6 +153,8 @@ class Walker:
                 tag, block_level, skip, tag_bit, is_link = _TAG_TABLE.get(element.tag) or _describe_tag(element.tag)
                 if block_level:
                     self._pending_break = True
+                if tag in CHECKED_TAGS:
+                    skip = self.skips(element, tag)
                 if skip:
                     events.skip_subtree()
                     skipped, skipped_block_level = element, block_level
@@ -143,10 +169,28 @@ class Walker:
                 else:
                     self.close_element()
                 raw, is_tail = element.tail, True
-            if raw and not raw.isspace():
-                self.add_block(element, raw, is_tail)
+            if raw and self._stack[-1][0].in_svg != SVG_DRAWING:
+                if raw.isspace():
+                    self._pending_space = True
+                else:
+                    self.add_block(element, raw, is_tail)
         if self.close_root():
             self.number_nodes()
+
+    def skips(self, element, tag: str) -> bool:
+        """Whether an element of ``CHECKED_TAGS`` is skipped: a ``<template>`` unless it is a declarative shadow root;
+        an svg unless it holds a foreignObject (one inside a walked svg is walked unsearched: nested svgs cost one
+        search); a ``<select>`` whose elements would go past the page's ``MAX_SELECT_ELEMENTS``."""
+        if tag == "template":
+            return all(element.get(name) is None for name in SHOWN_TEMPLATE_ATTRIBUTES)
+        if tag == "svg":
+            return self._stack[-1][0].in_svg == OUTSIDE_SVG and not _HOLDS_FOREIGN_OBJECT(element)
+        left = self._select_elements_left
+        count = sum(1 for _ in islice(element.iterdescendants(etree.Element), left + 1))  # stops past the budget
+        if count > left:
+            return True
+        self._select_elements_left = left - count
+        return False
 
     def open_element(self, element, tag: str, tag_bit: int, is_link: bool, block_level: bool) -> None:
         """Push the element's state: found among the states of its look-alike siblings, or made."""
@@ -184,6 +228,7 @@ class Walker:
             in_link=parent.in_link or is_link,
             segment=segment,
             block_level=block_level,
+            in_svg=svg_mode(parent.in_svg, tag),
         )
         self.state_rows += (path_id, state.in_link, state.tag_mask, state.keyword_mask)
         return state
@@ -218,11 +263,15 @@ class Walker:
         if not text.isprintable():
             text = block_text(raw)
             if not text:
+                self._pending_space = True
                 return
         page = self.page
         if len(page.texts) >= self.max_blocks:
             page.truncated = True
             return
+        first, last = raw[0], raw[-1]
+        space_before = self._pending_space or first <= " " or first.isspace()
+        self._pending_space = last <= " " or last.isspace()
         start = self._source_offset(raw)
         state, siblings = self._stack[-1]
         page.texts.append(text)
@@ -230,7 +279,8 @@ class Walker:
         page.block_elements.append((element, is_tail))
         source_length = len(page.source)
         end = start + len(raw)
-        self.block_rows += (start, end if end < source_length else source_length, self._pending_break, state.number)
+        end = end if end < source_length else source_length
+        self.block_rows += (start, end, self._pending_break, space_before, state.number)
         self._pending_break = False
         node = len(self.node_chains)
         siblings.append(node)

@@ -71,6 +71,7 @@ WHY_LINEAR = {
         "^ (multiline): one attempt per line; possessive runs of non-word characters around and between the words"
         " of an alternation of literals branching on the first letter"
     ),
+    "labellers.web2text.lengths.UNSPACED_CHARACTER": "one character class: bounded",
     "labellers.web2text.promotions.CAROUSEL_WORDS": "literals, branching on the first letter: bounded",
     "labellers.web2text.promotions.TEASER_CARD_WORDS": "literals, branching on the first letter: bounded",
     "labellers.web2text.furniture.TAXONOMY_TOKENS": r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint",

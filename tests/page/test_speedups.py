@@ -56,6 +56,7 @@ PAGE_FIELDS = (
     "path_ids",
     "in_link",
     "break_before",
+    "space_before",
     "ancestor_tags",
     "ancestor_keywords",
     "node_table",
@@ -175,6 +176,14 @@ MARKUP = [
     "<p>   </p>",
     "<div><div><div><span>deep</span></div></div></div>",
     '<div class="outer"><section id="mid"><p class="inner">collapsed, each with attributes</p></section></div>',
+    "<p>glued <b>Q</b>uil<wbr>lon seven<i>teen</i>\xa0<a href=/>a</a>\n<span> b </span>c</p>",
+    "<p>吾輩は<ruby>猫<rp>(</rp><rt>ねこ</rt><rp>)</rp></ruby>である</p>",
+    '<div><template shadowrootmode="open"><p>shadow</p></template><template><p>plain</p></template></div>',
+    "<template shadowroot=open>old shadow<b>root</b></template>tail",
+    "<svg><text>drawn</text><foreignObject><p>html</p><svg><foreignObject>inner</foreignObject>x</svg></foreignObject>"
+    "drawn tail</svg>svg tail<svg><text>icon</text></svg>",
+    "<form><select><option>one</option><optgroup><option>two</option></optgroup></select>after</form>",
+    "<datalist><option>listed</option></datalist>",
 ]
 
 
@@ -210,6 +219,26 @@ def test_same_pages_on_xml_trees_with_namespaces_comments_entities_and_cdata() -
     # A subtree as the root: its tail is walked too.
     page = assert_same_walk(root.find("span"))
     assert page.texts == ["x", "tail of span"]
+
+
+def test_same_pages_when_the_select_lists_go_past_their_share() -> None:
+    lists = "".join("<select>" + "<option>o</option>" * count + "</select>" for count in (1500, 501, 500, 1, 0))
+    root, source = parsed(f"<body><form>{lists}</form><p>after</p></body>")
+    page = assert_same_walk(root, source)
+    assert len(page) == 1500 + 500 + 1
+
+
+def test_same_pages_on_xml_svg_and_templates_with_namespaces() -> None:
+    xml = (
+        '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:x="urn:x"><body>'
+        '<svg xmlns="http://www.w3.org/2000/svg"><text>drawn</text>'
+        '<foreignObject><p xmlns="http://www.w3.org/1999/xhtml">foreign <b>bold</b></p></foreignObject></svg>'
+        '<template x:shadowrootmode="open"><p>namespaced attribute: hidden</p></template>'
+        '<template shadowrootmode="open"><p>shown</p></template>'
+        "</body></html>"
+    )
+    page = assert_same_walk(etree.fromstring(xml.encode()))
+    assert page.texts == ["foreign", "bold", "shown"]
 
 
 def test_same_pages_when_the_block_cap_is_hit() -> None:

@@ -17,6 +17,7 @@ from ...page import Page
 from ...page.elements import first_letter_alternation
 from ...page.tags import ANCESTOR_TAG_BITS
 from .furniture import aside_sections
+from .lengths import word_count
 
 #: Class or id words of a carousel or slider: the library names (Swiper, Splide, Slick, Glide, Owl) and the plain
 #: words.  A carousel shows other posts, quotes or logos one at a time, never the page's own text in order.
@@ -65,8 +66,9 @@ def short_labels(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def _short(among: np.ndarray, texts: list[str], words: int) -> np.ndarray:
-    """The blocks of ``among`` (a mask, changed in place) whose text has at most ``words`` words."""
+    """The blocks of ``among`` (a mask, changed in place) whose text has at most ``words`` words, counted by script
+    (:func:`~.lengths.word_count`: a Chinese or Japanese paragraph is not one word)."""
     blocks = np.flatnonzero(among).tolist()
     if blocks:
-        among[blocks] = [len(texts[i].split()) <= words for i in blocks]
+        among[blocks] = [word_count(texts[i]) <= words for i in blocks]
     return among
