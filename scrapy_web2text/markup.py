@@ -12,6 +12,7 @@ or links of it.  :mod:`scrapy_web2text.output` re-exports all of it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -196,16 +197,30 @@ def sanitise(html: str, url: str | None = None) -> str:
     """``html`` through ``nh3`` with the clean HTML's allow-list (see :func:`clean_html`)."""
     import nh3
 
-    base = url if url and urlsplit(url).scheme in ("http", "https") else None
-    return nh3.clean(
+    base = _link_base(url)
+    clean = functools.partial(
+        nh3.clean,
         html,
         tags=set(KEPT_TAGS | {"div"}),
         attributes={"a": {"href"}},
         url_schemes=set(LINK_SCHEMES),
-        url_relative=("rewrite_with_base", base) if base else "pass_through",
         link_rel=None,
         strip_comments=True,
     )
+    if base:
+        try:
+            return clean(url_relative=("rewrite_with_base", base))
+        except ValueError:  # a page URL nh3 cannot parse (a NUL in the host, port 99999): links stay relative
+            pass
+    return clean(url_relative="pass_through")
+
+
+def _link_base(url: str | None) -> str | None:
+    """``url`` if it is an http(s) URL that parses (``http://[::1`` does not), else ``None``."""
+    try:
+        return url if url and urlsplit(url).scheme in ("http", "https") else None
+    except ValueError:
+        return None
 
 
 def _drop_empty(tree: Any) -> None:

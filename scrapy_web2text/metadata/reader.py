@@ -87,7 +87,7 @@ def read_metadata(
     """
     if root is None:
         return Metadata()
-    base = url if url and url.startswith(("http://", "https://")) else None
+    base = url if url and url.startswith(("http://", "https://")) and _parses(url) else None
     chosen = _Fields()
     notes: list[str] = []
     head = read_head(root)
@@ -182,8 +182,22 @@ def _absolute(value: Any, base: str | None) -> str | None:
     if not isinstance(value, str) or len(value) > MAX_URL_CHARS:
         return None
     value = value.strip()
-    resolved = urljoin(base, value) if base else value
+    try:
+        resolved = urljoin(base, value) if base else value
+    except ValueError:  # "http://[::1": a malformed URL is no URL
+        return None
     return resolved if resolved.startswith(("http://", "https://")) and " " not in resolved else None
+
+
+def _parses(url: str) -> bool:
+    """Whether ``url`` has a host and port that parse (``http://[::1``, a NUL or a space in the host, port 99999 do
+    not): a page URL that does not is no base, and names no site."""
+    try:
+        parts = urlsplit(url)
+        host, _port = parts.hostname, parts.port  # both parsed lazily, and either may raise
+    except ValueError:
+        return False
+    return bool(host) and host.isprintable() and " " not in host
 
 
 def _image(value: Any, base: str | None) -> str | None:
