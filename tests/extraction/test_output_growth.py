@@ -36,8 +36,8 @@ def page(body: str) -> str:
 
 def all_outputs(html: str, result) -> None:
     result._formats.clear()  # every output computed again, not read from the cache
-    result.html, result.markdown, result.metadata.to_dict()
-    json.dumps(result.to_dict())
+    result.html, result.markdown, result.title, result.metadata.to_dict()
+    json.dumps(result.to_dict())  # the text and the block records
     build_view(html, extraction=result)
 
 
