@@ -12,12 +12,15 @@ or links of it.  :mod:`scrapy_web2text.output` re-exports all of it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote, urlsplit
 
 from lxml import etree
+
+from ._substitute import SLICE, substitute
 
 #: Elements copied into the clean HTML (with their tag); every other element is unwrapped.
 KEPT_TAGS = frozenset(
@@ -100,6 +103,8 @@ def clean_html_tree(block_elements: Sequence[tuple[Any, bool]], keep: Sequence[b
             texts.line_break(target)
             continue
         tag = _tag(source)
+        if tag == "br" and texts.breaks.get(target, 0) >= 2:
+            continue  # a blank line is two; more (500,000 around dropped text) would only cost every output time
         copied = "div" if tag in BLOCK_CONTAINERS else tag if tag in KEPT_TAGS else None
         if copied == target.tag and (copied in INLINE_TAGS or copied == "div") and copied != "a":
             # <b> in <b> is one <b>, a <div> first in an empty <div> one <div>: 10,000 nested ones make one
@@ -142,13 +147,17 @@ class _TextBuffer:
     def __init__(self):
         self.last_child: dict[Any, Any] = {}  # target element -> its last element child so far
         self.pieces: dict[tuple[Any, bool], list[str]] = {}  # (element, is_tail) -> text pieces
+        self.breaks: dict[Any, int] = {}  # target element -> how many <br> end it, with no text after them
 
     def added(self, element: Any) -> None:
-        self.last_child[element.getparent()] = element
+        parent = element.getparent()
+        self.last_child[parent] = element
+        self.breaks[parent] = self.breaks.get(parent, 0) + 1 if element.tag == "br" else 0
 
     def append(self, target: Any, text: str | None) -> None:
         if not text:
             return
+        self.breaks[target] = 0
         last = self.last_child.get(target)
         key = (last, True) if last is not None else (target, False)
         self.pieces.setdefault(key, []).append(_NOT_XML.sub(" ", text))
@@ -196,16 +205,30 @@ def sanitise(html: str, url: str | None = None) -> str:
     """``html`` through ``nh3`` with the clean HTML's allow-list (see :func:`clean_html`)."""
     import nh3
 
-    base = url if url and urlsplit(url).scheme in ("http", "https") else None
-    return nh3.clean(
+    base = _link_base(url)
+    clean = functools.partial(
+        nh3.clean,
         html,
         tags=set(KEPT_TAGS | {"div"}),
         attributes={"a": {"href"}},
         url_schemes=set(LINK_SCHEMES),
-        url_relative=("rewrite_with_base", base) if base else "pass_through",
         link_rel=None,
         strip_comments=True,
     )
+    if base:
+        try:
+            return clean(url_relative=("rewrite_with_base", base))
+        except ValueError:  # a page URL nh3 cannot parse (a NUL in the host, port 99999): links stay relative
+            pass
+    return clean(url_relative="pass_through")
+
+
+def _link_base(url: str | None) -> str | None:
+    """``url`` if it is an http(s) URL that parses (``http://[::1`` does not), else ``None``."""
+    try:
+        return url if url and urlsplit(url).scheme in ("http", "https") else None
+    except ValueError:
+        return None
 
 
 def _drop_empty(tree: Any) -> None:
@@ -252,8 +275,43 @@ _BACKTICK_RUNS = re.compile("`+")
 _TARGET_SAFE = "".join(chr(code) for code in range(33, 127) if chr(code) not in "()<>\\")
 
 
+def _items_before(parent: Any) -> dict[int, int]:
+    """How many ``<li>`` come before each ``<li>`` child of ``parent`` (a BeautifulSoup tag), by the child's id."""
+    before, count = {}, 0
+    for child in parent.children:
+        if getattr(child, "name", None) == "li":
+            before[id(child)] = count
+            count += 1
+    return before
+
+
+#: Where a long text may be cut for :func:`~scrapy_web2text._substitute.substitute`: after a character no match of
+#: markdownify's white-space patterns takes in, and after one no match of ``_MARKDOWN_ACTIVE`` takes in or looks at.
+_TEXT_CUT = re.compile(r"[^\t \r\n]")
+_ESCAPE_CUT = re.compile(r"[^\w&#]")
+
+
 def _escape_markdown(text: str) -> str:
-    return _MARKDOWN_ACTIVE.sub(lambda match: "\\" + match.group(0), text)
+    return substitute(_MARKDOWN_ACTIVE, lambda match: "\\" + match.group(0), text, _ESCAPE_CUT)
+
+
+def _long_text(converter: Any, element: Any, parent_tags: set) -> str:
+    """markdownify's ``process_text`` (without wrapping, as configured here) in memory linear in the text: its
+    white-space substitutions made a 10 MB text node cost 16 times its size."""
+    import markdownify
+
+    text = str(element)
+    if "pre" not in parent_tags:
+        text = substitute(markdownify.re_newline_whitespace, "\n", text, _TEXT_CUT)
+        text = substitute(markdownify.re_whitespace, " ", text, _TEXT_CUT)
+    if "_noformat" not in parent_tags:
+        text = converter.escape(text, parent_tags)
+    outside, inside = markdownify.should_remove_whitespace_outside, markdownify.should_remove_whitespace_inside
+    if outside(element.previous_sibling) or (inside(element.parent) and not element.previous_sibling):
+        text = text.lstrip(" \t\r\n")
+    if outside(element.next_sibling) or (inside(element.parent) and not element.next_sibling):
+        text = text.rstrip()
+    return text
 
 
 _CONVERTER_CLASS = None
@@ -285,6 +343,27 @@ def _converter():
                 opening, _, rest = converted.partition("```")
                 body, _, closing = rest.rpartition("```")
                 return f"{opening}{fence}{body}{fence}{closing}"
+
+            def process_text(self, el, parent_tags=None):
+                if len(el) <= SLICE or self.options["wrap"]:
+                    return super().process_text(el, parent_tags)
+                return _long_text(self, el, parent_tags or set())
+
+            def convert_li(self, el, text, parent_tags):
+                # markdownify numbers an <ol>'s item by counting the items before it, every time: quadratic in the
+                # list (20,000 items took 45 s).  Each item's count is looked up in one pass over its list instead.
+                parent = el.parent
+                if parent is None or parent.name != "ol":
+                    return super().convert_li(el, text, parent_tags)
+                counts = self.__dict__.setdefault("_items_before", {})
+                if id(parent) not in counts:
+                    counts[id(parent)] = _items_before(parent)
+                before = counts[id(parent)].get(id(el), 0)
+                el.find_previous_siblings = lambda *args, **kwargs: range(before)  # what the count is taken from
+                try:
+                    return super().convert_li(el, text, parent_tags)
+                finally:
+                    del el.find_previous_siblings
 
         _CONVERTER_CLASS = _SafeConverter
     return _CONVERTER_CLASS(

@@ -1,10 +1,10 @@
 """``extract(response)``: a Scrapy response (or anything shaped like one) read without importing Scrapy.
 
 A response is recognised by its attributes, as Scrapy's own ``TextResponse`` has them: ``body`` (bytes), ``url``
-and ``headers``.  A text response is decoded as the spider middleware decodes it in a crawl (the ``Content-Type``
-charset first, then the HTML standard's rules), so ``extract(response)`` gives the crawl's result.  When the spider has
-already built ``response.selector`` from the same text, parsel's lxml tree is walked instead of parsing the body
-again, as the spider middleware does.
+and ``headers``.  A text response is decoded as the spider middleware decodes it in a crawl (the response's own
+encoding first, then the ``Content-Type`` charset, then the HTML standard's rules), so ``extract(response)`` gives
+the crawl's result.  When the spider has already built ``response.selector`` from the same text, parsel's lxml
+tree is walked instead of parsing the body again, as the spider middleware does.
 """
 
 from __future__ import annotations
@@ -49,11 +49,22 @@ def _charset(content_type: str | None) -> str | None:
     return charset if isinstance(charset, str) and charset.strip() else None
 
 
+def own_encoding(response: Any) -> str | None:
+    """The encoding a text response was built with (``TextResponse(..., encoding=...)``), which wins over its headers.
+
+    A browser download handler (scrapy-playwright) returns the page the browser rendered, as UTF-8 bytes built with
+    ``encoding="utf-8"``, under the server's original headers: their charset (``windows-1252``) describes bytes that
+    are no longer there.  ``None`` when the response was given no encoding, so that its headers decide.
+    """
+    encoding = getattr(response, "_encoding", None)  # Scrapy's own slot for it: .encoding also reports the header's
+    return encoding.strip() if isinstance(encoding, str) and encoding.strip() else None
+
+
 def response_input(response: Any) -> ResponseInput:
     """The text of a text response (decoded as the spider middleware decodes it) or the body of another, the URL,
     the declared type and charset, and parsel's tree when the spider already built it from that text."""
     content_type = _header(response.headers, b"Content-Type")
-    charset = _charset(content_type)
+    charset = own_encoding(response) or _charset(content_type)
     url = response.url if isinstance(response.url, str) else None
     if not hasattr(response, "text"):  # not a TextResponse (an image, a PDF): the bytes, for the sniffer to judge
         return ResponseInput(response.body, url, content_type, charset, None)

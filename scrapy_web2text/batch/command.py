@@ -63,4 +63,5 @@ def run_warc_command(args) -> int:
     )
     for line in summary.lines():
         print(f"web2text warc: {line}", file=sys.stderr)
-    return 1 if summary.failed else 0
+    # A damaged or cut archive is an error (its records before the damage are written all the same).
+    return 1 if summary.failed or summary.counts["truncated"] else 0

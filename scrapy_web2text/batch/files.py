@@ -87,6 +87,17 @@ def name_of(location: str) -> str:
     return Path(location).name or "page"
 
 
+def shown(location: str) -> str:
+    """``location`` as text that encodes as UTF-8: the bytes of a file name that is not UTF-8 (Python keeps them as
+    lone surrogates, ``caf\\udce9``) are written ``\\xe9``, as ``ls -b`` writes them."""
+    return location.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def safe_name(name: str) -> str:
+    """An output file name that is valid UTF-8: each byte of ``name`` that is not becomes ``_`` (``caf_.html``)."""
+    return "".join("_" if "\udc80" <= char <= "\udcff" else char for char in name)
+
+
 def gather_sources(arguments: Iterable[str], input_dir: str | None, input_file: str | None) -> list[Source]:
     """Every input, in order: the arguments (globs expanded), then ``-i``'s lines, then the files below
     ``--input-dir`` (sorted, their relative paths as names).  Raises ``FileNotFoundError`` for a missing
@@ -130,7 +141,7 @@ def render(source: Source, data: bytes | None, options: Options) -> Outcome:
     try:
         body, charset, url, content_type = read_source(source.location) if data is None else (data, None, None, None)
     except (OSError, ValueError, http.client.HTTPException) as error:
-        return Outcome(source, None, f"cannot read {source.location}: {error}")
+        return Outcome(source, None, f"cannot read {shown(source.location)}: {error}")
     try:
         result = extract(
             body,
@@ -148,10 +159,10 @@ def render(source: Source, data: bytes | None, options: Options) -> Outcome:
         document["title"] = result.title
         if options.form != "text":
             document[f"main_{options.form}"] = getattr(result, options.form)
-        document["source"] = source.location
+        document["source"] = shown(source.location)
         return Outcome(source, json.dumps(document, ensure_ascii=False))
     except Exception as error:
-        raise ExtractionFailed(f"{source.location}: {type(error).__name__}: {error}") from None
+        raise ExtractionFailed(f"{shown(source.location)}: {type(error).__name__}: {error}") from None
 
 
 def metadata_header(metadata) -> str:
@@ -219,7 +230,7 @@ class Writer:
         assert outcome.output is not None
         if self.folder is None:
             if self.headers:
-                self.stream.write(f"==> {outcome.source.location} <==\n")
+                self.stream.write(f"==> {shown(outcome.source.location)} <==\n")
             self.stream.write(outcome.output + "\n")
             return None
         target = self._target(outcome.source)
@@ -228,10 +239,10 @@ class Writer:
         return target
 
     def _target(self, source: Source) -> Path:
-        """The input's name with the form's suffix; ``-2``, ``-3``... when two inputs would share a name."""
-        name = (
-            str(Path(source.name).with_suffix(self.suffix)) if Path(source.name).suffix else source.name + self.suffix
-        )
+        """The input's name, made valid UTF-8, with the form's suffix; ``-2``, ``-3``... when two inputs would share a
+        name."""
+        base = safe_name(source.name)
+        name = str(Path(base).with_suffix(self.suffix)) if Path(base).suffix else base + self.suffix
         stem, counter = name[: -len(self.suffix)], 2
         while name in self._names:
             name, counter = f"{stem}-{counter}{self.suffix}", counter + 1
@@ -242,7 +253,7 @@ class Writer:
             and source.location != "-"
             and target.resolve() == Path(source.location).resolve()
         ):
-            raise ExtractionFailed(f"{target} is the input {source.location}: give another -o folder")
+            raise ExtractionFailed(f"{target} is the input {shown(source.location)}: give another -o folder")
         return target
 
     def close(self) -> None:

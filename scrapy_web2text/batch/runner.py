@@ -64,6 +64,11 @@ class Summary:
             f"records: {counts['records']}, html: {counts['html']}, rows: {counts['rows']}, errors: {counts['errors']}",
             "skipped: " + (", ".join(f"{reason} {n}" for reason, n in skipped.items()) or "none"),
         ]
+        if counts["unreadable"]:
+            out.append(
+                f"records that could not be read: {counts['unreadable']} (error rows), "
+                f"archives damaged or cut short: {counts['truncated']}"
+            )
         if counts["bad_charset"]:
             out.append(f"unknown header charsets (the page's own declaration was used): {counts['bad_charset']}")
         out += [f"failed: {path}: {error}" for path, error in self.failed.items()]
@@ -104,6 +109,8 @@ def record_row(record: HtmlRecord, options: Options) -> dict[str, Any]:
         "warc_date": record.date,
         "http_status": record.status,
     }
+    if record.error is not None:  # read_html could not read it: counted there, and still one row
+        return {**row, "title": None, "main_text": None, "error": record.error}
     try:
         extraction = extract(record.body, record.url, model=worker_model(options.model), encoding=record.charset)
     except Exception as error:  # a page that breaks the chain still gets its row, with the reason

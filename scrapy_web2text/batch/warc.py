@@ -11,6 +11,15 @@ else is counted by reason: the record type (``request``, ``metadata``,
 ``warcinfo``, ``revisit``, ``resource`` ...), ``image``, ``pdf``,
 ``not_html`` (another declared type), ``no_http`` (a response without HTTP
 headers, such as ``dns:`` records), ``empty`` and ``too_large``.
+
+A record that cannot be read (a payload that does not decode, a record cut
+short, an archive that ends inside a record or a gzip member) is one
+:class:`HtmlRecord` with ``error`` set, counted under ``unreadable``; damage
+to the archive itself (truncation, garbage in place of a record) is also
+counted under ``truncated``, and reading that archive stops there.  Records
+before the damage come out as usual.  Brotli bodies (``Content-Encoding:
+br``) are decoded here, not by warcio, whose brotli hook fails with brotli
+1.2.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from . import DEFAULT_MAX_BYTES
 
 try:
     from warcio.archiveiterator import ArchiveIterator
+    from warcio.bufferedreaders import ChunkedDataReader
     from warcio.timeutils import timestamp_to_iso_date
 except ImportError as error:
     raise missing_extra("warcio", "warc", "web2text warc") from error
@@ -60,6 +70,8 @@ class HtmlRecord:
     status: int | None
     charset: str | None
     body: bytes
+    #: Why the record could not be read (``body`` is then empty); ``None`` for a record read whole.
+    error: str | None = None
 
 
 def media_type(content_type: str | None) -> tuple[str, str | None]:
@@ -137,12 +149,17 @@ def plan_chunks(path: str | Path, records_per_chunk: int) -> list[tuple[int, int
     pieces: list[tuple[int, int]] = []
     with _open(Path(path), 0) as stream:
         records = ArchiveIterator(stream, arc2warc=False)
-        for index, _record in enumerate(records):
-            if index % records_per_chunk == 0:
-                pieces.append((records.get_record_offset(), 0))
-            offset, count = pieces[-1]
-            pieces[-1] = (offset, count + 1)
-    return pieces
+        try:
+            for index, _record in enumerate(records):
+                if index % records_per_chunk == 0:
+                    pieces.append((records.get_record_offset(), 0))
+                offset, count = pieces[-1]
+                pieces[-1] = (offset, count + 1)
+        except Exception:  # damage: the last piece takes it in, and reports it as a row
+            offset, count = pieces[-1] if pieces else (0, 0)
+            pieces[-1:] = [(offset, count + 1)]
+    # At least one piece: the reader of an archive cut before its first record reports the cut.
+    return pieces or [(0, 0)]
 
 
 def _arc_date(value: str | None) -> str | None:
@@ -161,49 +178,158 @@ def read_html(
 ) -> Iterator[HtmlRecord]:
     """The HTML responses among ``records`` records from ``offset`` (all, if ``None``); counts everything.
 
-    ``counts`` receives ``records``, ``html`` and ``skipped/<reason>``;
+    ``counts`` receives ``records``, ``html``, ``skipped/<reason>``,
+    ``unreadable`` and ``truncated`` (see the module documentation);
     ``bad_charset`` counts header charsets Python does not know (the page's
     own declaration decides for those, as in :func:`scrapy_web2text.extract`).
     """
     with _open(Path(path), offset) as stream:
-        for index, record in enumerate(ArchiveIterator(stream, arc2warc=False)):
-            if records is not None and index >= records:
-                return
-            counts["records"] += 1
-            arc = record.format == "arc"
-            kind = "response" if arc and record.rec_type == "response" else record.rec_type
-            if arc and kind == "arc_header":
-                kind = "warcinfo"
-            if kind != "response":
-                counts[f"skipped/{kind}"] += 1
-                continue
-            if record.http_headers is None:
-                counts["skipped/no_http"] += 1
-                continue
-            declared, charset = media_type(record.http_headers.get_header("Content-Type"))
-            body = record.content_stream().read(max_bytes + 1 if max_bytes else -1)
-            if not body.strip():
-                counts["skipped/empty"] += 1
-                continue
-            reason = classify(declared, body[:512])
-            if reason is None and max_bytes and len(body) > max_bytes:
-                reason = "too_large"
-            if reason is not None:
-                counts[f"skipped/{reason}"] += 1
-                continue
-            if charset is not None and not _known_codec(charset):
-                counts["bad_charset"] += 1
-            counts["html"] += 1
-            headers = record.rec_headers
-            yield HtmlRecord(
-                url=headers.get_header("uri") if arc else headers.get_header("WARC-Target-URI"),
-                # ARC has no record ids (warcio would invent a new one on every read).
-                record_id=None if arc else headers.get_header("WARC-Record-ID"),
-                date=_arc_date(headers.get_header("archive-date")) if arc else headers.get_header("WARC-Date"),
-                status=_status(record.http_headers.get_statuscode()),
-                charset=charset,
-                body=body,
-            )
+        iterator = ArchiveIterator(stream, arc2warc=False)
+        index, last, damage = 0, None, None
+        while damage is None:
+            ours = records is None or index < records  # the next record, if any, is another piece's
+            try:
+                record = next(iterator, None)
+                if record is None:
+                    damage = _tail_damage(stream, sum(last) if last else offset)  # the last piece's to check
+                    break
+                if not ours:
+                    return
+                seen: Counter = Counter()  # a record cut short counts as that, not as what its start looked like
+                read = _read_record(record, seen, max_bytes)
+                iterator.read_to_end()
+                last = iterator.member_info
+                damage = _cut_short(record, iterator)
+                counts.update(seen if damage is None else {"records": 1})
+            except Exception as error:  # warcio's own errors are of many types
+                if not ours:
+                    return
+                damage = f"{type(error).__name__}: {error}"
+                record = None
+            index += 1
+            if damage is None and read is not None:
+                yield read
+    if damage is not None:
+        counts["truncated"] += 1
+        counts["unreadable"] += 1
+        where = last[0] if record is not None else sum(last) if last else offset
+        message = f"archive damaged at offset {where}: {damage}"
+        yield (
+            _error_record(record, message)
+            if record is not None
+            else HtmlRecord(None, None, None, None, None, b"", message)
+        )
+
+
+def _read_record(record, counts: Counter, max_bytes: int) -> HtmlRecord | None:
+    """The HTML response in ``record`` (an error record if its payload does not decode), or ``None`` if skipped."""
+    counts["records"] += 1
+    arc = record.format == "arc"
+    kind = "response" if arc and record.rec_type == "response" else record.rec_type
+    if arc and kind == "arc_header":
+        kind = "warcinfo"
+    if kind != "response":
+        counts[f"skipped/{kind}"] += 1
+        return None
+    if record.http_headers is None:
+        counts["skipped/no_http"] += 1
+        return None
+    declared, charset = media_type(record.http_headers.get_header("Content-Type"))
+    try:
+        body = _payload(record, max_bytes + 1 if max_bytes else -1)
+    except Exception as error:  # one bad payload is one row, never the archive
+        counts["unreadable"] += 1
+        return _error_record(record, f"unreadable payload: {type(error).__name__}: {error}")
+    if not body.strip():
+        counts["skipped/empty"] += 1
+        return None
+    reason = classify(declared, body[:512])
+    if reason is None and max_bytes and len(body) > max_bytes:
+        reason = "too_large"
+    if reason is not None:
+        counts[f"skipped/{reason}"] += 1
+        return None
+    if charset is not None and not _known_codec(charset):
+        counts["bad_charset"] += 1
+    counts["html"] += 1
+    return _error_record(record, None, charset, body)
+
+
+def _error_record(record, error: str | None, charset: str | None = None, body: bytes = b"") -> HtmlRecord:
+    """An :class:`HtmlRecord` for ``record``: what the archive says about it, and ``body`` or ``error``."""
+    arc = record.format == "arc"
+    headers = record.rec_headers
+    http = record.http_headers
+    return HtmlRecord(
+        url=headers.get_header("uri") if arc else headers.get_header("WARC-Target-URI"),
+        # ARC has no record ids (warcio would invent a new one on every read).
+        record_id=None if arc else headers.get_header("WARC-Record-ID"),
+        date=_arc_date(headers.get_header("archive-date")) if arc else headers.get_header("WARC-Date"),
+        status=_status(http.get_statuscode()) if http is not None else None,
+        charset=charset,
+        body=body,
+        error=error,
+    )
+
+
+#: Compressed bytes read at a time when decoding a brotli body.
+BROTLI_CHUNK = 1 << 16
+
+
+def _payload(record, limit: int) -> bytes:
+    """At most ``limit`` bytes (all, if -1) of the decoded HTTP payload; brotli is decoded here."""
+    if (record.http_headers.get_header("Content-Encoding") or "").strip().lower() != "br":
+        return record.content_stream().read(limit)
+    import brotli  # Scrapy's own dependency; only brotli bodies need it
+
+    raw = record.raw_stream
+    if record.http_headers.get_header("Transfer-Encoding") == "chunked":
+        raw = ChunkedDataReader(raw)
+    decoder, out, size = brotli.Decompressor(), [], 0
+    while limit < 0 or size < limit:
+        data = raw.read(BROTLI_CHUNK) if decoder.can_accept_more_data() else b""
+        if not data and decoder.is_finished():
+            break
+        # The output limit keeps a small body that expands to gigabytes from being decoded whole.
+        piece = decoder.process(data, output_buffer_limit=BROTLI_CHUNK)
+        if not data and not piece:
+            raise ValueError("the brotli body ends before its last block")
+        out.append(piece)
+        size += len(piece)
+    body = b"".join(out)
+    return body if limit < 0 else body[:limit]
+
+
+def _cut_short(record, iterator) -> str | None:
+    """Why ``record``, read to its end, is not whole; ``None`` if it is.
+
+    warcio reads a record cut short (by the end of the file or of its gzip
+    member) as if it were whole, so the reader's remaining length and the gzip
+    member's end are checked here.
+    """
+    if record.format != "arc" and record.rec_headers.get_header("Content-Length") is None:
+        return "the record's header is cut short (it has no Content-Length)"  # WARC requires one
+    missing = getattr(record.raw_stream, "limit", 0)
+    if missing:
+        return f"the archive ends {missing} bytes before this record does"
+    member = iterator.reader.decompressor
+    if member is not None and not member.eof:
+        return "the gzip member of this record is cut short"
+    return None
+
+
+def _tail_damage(stream, end: int) -> str | None:
+    """Why the archive from ``end`` (of the last whole record) on is not a clean end; ``None`` if it is.
+
+    warcio ends its iteration quietly at bytes it cannot parse (a record's
+    header cut short, its gzip member cut in its first bytes), so nothing but
+    blank lines may follow the last record.
+    """
+    stream.seek(end)
+    while data := stream.read(BROTLI_CHUNK):
+        if data.strip(b"\r\n\x00"):
+            return f"{stream.seek(0, 2) - end} bytes at its end are no whole record"
+    return None
 
 
 def _status(code: str | None) -> int | None:

@@ -40,6 +40,7 @@ from scrapy.http import HtmlResponse, TextResponse
 
 from ..page.decode import decode_html
 from ..page.sniff import XML_TYPES, media_type, xhtml_root
+from ..responses import own_encoding
 from .base import Web2TextComponent
 from .charset import header_charset
 from .pools import POOLS
@@ -95,11 +96,12 @@ class _ResponsePage:
     @property
     def text(self) -> str | None:
         """The body decoded by the project's decoder (WHATWG rules): never raises, unlike ``response.text``,
-        which fails on a ``Content-Type`` charset Python does not know (``undefined``, ``punycode``)."""
+        which fails on a ``Content-Type`` charset Python does not know (``undefined``, ``punycode``).  The response's
+        own encoding wins over its headers (see :func:`scrapy_web2text.responses.own_encoding`)."""
         if self.skip_reason:
             return None
         if self._text is None:
-            self._text = decode_html(self.response.body, header_charset(self.response))
+            self._text = decode_html(self.response.body, own_encoding(self.response) or header_charset(self.response))
         return self._text
 
     def same_html(self, html: str | bytes) -> bool:

@@ -75,6 +75,7 @@ class ViewWriter:
         from scrapy.utils.defer import maybe_deferred_to_future
         from twisted.internet.threads import deferToThread
 
+        from ..responses import own_encoding
         from .charset import header_charset
 
         config = self.component.config
@@ -84,7 +85,7 @@ class ViewWriter:
             "model": config.model,
             "threshold": config.threshold,
             "method": config.method,
-            "encoding": header_charset(response),
+            "encoding": own_encoding(response) or header_charset(response),
             "content_type": content_type.decode("latin-1") if isinstance(content_type, bytes) else content_type,
         }
         name = view_name(response.url)

@@ -140,3 +140,21 @@ def test_warc_command_errors(archives, tmp_path, capsys):
     assert "nonsense" in err and "text" in err
     assert not output.exists()
     assert available_formats() == ["text", "html", "markdown"]
+
+
+def test_warc_command_writes_the_records_before_a_cut_and_fails_on_it(
+    archives, client, untrained_model, tmp_path, capsys
+):
+    whole = archives[0][0].read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(whole[: len(whole) * 8 // 10])
+    output = tmp_path / "cut.jsonl"
+    argv = ["warc", str(cut), str(archives[2][0]), "-o", str(output), "--model", str(untrained_model)]
+    assert main([*argv, "--scheduler", client.scheduler.address, "--chunk-records", "4", "--no-progress"]) == 1
+    rows = read_rows(output)
+    errors = [row for row in rows if "error" in row]
+    assert len(errors) == 1 and errors[0]["error"].startswith("archive damaged at offset")
+    kept = [row for row in rows if "error" not in row and row["url"].startswith("https://news.example.org")]
+    assert 0 < len(kept) < len(archives[0][1].html)  # the records before the cut, each whole
+    assert all(row["main_text"] for row in kept) and len(rows) == len(kept) + 1 + len(archives[2][1].html)
+    assert "archives damaged or cut short: 1" in capsys.readouterr().err

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scrapy_web2text.cli import main
 
@@ -187,3 +189,37 @@ def test_a_model_prints_in_one_line():
     shown = repr(model)
     assert "\n" not in shown and len(shown) < 300
     assert shown.startswith("Web2TextModel(name='default'") and f"threshold={model.config['threshold']:g}" in shown
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    names=st.lists(
+        st.binary(min_size=1, max_size=12).map(lambda raw: raw.replace(b"/", b"_").replace(b"\0", b"_")),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    )
+)
+def test_file_names_that_are_not_utf8_are_read_and_written_under_a_safe_name(tmp_path_factory, names):
+    """Any bytes as a file name (``caf\\xe9.html``, as ``wget -m`` of a legacy server writes): every file is done,
+    each output name is valid UTF-8, and the JSON names its source."""
+    names = [name for name in names if name not in (b".", b"..")] or [b"caf\xe9.html"]
+    folder, out = tmp_path_factory.mktemp("names"), tmp_path_factory.mktemp("out")
+    for number, name in enumerate([*names, b"caf\xe9.html"]):
+        (folder / os.fsdecode(name)).write_bytes(f"<p>{FIRST_LINE}, file number {number} of the set.</p>".encode())
+    assert main(["extract", "--input-dir", str(folder), "--json", "--no-blocks", "-o", f"{out}/"]) == 0
+    outputs = sorted(out.iterdir())
+    assert len(outputs) == len(set(names) | {b"caf\xe9.html"})
+    rows = [json.loads(path.read_bytes().decode("utf-8")) for path in outputs]  # names and contents are UTF-8
+    assert all(FIRST_LINE in row["main_text"] for row in rows)
+    assert {row["source"].rsplit("/", 1)[1] for row in rows} >= {"caf\\xe9.html"}
+    assert "caf_.json" in {path.name.encode("utf-8").decode() for path in outputs}
+
+
+def test_a_file_name_that_is_not_utf8_heads_its_text_on_standard_output(tmp_path, capsys):
+    for name in (b"caf\xe9.html", b"zz.html"):
+        (tmp_path / os.fsdecode(name)).write_bytes(f"<p>{FIRST_LINE}, in a file of the folder.</p>".encode())
+    assert main(["extract", str(tmp_path / os.fsdecode(b"caf\xe9.html")), str(tmp_path / "zz.html")]) == 0
+    out = capsys.readouterr().out
+    assert out.count(FIRST_LINE) == 2 and "caf\\xe9.html <==" in out
+    out.encode("utf-8")

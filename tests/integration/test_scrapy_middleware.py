@@ -9,9 +9,9 @@ import attrs
 import pytest
 import scrapy
 from scrapy.exceptions import NotConfigured
-from scrapy.http import Request, Response
+from scrapy.http import HtmlResponse, Request, Response
 
-from scrapy_web2text import ModelError, Web2TextPipeline, Web2TextSpiderMiddleware
+from scrapy_web2text import ModelError, Web2TextPipeline, Web2TextSpiderMiddleware, extract
 
 from ..scrapy_support import (
     ARTICLE,
@@ -290,3 +290,20 @@ def test_server_chosen_content_types_never_become_stats_keys(crawler, middleware
         run_output(middleware, response, [{}])
     keys = [key for key in crawler.stats.get_stats() if key.startswith("web2text/skipped/")]
     assert keys == ["web2text/skipped/not_html:other"] and stat(crawler, "skipped/not_html:other") == 30
+
+
+def test_the_responses_own_encoding_wins_over_its_headers(untrained_model):
+    """scrapy-playwright's response: the browser's UTF-8 bytes, ``encoding="utf-8"``, the server's windows-1252
+    header.  The crawl and ``extract(response)`` read the bytes as UTF-8; a response given no encoding, by its
+    header."""
+    words = "Łódź ☃ 中文: the words a script put into the page"
+    body = f'<html><head><meta charset="windows-1252"></head><body><p>{words}, read as they are.</p></body></html>'
+    headers = {"Content-Type": "text/html; charset=windows-1252"}
+    url = "http://example.com/rendered"
+    rendered = HtmlResponse(url, body=body.encode("utf-8"), headers=headers, encoding="utf-8", request=Request(url))
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.001})
+    out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), rendered, [{}])
+    assert words in out[0]["main_text"]
+    assert words in extract(rendered, model=str(untrained_model), threshold=0.001).main_text
+    served = HtmlResponse(url, body=body.encode("utf-8"), headers=headers, request=Request(url))  # no own encoding
+    assert words not in run_output(Web2TextSpiderMiddleware.from_crawler(crawler), served, [{}])[0]["main_text"]

@@ -93,6 +93,8 @@ WHY_LINEAR = {
     "markup._URL_IGNORED": "one character class",
     "markup._MARKDOWN_ACTIVE": r"one character class, or '&' and a possessive \w run that stops at the next '&'",
     "markup._BACKTICK_RUNS": "`+ always matches the whole run",
+    "markup._TEXT_CUT": "one character class",
+    "markup._ESCAPE_CUT": "one character class",
     "page.decode._END_OF_HEAD": "literal alternatives: bounded per attempt",
     "page.decode._XML_ENCODING": r"anchored at \A (one attempt), every repetition bounded",
     "page.decode._UTF16LE_START": r"anchored at \A (one attempt), bounded {0,64}",
