@@ -14,7 +14,7 @@ from scrapy_web2text.labellers.web2text.rules import REGISTRY, RULE_NAMES
 from scrapy_web2text.labellers.web2text.viterbi import viterbi
 from scrapy_web2text.page import parse_page
 
-from ..scrapy_support import make_crawler
+from ..scrapy_support import REPO, make_crawler
 
 _STORY = "".join(
     f"<p>Paragraph {n} of the story about the harbour wall, with words, commas and a full stop.</p>" for n in range(8)
@@ -80,3 +80,17 @@ def test_every_rule_is_registered_with_what_the_docs_need():
     assert np.array_equal(
         extract(CAPTIONED, skip_rules=set(names)).main_text, extract(CAPTIONED, rules=False).main_text
     )
+
+
+def test_the_docs_table_of_rules_is_the_registry_written_out():
+    from scrapy_web2text.labellers.web2text.rules import DOCS_TABLE, docs_table
+
+    assert (REPO / DOCS_TABLE).read_text(encoding="utf-8") == docs_table(), (
+        "docs/rules.inc is stale: write rules.docs_table() to it"
+    )
+    assert ".. include:: rules.inc" in (REPO / "docs" / "model.rst").read_text(encoding="utf-8")
+    for rule in REGISTRY:  # each rule's research note holds the section it names
+        note = (REPO / "docs" / f"{rule.note}.rst").read_text(encoding="utf-8").splitlines()
+        headings = [line for line, under in zip(note, note[1:]) if under and set(under) <= set("=-~^*")]
+        assert any(heading.startswith(rule.section) for heading in headings), (rule.name, rule.section)
+        assert f"``{rule.name}``" in docs_table()

@@ -77,8 +77,7 @@ def _rule(find: Callable[..., np.ndarray], types: frozenset[str] | None, removes
 REGISTRY: tuple[Rule, ...] = (
     _rule(
         kept_captions, None, "Captions and credits of figures and tables: not main text under the label convention, "
-        "unless they hold half of the kept text.", TRAINING, "Model page: the figures behind the rules (moved from "
-        ":doc:`../model`)",
+        "unless they hold half of the kept text.", TRAINING, "Details",
     ),
     _rule(
         hidden_blocks, ARTICLE_ONLY_TYPES, "Text under an element hidden by attribute, which no reader sees; "
@@ -122,7 +121,7 @@ REGISTRY: tuple[Rule, ...] = (
     ),
     _rule(
         excerpt_teasers, None, "Excerpts of other posts ending with \"[…]\" after a post, with their headline "
-        "links.", TRAINING, "Model page: the figures behind the rules (moved from :doc:`../model`)",
+        "links.", TRAINING, "Model page: the figures behind the rules",
     ),
     _rule(
         repeated_blocks, None, "A second copy of kept text, written for another screen size or a carousel's loop, "
@@ -261,3 +260,27 @@ def overruled_rules(page: Page, labels: np.ndarray, known: np.ndarray) -> set[st
         return set()
     as_kept = content.astype(np.int8)
     return {rule.name for rule in DROPPING if (rule.find(page, as_kept) & content).any()}
+
+
+#: The file docs/model.rst includes: :func:`docs_table` written out (``tests/labellers/test_rules.py`` compares).
+DOCS_TABLE = "docs/rules.inc"
+
+
+def docs_table() -> str:
+    """The rules as docs/model.rst shows them: a reStructuredText table, one row per rule, in the order they run."""
+    lines = [
+        ".. list-table:: The rules after decoding, in the order they run",
+        "   :header-rows: 1",
+        "   :widths: 22 16 42 20",
+        "",
+        "   * - Rule",
+        "     - Page types",
+        "     - What it removes (or keeps), and why",
+        "     - Measured in",
+    ]
+    for rule in REGISTRY:
+        types = "all" if rule.types is None else ", ".join(sorted(rule.types))
+        removes = f"keeps: {rule.removes}" if rule.keeps else rule.removes
+        lines += [f"   * - ``{rule.name}``", f"     - {types}", f"     - {removes}"]
+        lines.append(f'     - :doc:`{rule.note}`, "{rule.section}"')
+    return "\n".join(lines) + "\n"
