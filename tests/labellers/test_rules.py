@@ -10,7 +10,7 @@ from scrapy_web2text.integration.chain import run_chain
 from scrapy_web2text.integration.settings import Web2TextConfig
 from scrapy_web2text.labellers.web2text import page_threshold, page_type_on_demand, resolve_model
 from scrapy_web2text.labellers.web2text.features import page_features
-from scrapy_web2text.labellers.web2text.rules import REGISTRY, RULE_NAMES
+from scrapy_web2text.labellers.web2text.rules import REGISTRY, ROUND3, RULE_NAMES, Rule, run_rules
 from scrapy_web2text.labellers.web2text.viterbi import viterbi
 from scrapy_web2text.page import parse_page
 
@@ -94,3 +94,20 @@ def test_the_docs_table_of_rules_is_the_registry_written_out():
         headings = [line for line, under in zip(note, note[1:]) if under and set(under) <= set("=-~^*")]
         assert any(heading.startswith(rule.section) for heading in headings), (rule.name, rule.section)
         assert f"``{rule.name}``" in docs_table()
+
+
+def test_a_rule_that_would_delete_the_page_leaves_the_models_text():
+    page = parse_page(CAPTIONED)
+    everything = np.ones(len(page), np.int8)
+
+    def all_but_the_headline(page, labels):
+        return (labels != 0) & (np.arange(len(page)) > 0)
+
+    def the_caption(page, labels):
+        return np.array([text == _CAPTION for text in page.texts])
+
+    wide = Rule("all_but_the_headline", all_but_the_headline, None, "Everything.", ROUND3, "Shipped")
+    narrow = Rule("the_caption", the_caption, None, "The caption.", ROUND3, "Shipped")
+    ruled = run_rules(page, everything, rules=(wide, narrow))
+    assert ruled.labels.sum() == len(page) - 1  # the wide rule did not run; the narrow one did
+    assert ruled.rule_names() == [None] * (len(page) - 1) + ["the_caption"]

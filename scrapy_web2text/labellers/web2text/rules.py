@@ -21,6 +21,7 @@ import numpy as np
 
 from ...page import Page
 from .after_decoding import excerpt_teasers, kept_captions, repeated_blocks
+from .counts import block_lengths
 from .furniture import (
     aside_sections,
     byline_sections,
@@ -34,6 +35,7 @@ from .gaps import documentation_gaps, listing_remainders
 from .phrases import furniture_phrases
 from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
 from .rails import announced_rails, outlying_link_lists
+from .threads import thread_page
 
 #: Elsewhere hidden text is as often a tab or an accordion of the main text, a forum's replies are its content,
 #: and a shop's page is largely its promotions.
@@ -43,6 +45,14 @@ ASIDE_TYPES = frozenset({"article", "service"})
 #: A service's landing page promotes other content in cards and asks for action in buttons; elsewhere such cards
 #: are a collection's items and such links a listing's.
 SERVICE_TYPES = frozenset({"service"})
+#: A typed rule runs where the page-type classifier gives its types together this probability or more (``None``: where
+#: the likeliest type is one of them).
+MIN_TYPE_PROBABILITY: float | None = 0.8
+#: A rule that would leave less than ``1 -`` this share of the characters the model kept does not run: a rule after
+#: decoding may not delete a page (``None``: no guard).
+MAX_DROPPED_SHARE: float | None = 0.7
+#: Whether a thread's posts are spared the typed rules (:mod:`.threads`).
+THREADS = True
 #: The research note most rules were measured in.
 ROUND3 = "research/quality-round3"
 TRAINING = "research/training-experiments"
@@ -65,8 +75,14 @@ class Rule:
     keeps: bool = False
     reads_probabilities: bool = False
 
-    def runs_on(self, label: str | None) -> bool:
-        return self.types is None or label in self.types
+    def runs_on(self, page_type: PageTypeGuess) -> bool:
+        """Whether the rule runs on a page of this type: untyped, or the classifier gives its types together
+        :data:`MIN_TYPE_PROBABILITY` or more (the page is classified here where it was not)."""
+        if self.types is None:
+            return True
+        if MIN_TYPE_PROBABILITY is None:
+            return page_type.label in self.types
+        return page_type.share(self.types) >= MIN_TYPE_PROBABILITY
 
 
 def _rule(find: Callable[..., np.ndarray], types: frozenset[str] | None, removes: str, note: str, section: str):
@@ -193,6 +209,10 @@ class PageTypeGuess:
         """Whether the page is classified already."""
         return "probabilities" in self.__dict__
 
+    def share(self, types: Collection[str]) -> float:
+        """The probability that the page is of one of ``types``."""
+        return sum(self.probabilities.get(kind, 0.0) for kind in types)
+
     @property
     def label(self) -> str | None:
         """The likeliest type (the first of equals), ``None`` where there is no classifier."""
@@ -228,16 +248,47 @@ def run_rules(
     """``labels`` after each of ``rules`` that is not ``skipped``, in order, each on the previous one's result; a
     typed rule on pages of its types only, the page classified only where such a rule finds a block."""
     changed_by = np.full(len(labels), None, object)
+    model = _ModelLabels(page, labels)
     for rule in rules:
-        if rule.name in skipped or (page_type.known and not rule.runs_on(page_type.label)):
+        if rule.name in skipped or (page_type.known and not rule.runs_on(page_type)):
             continue
         found = rule.find(page, labels, probabilities) if rule.reads_probabilities else rule.find(page, labels)
         changes = found & ((labels == 0) if rule.keeps else (labels != 0))
-        if not changes.any() or not rule.runs_on(page_type.label):
+        if not changes.any() or not rule.runs_on(page_type):
             continue
-        labels = np.where(found, int(rule.keeps), labels).astype(labels.dtype)
+        if not rule.keeps and rule.types is not None and THREADS and model.thread:
+            continue  # a thread's posts are its content, whatever the page's likeliest type
+        ruled = np.where(found, int(rule.keeps), labels).astype(labels.dtype)
+        if not rule.keeps and not model.keeps_enough(ruled):
+            continue
+        labels = ruled
         changed_by[changes] = rule.name
     return Ruled(labels, changed_by)
+
+
+class _ModelLabels:
+    """What :func:`run_rules` asks of the model's own labels, each read once and only where a rule needs it."""
+
+    def __init__(self, page: Page, labels: np.ndarray):
+        self.page, self.labels = page, labels
+
+    @functools.cached_property
+    def lengths(self) -> np.ndarray:
+        return block_lengths(self.page.texts)
+
+    @functools.cached_property
+    def kept_chars(self) -> int:
+        return int(self.lengths[self.labels != 0].sum())
+
+    @functools.cached_property
+    def thread(self) -> bool:
+        return thread_page(self.page, self.labels)
+
+    def keeps_enough(self, labels: np.ndarray) -> bool:
+        """Whether ``labels`` keep more than ``1 -`` :data:`MAX_DROPPED_SHARE` of the model's kept characters."""
+        if MAX_DROPPED_SHARE is None:
+            return True
+        return int(self.lengths[labels != 0].sum()) >= (1 - MAX_DROPPED_SHARE) * self.kept_chars
 
 
 def drop_after_decoding(
