@@ -65,7 +65,7 @@ class Rule:
 
     name: str
     find: Callable[..., np.ndarray]
-    #: The page types it runs on (the classifier's likeliest type), or ``None``: every page.
+    #: The page types it runs on (together :data:`MIN_TYPE_PROBABILITY` likely), or ``None``: every page.
     types: frozenset[str] | None
     #: What it removes (or keeps) and why, in one sentence.
     removes: str
