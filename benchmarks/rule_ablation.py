@@ -1,13 +1,13 @@
 """The shipped chain with and without some of its rules after decoding, page by page, out of fold and on validation.
 
-``collect`` labels every page once with the shipped chain minus the rules named by ``--without``, then applies
-those rules in the order the chain runs them (they must be the last ones of ``after_decoding.RULES``, so that the
-result is the shipped chain's labelling), and writes one row per page: word precision / recall / F1 without and
-with them, after each one, and trafilatura's on the same page.  Out of fold (``--split train``) each page is scored by
-the fold model that did not see it (``--cv STEM``: ``STEM-fold0.npz``, ``STEM-fold1.npz``) and typed by that
-fold's page-type classifier (``--page-types STEM``, from ``round3_study.py page-type-folds``); on validation by the
-models given and the shipped classifier.  ``table`` prints the groups of ``round3_study.py`` (corpus, WCXB page
-type, language) for several row files (seeds)::
+``collect`` labels every page once with the shipped chain minus the rules named by ``--without`` (``skip_rules``),
+then applies those rules in the order the chain runs them (they must be the last of the rules that drop blocks,
+``rules.DROPPING``, so that the result is the shipped chain's labelling but for the gap fills' order), and writes one
+row per page: word precision / recall / F1 without and with them, after each one, and trafilatura's on the same page.
+Out of fold (``--split train``) each page is scored by the fold model that did not see it (``--cv STEM``:
+``STEM-fold0.npz``, ``STEM-fold1.npz``) and typed by that fold's page-type classifier (``--page-types STEM``, from
+``round3_study.py page-type-folds``); on validation by the models given and the shipped classifier. ``table`` prints
+the groups of ``round3_study.py`` (corpus, WCXB page type, language) for several row files (seeds)::
 
     python benchmarks/rule_ablation.py collect --split train --cv runs_dist/w05-s0 --page-types runs/pt \\
         --without landmark_sections screen_reader_blocks --peer-cache runs/trafilatura -o runs/ablation-s0.jsonl
@@ -31,9 +31,9 @@ from round3_study import groups_of, page_row, trafilatura_outputs  # noqa: E402
 
 import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
-from scrapy_web2text.labellers.web2text import after_decoding  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel  # noqa: E402
+from scrapy_web2text.labellers.web2text.rules import DROPPING, run_rules  # noqa: E402
 from scrapy_web2text.page import parse_page  # noqa: E402
 from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records  # noqa: E402
 from scrapy_web2text.research.metrics import word_scores  # noqa: E402
@@ -41,9 +41,9 @@ from scrapy_web2text.research.metrics import word_scores  # noqa: E402
 
 def last_rules(names: list[str]) -> tuple:
     """The rules named, which must be the chain's last ones, in the chain's order."""
-    tail = after_decoding.RULES[len(after_decoding.RULES) - len(names) :]
-    if sorted(rule.__name__ for rule in tail) != sorted(names):
-        raise SystemExit(f"--without must name the last rules of the chain: {[r.__name__ for r in tail]}")
+    tail = DROPPING[len(DROPPING) - len(names) :]
+    if sorted(rule.name for rule in tail) != sorted(names):
+        raise SystemExit(f"--without must name the last rules of the chain: {[rule.name for rule in tail]}")
     return tail
 
 
@@ -53,7 +53,6 @@ def scores(page, labels, gold: str) -> list[float]:
 
 def collect(args) -> None:
     tail = last_rules(args.without)
-    after_decoding.RULES = after_decoding.RULES[: len(after_decoding.RULES) - len(tail)]
     if args.split == "train":
         models = [load_model(f"{args.cv}-fold{fold}.npz") for fold in range(FOLDS)]
         classifiers = [PageTypeModel.load(f"{args.page_types}-fold{fold}") for fold in range(FOLDS)]
@@ -72,14 +71,14 @@ def collect(args) -> None:
                 gold, page = record.get("text") or "", parse_page(record.get("html") or "")
                 row = {**page_row(record, corpus, page, gold, peer), "models": []}
                 for model in models if args.split == "validation" else [models[fold]]:
-                    decoded = web2text.web2text_labels(page, model)
+                    decoded = web2text.web2text_labels(page, model, skip_rules=args.without)
                     labels = decoded.keep.astype(np.int8)
                     result = {"without": scores(page, labels, gold), "type": decoded.page_type().label}
                     for rule in tail:
-                        found = rule(page, labels)
-                        if found.any():
-                            labels = np.where(found, 0, labels).astype(labels.dtype)
-                        result[rule.__name__] = scores(page, labels, gold) if found.any() else None
+                        ruled = run_rules(page, labels, decoded.guess, rules=(rule,))
+                        changed = ruled.rule_names() is not None
+                        labels = ruled.labels
+                        result[rule.name] = scores(page, labels, gold) if changed else None
                     result["with"] = scores(page, labels, gold)
                     row["models"].append(result)
                 out.write(json.dumps(row) + "\n")

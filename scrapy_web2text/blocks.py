@@ -5,6 +5,7 @@ labels and paths are read from the page's columns instead of a frozen object per
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +36,9 @@ class Block:
     #: The lxml element holding the text, and whether the text is that element's tail (``None`` when unknown).
     element: Any = field(default=None, repr=False, compare=False)
     in_tail: bool = field(default=False, repr=False, compare=False)
+    #: The rule after decoding that changed the block's label (``"comment_sections"``...), ``None`` where the
+    #: model's label stands.
+    rule: str | None = None
 
     @property
     def is_content(self) -> bool:
@@ -46,9 +50,9 @@ class Block:
         return None if self.element is None else output.block_xpath(self.element, self.in_tail)
 
     def to_dict(self, xpath: str | None = None) -> dict[str, Any]:
-        """``{"text", "label", "probability"`` (4 decimals) ``, "xpath"}``; ``xpath`` replaces :attr:`xpath`
+        """``{"text", "label", "probability"`` (4 decimals) ``, "xpath", "rule"}``; ``xpath`` replaces :attr:`xpath`
         (:meth:`Extraction.xpaths` gives the shorter id-anchored one)."""
-        return _full_record(self.text, self.label, self.probability, xpath or self.xpath)
+        return _full_record(self.text, self.label, self.probability, xpath or self.xpath, self.rule)
 
     def to_compact(self, xpath: str | None = None) -> list[Any]:
         """``[label, probability, xpath]``: probability to 2 decimals, no text; a list, not a dict, because the
@@ -56,8 +60,8 @@ class Block:
         return _compact_record(self.label, self.probability, xpath or self.xpath)
 
 
-def _full_record(text: str, label: str, probability: float, xpath: str | None) -> dict[str, Any]:
-    return {"text": text, "label": label, "probability": round(probability, 4), "xpath": xpath}
+def _full_record(text: str, label: str, probability: float, xpath: str | None, rule: str | None) -> dict[str, Any]:
+    return {"text": text, "label": label, "probability": round(probability, 4), "xpath": xpath, "rule": rule}
 
 
 def _compact_record(label: str, probability: float, xpath: str | None) -> list[Any]:
@@ -93,13 +97,16 @@ def join_main_text(page: Page, keep: np.ndarray) -> str:
     return "".join(parts)
 
 
-def build_blocks(page: Page, keep: np.ndarray, probabilities: np.ndarray) -> tuple[Block, ...]:
-    """A :class:`Block` per block of ``page``: its text, label (``keep``), p(content) and origin."""
+def build_blocks(
+    page: Page, keep: np.ndarray, probabilities: np.ndarray, rules: Sequence[str | None] | None = None
+) -> tuple[Block, ...]:
+    """A :class:`Block` per block of ``page``: its text, label (``keep``), p(content), origin, and the rule that
+    changed its label (``rules``: one per block, or ``None`` where no rule changed any)."""
     elements = page.block_elements if len(page.block_elements) == len(page.texts) else [(None, False)] * len(page)
     nodes = page.nodes
     return tuple(
-        Block(text, label, p, path, start, end, nodes[node], *where)
-        for text, label, p, path, start, end, node, where in zip(
+        Block(text, label, p, path, start, end, nodes[node], *where, rule)
+        for text, label, p, path, start, end, node, where, rule in zip(
             page.texts,
             _label_names(keep),
             probabilities.tolist(),
@@ -108,6 +115,7 @@ def build_blocks(page: Page, keep: np.ndarray, probabilities: np.ndarray) -> tup
             page.ends.tolist(),
             page.block_nodes.tolist(),
             elements,
+            rules or [None] * len(page),
         )
     )
 
@@ -120,9 +128,11 @@ class LabelledPage:
     page: Page
     keep: np.ndarray
     probabilities: np.ndarray
+    #: Each block's rule that changed its label, or ``None`` where no rule changed any.
+    rules: Sequence[str | None] | None = None
 
     def __call__(self) -> tuple[Block, ...]:
-        return build_blocks(self.page, self.keep, self.probabilities)
+        return build_blocks(self.page, self.keep, self.probabilities, self.rules)
 
     def elements(self) -> tuple[list[tuple[Any, bool]], list[bool]]:
         """What ``Extraction._elements`` gives from the built blocks: each block's element and whether it is
@@ -137,4 +147,5 @@ class LabelledPage:
         columns = _label_names(self.keep), self.probabilities.tolist(), xpaths
         if form == "compact":
             return [_compact_record(*fields) for fields in zip(*columns)]
-        return [_full_record(*fields) for fields in zip(self.page.texts, *columns)]
+        rules = self.rules or [None] * len(self.keep)
+        return [_full_record(*fields) for fields in zip(self.page.texts, *columns, rules)]

@@ -8,7 +8,7 @@ then build the :class:`Extraction`, joining the kept blocks into the main text.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -237,13 +237,14 @@ class Extraction:
 
 
 def build_extraction(
-    page: Page, keep: np.ndarray, probabilities: np.ndarray, page_type: Any = None, **details: Any
+    page: Page, keep: np.ndarray, probabilities: np.ndarray, page_type: Any = None, rules: Any = None, **details: Any
 ) -> Extraction:
     """The result for a labelled page; its :class:`Block` objects are built when ``blocks`` is first read (the
     result holds the page until then), and its page type when ``page_type`` is first read where it is given as a
-    function (:attr:`Labelling.page_type <scrapy_web2text.labellers.base.Labelling.page_type>`)."""
+    function (:attr:`Labelling.page_type <scrapy_web2text.labellers.base.Labelling.page_type>`).  ``rules``: each
+    block's rule that changed its label (:attr:`Labelling.rules <scrapy_web2text.labellers.base.Labelling.rules>`)."""
     return Extraction._with_pending(
-        LabelledPage(page, keep, probabilities),
+        LabelledPage(page, keep, probabilities, rules),
         page_type,
         main_text=join_main_text(page, keep),
         truncated=page.truncated,
@@ -265,6 +266,8 @@ def extract(
     encoding: str | None = None,
     content_type: str | bytes | None = None,
     tree: Any = None,
+    rules: bool = True,
+    skip_rules: Collection[str] = (),
 ) -> Extraction:
     """Label every block of ``html`` as content or boilerplate.
 
@@ -284,6 +287,9 @@ def extract(
     labelled: the result has no blocks, empty main text and :attr:`Extraction.skipped` says why.
     ``tree`` is parsel's lxml root of the same ``html`` (a Scrapy ``response.selector.root``), walked instead
     of parsing ``html`` again where that gives the same blocks (see :func:`~scrapy_web2text.page.parse_page`).
+    ``rules=False`` runs the model alone, without the rules after decoding (the model documentation lists them);
+    ``skip_rules`` names rules not to run.  :attr:`Block.rule` (and the ``"rule"`` of a full block record) names the
+    rule that changed a block's label.  Labellers without rules take neither argument.
     """
     check_arguments(url=url, model=model, method=method, encoding=encoding, content_type=content_type)
     threshold = checked_threshold(threshold)
@@ -307,8 +313,10 @@ def extract(
         return Extraction(main_text="", blocks=(), url=url, method=method, skipped=reason)
     page = parse_page(html, encoded=encoded, tree=tree)
     parse_ms = 1000 * (time.perf_counter() - clock)
+    # passed only where asked for: a labeller without rules after decoding takes neither argument
+    switches = {} if rules is True and not skip_rules else {"rules": bool(rules), "skip_rules": frozenset(skip_rules)}
     with blas_for_labelling():
-        result = labeller(page, model=model, threshold=threshold)
+        result = labeller(page, model=model, threshold=threshold, **switches)
     timings = {"parse": parse_ms, **result.timings}
     return build_extraction(
         page,
@@ -320,4 +328,5 @@ def extract(
         timings=timings,
         decoded_again=result.decoded_again,
         page_type=result.page_type,
+        rules=result.rules,
     )

@@ -75,6 +75,7 @@ def run_chain(
         method=config.method,
         content_type=content_type,
         tree=tree,
+        rules=config.rules,
     )
     failed: list[str] = []
     formats = {name: _optional(extraction, name, failed) for name in config.formats}

@@ -11,6 +11,7 @@ Setting                      Default                Meaning
 ``WEB2TEXT_MODEL``           ``"default"``          A packaged model's name or the path of ``NAME.npz``.
 ``WEB2TEXT_METHOD``          ``"web2text"``         Labelling method, passed to ``extract(method=...)``.
 ``WEB2TEXT_THRESHOLD``       ``None``               p(content) a block needs; ``None``: the model's own.
+``WEB2TEXT_RULES``           ``True``               ``False``: no rule after decoding runs (the model alone).
 ``WEB2TEXT_TEXT_FIELD``      ``"main_text"``        Item field that receives the main text.
 ``WEB2TEXT_BLOCKS_FIELD``    ``"web2text_blocks"``  Item field that receives the labelled blocks.
 ``WEB2TEXT_INCLUDE_BLOCKS``  ``True``               ``False``: fill only the text field (``WEB2TEXT_BLOCKS="none"``).
@@ -62,6 +63,7 @@ DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_MODEL": "default",
     "WEB2TEXT_METHOD": "web2text",
     "WEB2TEXT_THRESHOLD": None,
+    "WEB2TEXT_RULES": True,
     "WEB2TEXT_TEXT_FIELD": "main_text",
     "WEB2TEXT_BLOCKS_FIELD": "web2text_blocks",
     "WEB2TEXT_INCLUDE_BLOCKS": True,
@@ -227,6 +229,8 @@ class Web2TextConfig:
     #: ``WEB2TEXT_METADATA``: (metadata field, item field) pairs.
     metadata: tuple[tuple[str, str], ...] = ()
     error_field: str | None = None
+    #: ``WEB2TEXT_RULES``: whether the rules after decoding run (``extract(rules=...)``).
+    rules: bool = True
 
     @staticmethod
     def check_enabled(settings: Any) -> None:
@@ -301,6 +305,7 @@ class Web2TextConfig:
             blas_threads=None if get("WEB2TEXT_BLAS_THREADS") in (None, "") else str(get("WEB2TEXT_BLAS_THREADS")),
             pool=pool,
             error_field=str(get("WEB2TEXT_ERROR_FIELD") or "") or None,
+            rules=_boolean(settings, "WEB2TEXT_RULES"),
             metadata=metadata_fields(get("WEB2TEXT_METADATA")),
             show_dir=str(get("WEB2TEXT_SHOW_DIR") or "") or None,
             show_every=show_every,

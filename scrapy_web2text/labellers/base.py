@@ -15,7 +15,7 @@ import importlib
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -40,6 +40,9 @@ class Labelling:
     #: that classifies the page when :attr:`Extraction.page_type <scrapy_web2text.Extraction.page_type>` is first
     #: read (most callers never read it).
     page_type: PageType | Callable[[], PageType | None] | None = None
+    #: For each block, the name of the rule after decoding that changed its label, ``None`` where the labeller's
+    #: own label stands; ``None`` where no rule changed any (or the labeller has none).
+    rules: Sequence[str | None] | None = None
 
 
 class PageType(NamedTuple):

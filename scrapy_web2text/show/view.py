@@ -92,8 +92,10 @@ def _threshold(extraction: Extraction, model: Any, threshold: float | None) -> f
     if threshold is not None or not extraction.method.startswith("web2text"):
         return threshold
     from ..labellers.web2text import page_threshold, resolve_model
+    from ..labellers.web2text.rules import PageTypeGuess
 
-    return float(page_threshold(resolve_model(model), lambda: extraction.page_type))
+    page_type = extraction.page_type
+    return float(page_threshold(resolve_model(model), PageTypeGuess.certain(page_type and page_type.label)))
 
 
 def _breaks(extraction: Extraction, count: int) -> list[bool]:

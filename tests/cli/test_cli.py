@@ -27,7 +27,7 @@ def test_extract_json_with_blocks(capsys):
     assert document["url"].startswith("file://")
     labels = {block["label"] for block in document["blocks"]}
     assert labels == {"content", "boilerplate"}
-    assert all(set(block) == {"text", "label", "probability", "xpath"} for block in document["blocks"])
+    assert all(set(block) == {"text", "label", "probability", "xpath", "rule"} for block in document["blocks"])
 
 
 def test_extract_unary_method_and_missing_file(capsys, tmp_path):

@@ -68,7 +68,7 @@ def test_chain_runs_once_per_response_for_many_items(untrained_model, monkeypatc
     for item in out:
         blocks = item["web2text_blocks"]
         assert [b["text"] for b in blocks][:2] == ["Home", "About"]
-        assert all(set(b) == {"text", "label", "probability", "xpath"} for b in blocks)
+        assert all(set(b) == {"text", "label", "probability", "xpath", "rule"} for b in blocks)
         assert all(b["label"] in ("content", "boilerplate") and 0 <= b["probability"] <= 1 for b in blocks)
         content = [b["text"] for b in blocks if b["label"] == "content"]
         assert all(text in item["main_text"] for text in content)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scrapy_web2text.labellers.web2text import after_decoding
-from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding, repeated_blocks
+from scrapy_web2text.labellers.web2text import after_decoding, rules
+from scrapy_web2text.labellers.web2text.after_decoding import repeated_blocks
 from scrapy_web2text.labellers.web2text.furniture import (
     ASIDE_KEYWORD_BITS,
     ASIDE_WORD_LIST,
@@ -21,6 +21,7 @@ from scrapy_web2text.labellers.web2text.furniture import (
     screen_reader_blocks,
     under_attributes,
 )
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.elements import keyword_mask
 
@@ -44,7 +45,7 @@ def test_kept_text_under_an_element_that_hides_itself_is_dropped():
         page = parse_page(_with_hidden(hiding))
         everything = np.ones(len(page), np.int64)
         assert list(hidden_blocks(page, everything)) == [False, False, True], hiding
-        assert _kept(page, drop_after_decoding(page, everything, "article")) == _STORY
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("article"))) == _STORY
     # Hidden by a class only (tabs, accordions: often gold), or aria-hidden="false": not this rule's.
     for shown in ('class="hidden"', 'aria-hidden="false"', 'style="display:block"'):
         page = parse_page(_with_hidden(shown))
@@ -55,7 +56,10 @@ def test_hidden_text_stays_when_it_is_most_of_what_the_page_keeps():
     page = parse_page(f"<body><div hidden><p>{_STORY[0]}</p><p>{_STORY[1]}</p></div><p>Visible line.</p></body>")
     everything = np.ones(len(page), np.int64)
     assert not hidden_blocks(page, everything).any()
-    assert _kept(page, drop_after_decoding(page, everything, "article")) == [*_STORY, "Visible line."]
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("article"))) == [
+        *_STORY,
+        "Visible line.",
+    ]
 
 
 _LABEL = "Free delivery on orders over 50 euros"
@@ -87,9 +91,12 @@ def test_list_repeats_are_dropped_without_the_list_rule(monkeypatch):
 def test_hidden_text_is_dropped_on_articles_only():
     page = parse_page(_with_hidden("hidden"))
     everything = np.ones(len(page), np.int64)
-    assert _kept(page, drop_after_decoding(page, everything, "article")) == _STORY
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("article"))) == _STORY
     for other in ("product", "collection", None):
-        assert _kept(page, drop_after_decoding(page, everything, other)) == [*_STORY, "A copy no reader sees."]
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(other))) == [
+            *_STORY,
+            "A copy no reader sees.",
+        ]
 
 
 _COMMENTS = ["Great piece, thanks for writing it up.", "I drove over that bridge every day for twenty years."]
@@ -105,14 +112,18 @@ def test_readers_comments_are_dropped_from_articles():
     page = parse_page(_with_comments(_STORY))
     everything = np.ones(len(page), np.int64)
     assert [page.texts[i] for i in np.flatnonzero(comment_sections(page, everything))] == ["2 comments", *_COMMENTS]
-    assert _kept(page, drop_after_decoding(page, everything, "article")) == _STORY
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("article"))) == _STORY
 
 
 def test_replies_stay_on_forums_and_other_pages():
     page = parse_page(_with_comments(_STORY))
     everything = np.ones(len(page), np.int64)
     for other in ("forum", "product", None):
-        assert _kept(page, drop_after_decoding(page, everything, other)) == [*_STORY, "2 comments", *_COMMENTS]
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(other))) == [
+            *_STORY,
+            "2 comments",
+            *_COMMENTS,
+        ]
 
 
 def test_comments_stay_where_they_are_what_the_page_has():
@@ -146,30 +157,34 @@ def test_the_page_type_is_asked_only_when_a_rule_for_articles_finds_a_block():
         return "article"
 
     plain = parse_page("<body>" + "".join(f"<p>{line}</p>" for line in _STORY) + "</body>")
-    drop_after_decoding(plain, np.ones(len(plain), np.int64), page_type)
+    drop_after_decoding(plain, np.ones(len(plain), np.int64), PageTypeGuess(lambda: {page_type(): 1.0}))
     assert asked == []
     both = parse_page(_with_comments(_STORY).replace("</article>", "<p hidden>A copy no reader sees.</p></article>"))
-    assert _kept(both, drop_after_decoding(both, np.ones(len(both), np.int64), page_type)) == _STORY
+    guess = PageTypeGuess(lambda: {page_type(): 1.0})
+    assert _kept(both, drop_after_decoding(both, np.ones(len(both), np.int64), guess)) == _STORY
     assert asked == [1]  # once for both rules
 
 
-def test_where_the_page_type_is_known_the_rules_for_other_types_do_not_run(monkeypatch):
-    import scrapy_web2text.labellers.web2text.after_decoding as after_decoding
-
+def test_where_the_page_type_is_known_the_rules_for_other_types_do_not_run():
     calls = []
 
     def services_only(page, labels):
         calls.append(1)
-        return np.ones(len(page), bool)
+        return np.arange(len(page)) == len(page) - 1  # the last block: not enough for the guard against deleting
 
-    monkeypatch.setattr(after_decoding, "RULES", (services_only,))
-    monkeypatch.setitem(after_decoding.TYPED_RULES, services_only, frozenset({"service"}))
+    only = (rules.Rule("services_only", services_only, frozenset({"service"}), "Everything.", rules.ROUND3, "Shipped"),)
     page = parse_page("<body>" + "".join(f"<p>{line}</p>" for line in _STORY) + "</body>")
     everything = np.ones(len(page), np.int64)
-    assert (after_decoding.drop_after_decoding(page, everything, "article") == everything).all() and calls == []
+    assert (rules.run_rules(page, everything, PageTypeGuess.certain("article"), rules=only).labels == everything).all()
+    assert calls == []
     # Unknown, the rule runs and its blocks go only where the type, asked then, is one of its own.
-    assert (after_decoding.drop_after_decoding(page, everything, lambda: "article") == everything).all()
-    assert not after_decoding.drop_after_decoding(page, everything, "service").any() and calls == [1, 1]
+    unknown = PageTypeGuess(lambda: {"article": 0.9, "service": 0.1})
+    assert (rules.run_rules(page, everything, unknown, rules=only).labels == everything).all()
+    assert rules.run_rules(page, everything, PageTypeGuess.certain("service"), rules=only).labels.tolist() == [
+        *[1] * (len(page) - 1),
+        0,
+    ]
+    assert calls == [1, 1]
 
 
 _PRODUCT = [
@@ -192,14 +207,14 @@ def test_buyers_reviews_and_ratings_are_dropped_from_product_pages():
     everything = np.ones(len(page), np.int64)
     found = [page.texts[i] for i in np.flatnonzero(review_sections(page, everything))]
     assert found == ["4.8 out of 5", "Reviews", *_REVIEWS]
-    assert _kept(page, drop_after_decoding(page, everything, "product")) == _PRODUCT
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("product"))) == _PRODUCT
 
 
 def test_reviews_stay_on_other_pages_and_where_they_are_what_the_page_has():
     page = parse_page(_with_reviews(_PRODUCT))
     everything = np.ones(len(page), np.int64)
     for other in ("article", "service", "collection", None):
-        assert _kept(page, drop_after_decoding(page, everything, other)) == page.texts
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(other))) == page.texts
     # A review site: the longest kept block is a review (and more than 100 characters lie outside the reviews).
     review_page = parse_page(_with_reviews(_PRODUCT).replace(_REVIEWS[1], " ".join(_PRODUCT * 2)))
     assert not review_sections(review_page, np.ones(len(review_page), np.int64)).any()
@@ -230,14 +245,17 @@ def test_asides_are_dropped_from_articles_but_not_tags_categories_or_headings_th
     found = [page.texts[i] for i in np.flatnonzero(aside_sections(page, everything))]
     assert found == ["Related", *[line for lines in _ASIDES.values() for line in lines]]
     for kind in ("article", "service"):
-        assert _kept(page, drop_after_decoding(page, everything, kind)) == ["Social media and the bridge", *_STORY]
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(kind))) == [
+            "Social media and the bridge",
+            *_STORY,
+        ]
 
 
 def test_asides_stay_on_other_pages_and_where_they_are_what_the_page_has():
     page = parse_page(_with_asides(_STORY))
     everything = np.ones(len(page), np.int64)
     for other in ("product", "collection", "forum", "listing", "documentation", None):
-        assert _kept(page, drop_after_decoding(page, everything, other)) == page.texts
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(other))) == page.texts
     # A sponsored post: the longest kept block is inside the "sponsored" container.
     sponsored = parse_page(_with_asides(_STORY, '<article class="sponsored-post">'))
     assert not aside_sections(sponsored, np.ones(len(sponsored), np.int64)).any()
@@ -286,7 +304,7 @@ def test_navigation_footers_and_asides_are_dropped_on_every_page_type():
     everything = np.ones(len(page), np.int64)
     assert _kept(page, landmark_sections(page, everything)) == [*_MENU, "Twelve million.", *_FOOTER]
     for kind in ("article", "product", "service", "forum", "listing", "collection", "documentation", None):
-        assert _kept(page, drop_after_decoding(page, everything, kind)) == _STORY, kind
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(kind))) == _STORY, kind
 
 
 def test_landmarks_by_aria_role_and_footers_by_class_or_id_are_dropped_but_not_footnotes():
@@ -297,7 +315,10 @@ def test_landmarks_by_aria_role_and_footers_by_class_or_id_are_dropped_but_not_f
     ]
     for menu, footer, close in marked:
         page = parse_page(_with_landmarks(_STORY, menu, footer, close))
-        assert _kept(page, drop_after_decoding(page, np.ones(len(page), np.int64), "product")) == _STORY, footer
+        assert (
+            _kept(page, drop_after_decoding(page, np.ones(len(page), np.int64), PageTypeGuess.certain("product")))
+            == _STORY
+        ), footer
     # A footnote is an article's own text: its class holds "foot", not "footer".
     notes = parse_page(_with_landmarks(_STORY, "<nav>", '<section class="footnotes">', "section"))
     assert _kept(notes, landmark_sections(notes, np.ones(len(notes), np.int64))) == [*_MENU, "Twelve million."]
@@ -329,7 +350,10 @@ def test_text_for_screen_readers_only_is_dropped_on_every_page_type():
         found = _kept(page, screen_reader_blocks(page, everything))
         assert found == ["Quantity of the oak shelf unit", "Twelve million euros"], hiding
         for kind in ("article", "product", "collection", None):
-            assert _kept(page, drop_after_decoding(page, everything, kind)) == _STORY, (hiding, kind)
+            assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(kind))) == _STORY, (
+                hiding,
+                kind,
+            )
     # A class that hides a tab or an accordion ("hidden", "is-hidden") is not one of them.
     for tab in ("hidden", "is-hidden", "collapse"):
         page = parse_page(_with_screen_reader_text(tab))

@@ -171,8 +171,8 @@ def test_the_page_is_classified_once_and_only_when_its_type_is_read_or_needed(mo
     from scrapy_web2text import extract
 
     calls = []
-    predict = PageTypeModel.predict
-    monkeypatch.setattr(PageTypeModel, "predict", lambda self, *args: calls.append(1) or predict(self, *args))
+    distribution = PageTypeModel.distribution
+    monkeypatch.setattr(PageTypeModel, "distribution", lambda self, *args: calls.append(1) or distribution(self, *args))
     story = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(8))
     result = extract(f"<html><body><article>{story}</article></body></html>")
     assert calls == [1]  # the shipped classifier moves the threshold of articles: the type is needed

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text.after_decoding import RULE_NAMES, drop_after_decoding
 from scrapy_web2text.labellers.web2text.phrases import AD_LABELS, INTERFACE_PROMPTS, furniture_phrases
+from scrapy_web2text.labellers.web2text.rules import RULE_NAMES, PageTypeGuess, drop_after_decoding
 from scrapy_web2text.page import parse_page
 
 STORY = "<p>{}</p>".format("The council voted on Tuesday to extend the tram line to the harbour district. " * 3)
@@ -54,7 +54,7 @@ def test_the_rule_runs_after_decoding_on_every_page_type():
     labels = np.ones(len(page), np.int8)
     assert "furniture_phrases" in RULE_NAMES
     for page_type in ("article", "forum", "listing", "product", None):
-        out = drop_after_decoding(page, labels, page_type)
+        out = drop_after_decoding(page, labels, PageTypeGuess.certain(page_type))
         assert out.tolist() == [1, 0, 1], page_type
 
 

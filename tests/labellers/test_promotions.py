@@ -6,20 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding
 from scrapy_web2text.labellers.web2text.furniture import byline_sections
-from scrapy_web2text.labellers.web2text.gaps import (
-    MIN_GAP_PROBABILITY,
-    documentation_gaps,
-    fill_gaps,
-    listing_remainders,
-)
+from scrapy_web2text.labellers.web2text.gaps import MIN_GAP_PROBABILITY, documentation_gaps, listing_remainders
 from scrapy_web2text.labellers.web2text.promotions import (
     call_to_action_links,
     carousel_sections,
     short_labels,
     teaser_cards,
 )
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding, fill_gaps
 from scrapy_web2text.page import parse_page
 
 _PITCH = [
@@ -44,9 +39,9 @@ def test_a_carousel_is_dropped_from_articles_and_services_pages_and_kept_elsewhe
     everything = np.ones(len(page), np.int64)
     assert list(carousel_sections(page, everything)) == [False, False, True]
     for page_type in ("article", "service"):
-        assert _kept(page, drop_after_decoding(page, everything, page_type)) == _PITCH
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(page_type))) == _PITCH
     for page_type in ("collection", "product", "documentation"):
-        assert _kept(page, drop_after_decoding(page, everything, page_type)) == [*_PITCH, _OTHER]
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(page_type))) == [*_PITCH, _OTHER]
 
 
 def test_a_page_that_is_its_slideshow_keeps_it():
@@ -62,8 +57,12 @@ def test_teaser_cards_of_other_content_are_dropped_from_services_pages_only(name
     everything = np.ones(len(page), np.int64)
     # The heading is not a card's container (its id would be a slug of its own text); the section is.
     assert list(teaser_cards(page, everything)) == [False, False, True, True]
-    assert _kept(page, drop_after_decoding(page, everything, "service")) == _PITCH
-    assert _kept(page, drop_after_decoding(page, everything, "article")) == [*_PITCH, "Case study", _OTHER]
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("service"))) == _PITCH
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("article"))) == [
+        *_PITCH,
+        "Case study",
+        _OTHER,
+    ]
     # A class with none of the words stays.
     page = parse_page(_page(f'<section class="pricing"><p>{_OTHER}</p></section>'))
     assert not teaser_cards(page, np.ones(len(page), np.int64)).any()
@@ -73,8 +72,12 @@ def test_buttons_are_dropped_from_services_pages_and_longer_links_stay():
     page = parse_page(_page('<a href="/demo">Book a demo</a><p><a href="/story">' + _OTHER + "</a></p>"))
     everything = np.ones(len(page), np.int64)
     assert list(call_to_action_links(page, everything)) == [False, False, True, False]
-    assert _kept(page, drop_after_decoding(page, everything, "service")) == [*_PITCH, _OTHER]
-    assert _kept(page, drop_after_decoding(page, everything, "listing")) == [*_PITCH, "Book a demo", _OTHER]
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("service"))) == [*_PITCH, _OTHER]
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("listing"))) == [
+        *_PITCH,
+        "Book a demo",
+        _OTHER,
+    ]
     # Only kept links count.
     assert not call_to_action_links(page, np.array([1, 1, 0, 1])).any()
 
@@ -83,8 +86,14 @@ def test_short_labels_are_dropped_from_services_pages_outside_headings_and_links
     page = parse_page(_page('<span class="badge">New!</span><h2>Pricing</h2><p>100%</p><a href="/x">Docs</a>'))
     everything = np.ones(len(page), np.int64)
     assert list(short_labels(page, everything)) == [False, False, True, False, True, False]
-    assert _kept(page, drop_after_decoding(page, everything, "service")) == [*_PITCH, "Pricing"]
-    assert _kept(page, drop_after_decoding(page, everything, "forum")) == [*_PITCH, "New!", "Pricing", "100%", "Docs"]
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("service"))) == [*_PITCH, "Pricing"]
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("forum"))) == [
+        *_PITCH,
+        "New!",
+        "Pricing",
+        "100%",
+        "Docs",
+    ]
 
 
 @pytest.mark.parametrize("name", ['class="byline"', 'class="entry-meta"', 'id="post-meta"', 'class="postmeta"'])
@@ -93,7 +102,7 @@ def test_bylines_and_post_metadata_leave_the_main_text_of_every_page(name):
     everything = np.ones(len(page), np.int64)
     assert list(byline_sections(page, everything)) == [False, False, True]
     for page_type in ("article", "forum", None):
-        assert _kept(page, drop_after_decoding(page, everything, page_type)) == _PITCH
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(page_type))) == _PITCH
     # A heading's id is a slug of its own text; "metadata" in a class is not a post's.
     page = parse_page(_page('<h2 id="byline-conventions">Bylines</h2><p class="metadata-table">Posted by us</p>'))
     assert not byline_sections(page, np.ones(len(page), np.int64)).any()
@@ -124,16 +133,16 @@ def test_a_documentation_page_keeps_the_doubted_blocks_between_its_kept_text():
         "indent",
         "If a positive integer, arrays and objects are pretty-printed with that indent level.",
     ]
-    filled = fill_gaps(page, labels, doubted, lambda: "documentation")
+    filled = fill_gaps(page, labels, doubted, PageTypeGuess(lambda: {"documentation": 1.0}))
     assert _kept(page, filled) == [texts[i] for i in np.flatnonzero(gaps | (labels != 0))]
     # Below the floor, or on another page type, nothing is filled, and the type is asked only where there are gaps.
     assert not documentation_gaps(page, labels, np.full(len(page), MIN_GAP_PROBABILITY / 2)).any()
-    assert (fill_gaps(page, labels, doubted, lambda: "article") == labels).all()
+    assert (fill_gaps(page, labels, doubted, PageTypeGuess(lambda: {"article": 1.0})) == labels).all()
     # A type already known is read as it is.
-    assert (fill_gaps(page, labels, doubted, "documentation") == filled).all()
-    assert (fill_gaps(page, labels, doubted, "article") == labels).all()
+    assert (fill_gaps(page, labels, doubted, PageTypeGuess.certain("documentation")) == filled).all()
+    assert (fill_gaps(page, labels, doubted, PageTypeGuess.certain("article")) == labels).all()
     asked = []
-    fill_gaps(page, labels, np.zeros(len(page)), lambda: asked.append(1) or "documentation")
+    fill_gaps(page, labels, np.zeros(len(page)), PageTypeGuess(lambda: asked.append(1) or {"documentation": 1.0}))
     assert asked == []
 
 
@@ -178,13 +187,13 @@ def test_an_articles_code_listing_kept_in_part_is_kept_whole():
         texts.index("nested"),
     }
     assert not rest[second].any()
-    filled = fill_gaps(page, labels, np.zeros(len(page)), lambda: "article")
+    filled = fill_gaps(page, labels, np.zeros(len(page)), PageTypeGuess(lambda: {"article": 1.0}))
     assert (filled == (labels.astype(bool) | rest)).all()
     # Other page types keep their listings as labelled, and the type is asked only where a listing is touched.
-    assert (fill_gaps(page, labels, np.zeros(len(page)), lambda: "service") == labels).all()
-    assert (fill_gaps(page, labels, np.zeros(len(page)), "article") == filled).all()
-    assert (fill_gaps(page, labels, np.zeros(len(page)), "service") == labels).all()
+    assert (fill_gaps(page, labels, np.zeros(len(page)), PageTypeGuess(lambda: {"service": 1.0})) == labels).all()
+    assert (fill_gaps(page, labels, np.zeros(len(page)), PageTypeGuess.certain("article")) == filled).all()
+    assert (fill_gaps(page, labels, np.zeros(len(page)), PageTypeGuess.certain("service")) == labels).all()
     asked = []
     untouched = np.array([0 if "pre" in path else 1 for path in page.tag_paths])
-    fill_gaps(page, untouched, np.zeros(len(page)), lambda: asked.append(1) or "article")
+    fill_gaps(page, untouched, np.zeros(len(page)), PageTypeGuess(lambda: asked.append(1) or {"article": 1.0}))
     assert asked == []

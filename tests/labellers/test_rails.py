@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding
 from scrapy_web2text.labellers.web2text.rails import (
     announced_rails,
     heading_ranks,
@@ -14,6 +13,7 @@ from scrapy_web2text.labellers.web2text.rails import (
     outlying_link_lists,
     section_ends,
 )
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding
 from scrapy_web2text.page import parse_page
 
 _STORY = [
@@ -54,7 +54,7 @@ def test_a_rail_under_a_heading_that_announces_other_pages_is_dropped_from_artic
     everything = np.ones(len(page), np.int64)
     assert [page.texts[i] for i in np.flatnonzero(announced_rails(page, everything))] == [heading, *_TEASERS]
     # The section ends at the next heading of the same or a higher rank.
-    assert _kept(page, drop_after_decoding(page, everything, "article")) == [
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("article"))) == [
         "A new bridge",
         *_STORY,
         "Comments are closed",
@@ -65,7 +65,7 @@ def test_rails_stay_on_other_pages_under_other_headings_and_where_they_are_the_p
     page = parse_page(_article("Related stories"))
     everything = np.ones(len(page), np.int64)
     for other in ("listing", "collection", "forum", None):
-        assert _kept(page, drop_after_decoding(page, everything, other)) == page.texts
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(other))) == page.texts
     plain = parse_page(_article("Timeline of the works"))
     assert not announced_rails(plain, np.ones(len(plain), np.int64)).any()
     # A long heading (here of three blocks) is a title that holds the word, not an announcement.
@@ -123,10 +123,13 @@ def test_a_list_of_links_outside_the_articles_text_is_dropped_and_its_items_foun
     page = parse_page(_column(_links()))
     everything = np.ones(len(page), np.int64)
     assert [page.texts[i] for i in np.flatnonzero(outlying_link_lists(page, everything))] == _TEASERS
-    assert _kept(page, drop_after_decoding(page, everything, "article")) == _LONG_STORY
+    assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("article"))) == _LONG_STORY
     # Other page types keep it: a listing's or a collection's items look the same.
     for other in ("listing", "collection", "service", None):
-        assert _kept(page, drop_after_decoding(page, everything, other)) == [*_LONG_STORY, *_TEASERS]
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(other))) == [
+            *_LONG_STORY,
+            *_TEASERS,
+        ]
 
 
 @pytest.mark.parametrize(

@@ -14,9 +14,8 @@ import pytest
 
 from scrapy_web2text import extract, load_model
 from scrapy_web2text.cli import main
-from scrapy_web2text.labellers.web2text import after_decoding
-from scrapy_web2text.labellers.web2text.after_decoding import overruled_rules
 from scrapy_web2text.labellers.web2text.network import Web2TextModel
+from scrapy_web2text.labellers.web2text.rules import overruled_rules
 from scrapy_web2text.research.train.tuning import fine_tune, read_labelled_pages
 from scrapy_web2text.show import build_view, sha256_of
 
@@ -143,11 +142,7 @@ def _kept_share(model: Web2TextModel, pages: list[str]) -> float:
     threshold that rebalancing sets) and before the rules after decoding (they drop the navigation and the footer
     whatever the model says)."""
     kept = total = 0
-    rules, after_decoding.RULES = after_decoding.RULES, ()
-    try:
-        labelled = [extract(html, model=model, threshold=model.threshold).blocks for html in pages]
-    finally:
-        after_decoding.RULES = rules
+    labelled = [extract(html, model=model, threshold=model.threshold, rules=False).blocks for html in pages]
     for keep in labelled:
         kept += sum(len(block.text) for block in keep if block.is_content)
         total += sum(len(block.text) for block in keep)

@@ -4,9 +4,10 @@
 numpy, :mod:`.viterbi` decodes the most likely labelling.  ``web2text-unary`` is the ablation without the pairwise
 term: a block is kept when its own p(content) clears the threshold.
 
-After decoding, :mod:`.after_decoding` drops what the labelling as a whole shows not to be main text: captions,
-excerpts of other posts, a second copy of kept text, page furniture; then :mod:`.gaps` keeps the rest of an
+After decoding, the rules of :mod:`.rules` (one registry) drop what the labelling as a whole shows not to be main
+text: captions, excerpts of other posts, a second copy of kept text, page furniture; then they keep the rest of an
 article's code listings kept in part, and on documentation pages the blocks that the model doubted between kept ones.
+``rules=False`` runs the model alone.
 
 A page that the model's own threshold leaves empty is decoded again at a threshold relative to the page's most
 likely block (:func:`decode_empty_page_again`): the model's probabilities rank a page's blocks better than they
@@ -15,9 +16,8 @@ measure them.
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import NamedTuple
 
@@ -26,12 +26,11 @@ import numpy as np
 from ...page import Page
 from ...page.declared import declared_kinds
 from ..base import Labelling, PageType
-from .after_decoding import drop_after_decoding
 from .counts import block_lengths
 from .features import page_features
-from .gaps import fill_gaps
 from .network import Web2TextModel, load_model
 from .page_types import shipped_page_types
+from .rules import FILLS, PageTypeGuess, check_rule_names, run_rules
 from .viterbi import viterbi
 
 #: A page left empty at the model's threshold is decoded again at this share of its highest p(content).
@@ -65,23 +64,37 @@ class Decoded(NamedTuple):
     decoded_again: bool
     #: The page's type, classified on the first call (most callers never ask).
     page_type: Callable[[], PageType | None]
+    #: Each block's rule that changed its label, ``None`` where the model's label stands; ``None`` where no rule
+    #: changed any.
+    rules: list[str | None] | None = None
+    #: The page's type as the rules read it (every type's probability, classified on first read).
+    guess: PageTypeGuess | None = None
 
 
-def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = None, pairwise: bool = True) -> Decoded:
+def web2text_labels(
+    page: Page,
+    model: Web2TextModel,
+    threshold: float | None = None,
+    pairwise: bool = True,
+    rules: bool = True,
+    skip_rules: Collection[str] = frozenset(),
+) -> Decoded:
     """Labels (1 = content), p(content), stage timings, whether the page was decoded again, and its type.
 
     With the model's own threshold (``threshold=None``), a page that comes out empty is decoded again
-    (:func:`decode_empty_page_again`), an article's code listings kept in part are kept whole and a documentation page's
-    gaps are filled (:mod:`.gaps`); a threshold given is applied as it is.
+    (:func:`decode_empty_page_again`), and the rules that fill gaps run (:data:`.rules.FILLS`); a threshold given is
+    applied as it is.  ``rules=False`` runs no rule after decoding (the model alone); ``skip_rules`` names rules not
+    to run, beside the model's own ``config.skip_rules``.
     """
+    check_rule_names(skip_rules)
     own_threshold = threshold is None
     clock = time.perf_counter()
     block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.perf_counter()
     unary, pair = model.potentials(block_x, edge_x)
-    page_type = page_type_on_demand(page, block_x)
+    guess = page_type_on_demand(page, block_x)
     if own_threshold:
-        threshold = page_threshold(model, page_type)
+        threshold = page_threshold(model, guess)
     network_done = time.perf_counter()
     if not pairwise:
         pair, lam = np.zeros_like(pair), 0.0
@@ -91,46 +104,55 @@ def web2text_labels(page: Page, model: Web2TextModel, threshold: float | None = 
     again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
     if again is not None:
         labels = again
-
-    def type_label() -> str | None:  # asked only where a rule needs the page's type
-        return _label(page_type())
-
-    # Known already where the threshold offsets asked for it: the rules for other types then need not run.
-    known = type_label() if page_type.cache_info().currsize else type_label
-    labels = drop_after_decoding(page, labels, known, model.skipped_rules)
-    if own_threshold:  # a threshold given is applied as it is: nothing below it is kept
-        labels = fill_gaps(page, labels, np.exp(unary[:, 1]), known)
+    probabilities = np.exp(unary[:, 1])
+    changed = None
+    if rules:
+        # a threshold given is applied as it is: nothing below it is kept, so the gaps are not filled
+        skipped = model.skipped_rules.union(skip_rules, () if own_threshold else (rule.name for rule in FILLS))
+        ruled = run_rules(page, labels, guess, probabilities, skipped=skipped)
+        labels = ruled.labels
+        changed = ruled.rule_names()
     decode_done = time.perf_counter()
     timings = {
         "features": 1000 * (features_done - clock),
         "network": 1000 * (network_done - features_done),
         "decode": 1000 * (decode_done - network_done),
     }
-    return Decoded(labels.astype(bool), np.exp(unary[:, 1]), timings, again is not None, page_type)
+    page_type = guess_page_type(guess)
+    return Decoded(labels.astype(bool), probabilities, timings, again is not None, page_type, changed, guess)
 
 
-def page_type_on_demand(page: Page, block_x: np.ndarray) -> Callable[[], PageType | None]:
-    """A function giving the page's type by the shipped page-type classifier (:mod:`.page_types`), computed on its
-    first call; ``None`` where no classifier is installed."""
+def page_type_on_demand(page: Page, block_x: np.ndarray) -> PageTypeGuess:
+    """The page's type by the shipped page-type classifier (:mod:`.page_types`), classified on the first read;
+    no type where no classifier is installed."""
 
-    @functools.cache
-    def page_type() -> PageType | None:
+    def classify() -> dict[str, float] | None:
         classifier = shipped_page_types()
         if classifier is None:
             return None
         declared = declared_kinds(page) if classifier.reads_declared else None
-        return PageType(*classifier.predict(block_x, block_lengths(page.texts), declared))
+        return classifier.distribution(block_x, block_lengths(page.texts), declared)
+
+    return PageTypeGuess(classify)
+
+
+def guess_page_type(guess: PageTypeGuess) -> Callable[[], PageType | None]:
+    """A function giving the likeliest type and its probability (``None`` without a classifier)."""
+
+    def page_type() -> PageType | None:
+        label = guess.label
+        return None if label is None else PageType(label, guess.probabilities[label])
 
     return page_type
 
 
-def threshold_offset(page_type: Callable[[], PageType | None]) -> float:
+def threshold_offset(page_type: PageTypeGuess) -> float:
     """What the page's type adds to the model's own threshold; the page is classified only where the classifier
     sets offsets."""
     classifier = shipped_page_types()
     if classifier is None or not classifier.sets_offsets:
         return 0.0
-    return classifier.threshold_offset(_label(page_type()))
+    return classifier.threshold_offset(page_type.label)
 
 
 #: How far a page type's offset may move the model's own threshold: no further out than these bounds (a model whose
@@ -144,25 +166,30 @@ def offset_threshold(own: float, offset: float) -> float:
     return min(max(own + offset, min(own, low)), max(own, high))
 
 
-def page_threshold(model: Web2TextModel, page_type: Callable[[], PageType | None]) -> float:
+def page_threshold(model: Web2TextModel, page_type: PageTypeGuess) -> float:
     """The threshold a page is labelled at when the caller gives none: the model's own, moved by the page type's
     offset (:func:`offset_threshold`)."""
     return offset_threshold(model.config.get("threshold", 0.5), threshold_offset(page_type))
 
 
-def _label(page_type: PageType | None) -> str | None:
-    return page_type.label if page_type is not None else None
-
-
-def web2text(page: Page, *, model=None, threshold=None, pairwise: bool = True) -> Labelling:
-    """The full method: unary and pairwise potentials, Viterbi."""
+def web2text(
+    page: Page, *, model=None, threshold=None, pairwise: bool = True, rules: bool = True, skip_rules=frozenset()
+) -> Labelling:
+    """The full method: unary and pairwise potentials, Viterbi, the rules after decoding (``rules=False``: none;
+    ``skip_rules``: the names of some not to run)."""
     resolved = resolve_model(model)
-    decoded = web2text_labels(page, resolved, threshold, pairwise=pairwise)
+    decoded = web2text_labels(page, resolved, threshold, pairwise=pairwise, rules=rules, skip_rules=skip_rules)
     return Labelling(
-        decoded.keep, decoded.probabilities, resolved.name, decoded.timings, decoded.decoded_again, decoded.page_type
+        decoded.keep,
+        decoded.probabilities,
+        resolved.name,
+        decoded.timings,
+        decoded.decoded_again,
+        decoded.page_type,
+        decoded.rules,
     )
 
 
-def web2text_unary(page: Page, *, model=None, threshold=None) -> Labelling:
+def web2text_unary(page: Page, *, model=None, threshold=None, rules: bool = True, skip_rules=frozenset()) -> Labelling:
     """The unary network alone (no pairwise term in the decoding)."""
-    return web2text(page, model=model, threshold=threshold, pairwise=False)
+    return web2text(page, model=model, threshold=threshold, pairwise=False, rules=rules, skip_rules=skip_rules)

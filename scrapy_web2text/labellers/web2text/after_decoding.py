@@ -1,51 +1,20 @@
-"""Rules applied to the decoded labels, in the order :func:`drop_after_decoding` runs them.
+"""Rules after decoding that read the whole labelling: captions (:func:`kept_captions`), the excerpts of other
+posts that blogs list after a post (:func:`excerpt_teasers`), and a second copy of kept text, which pages carry for
+another screen size or a carousel's loop (:func:`repeated_blocks`).
 
-The CNNs label blocks one by one; some of what they keep is not main text under the label convention
-(docs/training.rst), and is plain to see once the whole labelling is known:
-
-1. captions and credits of images and tables (:func:`kept_captions`);
-2. on articles, text no reader sees (:func:`~.furniture.hidden_blocks`), readers' comments
-   (:func:`~.furniture.comment_sections`), asides: related posts, promotions, sign-up prompts, share bars, author
-   boxes (:func:`~.furniture.aside_sections`, on services' pages too), and link rails under a heading that
-   announces other pages (:func:`~.rails.announced_rails`); on product pages, buyers' reviews
-   (:func:`~.furniture.review_sections`); on articles and services' pages, carousels
-   (:func:`~.promotions.carousel_sections`), and on services' pages, teaser cards of other content, buttons and
-   labels (:func:`~.promotions.teaser_cards`, :func:`~.promotions.call_to_action_links`,
-   :func:`~.promotions.short_labels`); on every page, bylines (:func:`~.furniture.byline_sections`);
-3. the excerpts of other posts that blogs list after a post, each ending with ``[…]`` (:func:`excerpt_teasers`);
-4. a second copy of kept text, which pages carry for another screen size or a carousel's loop, unless both copies
-   are items of one list or table or paragraphs of one passage (:func:`repeated_blocks`);
-5. on every page, what is left inside the navigation, footer and complementary landmarks
-   (:func:`~.furniture.landmark_sections`), text for screen readers only (:func:`~.furniture.screen_reader_blocks`),
-   and blocks that are an ad's label or a prompt of the interface and nothing else
-   (:func:`~.phrases.furniture_phrases`), after the repeats: a passage repeated across "Back to top" links is still
-   one passage;
-6. on articles, lists of links outside the element that holds the text (:func:`~.rails.outlying_link_lists`), once
-   every other rule has shown where the text is.
+Every rule after decoding, these and those of :mod:`.furniture`, :mod:`.promotions`, :mod:`.rails` and
+:mod:`.phrases`, runs from one registry, in its order: :data:`.rules.REGISTRY`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
 
 import numpy as np
 
 from ...page import Page
 from .counts import block_lengths
-from .furniture import (
-    aside_sections,
-    byline_sections,
-    comment_sections,
-    hidden_blocks,
-    landmark_sections,
-    review_sections,
-    screen_reader_blocks,
-    unless_most_of_the_kept_text,
-)
-from .phrases import furniture_phrases
-from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
-from .rails import announced_rails, outlying_link_lists
+from .furniture import unless_most_of_the_kept_text
 from .tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
@@ -206,94 +175,3 @@ def same_list(page: Page, first: int, second: int) -> bool:
     """Whether two blocks are items of one list or table."""
     container = nearest_list(page, first)
     return container >= 0 and container == nearest_list(page, second)
-
-
-#: Page types whose kept hidden text (:func:`~.furniture.hidden_blocks`), comments (:func:`~.furniture.
-#: comment_sections`) and link rails are dropped: elsewhere hidden text is as often a tab or an accordion of the main
-#: text (a product's specifications, a collection's items), a forum's replies are its content, and a shop's page is
-#: largely its promotions.
-ARTICLE_ONLY_TYPES = frozenset({"article"})
-#: Asides (related posts, newsletters, share bars) are dropped from services' pages too: out of fold their word
-#: precision gains 0.004 there, while on every type documentation and WCXB's articles lost 0.001
-#: (docs/research/quality-round3.rst).  So are carousels.
-ASIDE_TYPES = frozenset({"article", "service"})
-#: A service's landing page promotes other content in cards and asks for action in buttons; elsewhere such cards
-#: are a collection's items and such links a listing's.
-SERVICE_TYPES = frozenset({"service"})
-#: The rules that run on some page types only, and those types.  Buyers' reviews are dropped from product pages
-#: only: a review site's reviews, or a service's testimonials, are what it has to say.
-TYPED_RULES = {
-    hidden_blocks: ARTICLE_ONLY_TYPES,
-    comment_sections: ARTICLE_ONLY_TYPES,
-    aside_sections: ASIDE_TYPES,
-    announced_rails: ARTICLE_ONLY_TYPES,
-    review_sections: frozenset({"product"}),
-    carousel_sections: ASIDE_TYPES,
-    teaser_cards: SERVICE_TYPES,
-    call_to_action_links: SERVICE_TYPES,
-    short_labels: SERVICE_TYPES,
-    outlying_link_lists: ARTICLE_ONLY_TYPES,
-}
-
-
-#: The rules in the order they run.
-RULES = (
-    kept_captions,
-    hidden_blocks,
-    comment_sections,
-    aside_sections,
-    byline_sections,
-    announced_rails,
-    review_sections,
-    carousel_sections,
-    teaser_cards,
-    call_to_action_links,
-    short_labels,
-    excerpt_teasers,
-    repeated_blocks,
-    landmark_sections,
-    screen_reader_blocks,
-    furniture_phrases,
-    outlying_link_lists,
-)
-
-
-#: The rules' names: a model's ``config.skip_rules`` lists some of them (:func:`overruled_rules`).
-RULE_NAMES = tuple(rule.__name__ for rule in RULES)
-
-
-def drop_after_decoding(
-    page: Page,
-    labels: np.ndarray,
-    page_type: str | Callable[[], str | None] | None = None,
-    skipped: frozenset[str] = frozenset(),
-) -> np.ndarray:
-    """``labels`` with the blocks that the rules above find made boilerplate, each rule on the previous one's
-    result; the rules of :data:`TYPED_RULES` on pages of their types only, and none of those named in ``skipped``.
-    ``page_type``: the page's type, or a function that tells it, asked only where one of those rules finds a
-    block; where the type is known, the rules for other types do not run."""
-    type_known, type_name = not callable(page_type), page_type
-    for rule in RULES:
-        types = TYPED_RULES.get(rule)
-        if rule.__name__ in skipped or (type_known and types is not None and type_name not in types):
-            continue
-        found = rule(page, labels)
-        if not found.any():
-            continue
-        if types is not None:
-            if not type_known:
-                type_known, type_name = True, page_type()
-            if type_name not in types:
-                continue
-        labels = np.where(found, 0, labels).astype(labels.dtype)
-    return labels
-
-
-def overruled_rules(page: Page, labels: np.ndarray, known: np.ndarray) -> set[str]:
-    """Names of the rules that would make boilerplate of a block that ``labels`` (a person's, where ``known``) call
-    content, on any page type: a model tuned on such labels skips them, or the labels it learnt would not show."""
-    content = (labels != 0) & known
-    if not content.any():
-        return set()
-    as_kept = content.astype(np.int8)
-    return {rule.__name__ for rule in RULES if (rule(page, as_kept) & content).any()}

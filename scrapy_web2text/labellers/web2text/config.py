@@ -48,7 +48,7 @@ def check_config(config: dict, where) -> None:
 
 
 def _check_skipped_rules(config: dict, where) -> None:
-    from .after_decoding import RULE_NAMES  # the rules import the page layer; a config check needs only their names
+    from .rules import RULE_NAMES  # the rules import the page layer; a config check needs only their names
 
     skipped = config.get("skip_rules", [])
     if not isinstance(skipped, list) or not all(isinstance(name, str) and name in RULE_NAMES for name in skipped):

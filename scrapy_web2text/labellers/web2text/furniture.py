@@ -4,7 +4,7 @@ readers.
 
 :func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections`, :func:`review_sections`,
 :func:`byline_sections`, :func:`landmark_sections` and :func:`screen_reader_blocks` take a page and its decoded labels
-and return the kept blocks they find, as a mask; :mod:`.after_decoding` runs the first two on pages typed as articles
+and return the kept blocks they find, as a mask; :mod:`.rules` runs the first two on pages typed as articles
 (on a forum the replies are the content; on a shop's page hidden tabs often are), the third on articles and
 services' pages, the fourth on product pages and the last three on every page.
 Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates.py``

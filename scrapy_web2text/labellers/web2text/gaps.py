@@ -1,5 +1,5 @@
-"""Gaps in the kept text, filled after the rules of :mod:`.after_decoding` have run: a documentation page's holes
-and an article's code listings kept in pieces.
+"""Gaps in the kept text, filled after the rules that drop blocks have run (:data:`.rules.REGISTRY`): a
+documentation page's holes and an article's code listings kept in pieces.
 
 A reference page mixes prose with code, signatures and parameter lists, and the model is unsure of the fragments
 between them (p(content) of 0.2 to 0.5 on a Python library's parameter descriptions): the labelling keeps the page's
@@ -15,8 +15,6 @@ of its SQL).  :func:`listing_remainders` keeps the rest of a ``<pre>`` element s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from ...page import Page
@@ -24,12 +22,6 @@ from .counts import block_lengths
 from .furniture import LANDMARK_BITS
 from .tag_groups import blocks_under
 
-#: The page types whose gaps are filled: elsewhere a block the model doubts between kept ones is as often a caption,
-#: an advertisement or a teaser.
-GAP_TYPES = frozenset({"documentation"})
-#: The page types whose code listings are kept whole: on a service's or a reference page a listing the model
-#: keeps a token of is as often a snippet offered beside the text (out of fold, WCXB services lost 0.002 of precision).
-LISTING_TYPES = frozenset({"article"})
 #: The element that holds the page's text is the deepest one holding this share of the kept characters.
 TEXT_ELEMENT_SHARE = 0.8
 #: A block in a gap is kept from this p(content) on.
@@ -78,31 +70,3 @@ def listing_remainders(page: Page, labels: np.ndarray) -> np.ndarray:
     kept_before = np.concatenate(([0], np.cumsum(kept)))
     touched = listings & (kept_before[table[:, 3]] > kept_before[table[:, 2]])
     return blocks_under(page, touched) & ~kept
-
-
-def fill_gaps(
-    page: Page,
-    labels: np.ndarray,
-    probabilities: np.ndarray,
-    page_type: str | None | Callable[[], str | None],
-) -> np.ndarray:
-    """``labels`` with :func:`listing_remainders` kept on pages of :data:`LISTING_TYPES` and
-    :func:`documentation_gaps` kept on pages of :data:`GAP_TYPES`.  ``page_type``: the page's type, or a function
-    that tells it, asked only where there is something to keep; where the type is known, what the other types keep
-    is not looked for."""
-
-    def may_be(types: frozenset[str]) -> bool:
-        return callable(page_type) or page_type in types
-
-    def is_one_of(types: frozenset[str]) -> bool:
-        return (page_type() if callable(page_type) else page_type) in types
-
-    if may_be(LISTING_TYPES):
-        listings = listing_remainders(page, labels)
-        if listings.any() and is_one_of(LISTING_TYPES):
-            labels = np.where(listings, 1, labels).astype(labels.dtype)
-    if may_be(GAP_TYPES):
-        gaps = documentation_gaps(page, labels, probabilities)
-        if gaps.any() and is_one_of(GAP_TYPES):
-            labels = np.where(gaps, 1, labels).astype(labels.dtype)
-    return labels

@@ -174,6 +174,11 @@ class PageTypeModel:
         best = int(row.argmax())
         return self.labels[best], float(row[best])
 
+    def distribution(self, block_x: np.ndarray, lengths: np.ndarray, declared: Declared | None = None) -> dict:
+        """Each type's probability for one page, in :attr:`labels`' order (arguments as :func:`page_summary`'s)."""
+        row = self.probabilities(page_summary(block_x, lengths, declared))[0]
+        return dict(zip(self.labels, row.tolist()))
+
     def save(self, stem: str | Path) -> Path:
         npz, description = weights_files(stem)
         np.savez(npz, mean=self.mean, scale=self.scale, weights=self.weights, bias=self.bias)

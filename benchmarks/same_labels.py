@@ -1,0 +1,95 @@
+"""Whether two versions of the chain give the same main text, page by page (a refactoring's check).
+
+``dump`` writes each page's main text, the word precision / recall / F1 of the chain and the word recall of the
+model alone (``extract(..., rules=False)`` where that argument exists), for a split of the corpora; ``compare``
+prints the pages whose main text differs between two dumps, per corpus the mean precision, recall and F1 of each and
+the pages that lose more than 0.01 F1, and counts the collapsed pages of each (the chain keeps less than 40 % of the
+gold words while the model alone keeps more than 70 %)::
+
+    python benchmarks/same_labels.py dump --split validation -o before.jsonl   # from the old checkout
+    python benchmarks/same_labels.py dump --split validation -o after.jsonl
+    python benchmarks/same_labels.py compare before.jsonl after.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+
+import numpy as np
+
+from scrapy_web2text import extract
+from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records
+from scrapy_web2text.research.metrics import word_scores
+
+#: A page collapses where the chain keeps less than this share of the gold words...
+COLLAPSED_RECALL = 0.4
+#: ...while the model alone keeps more than this share.
+MODEL_RECALL = 0.7
+#: A page loses where its word F1 drops by more than this.
+LOSS = 0.01
+
+
+def dump(args) -> None:
+    alone = "rules" in inspect.signature(extract).parameters
+    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz") if "metadata" not in p.name)
+    with open(args.output, "w", encoding="utf-8") as out:
+        for path in files:
+            for record in iter_records(path, args.split):
+                html, gold = record.get("html") or "", record.get("text") or ""
+                text = extract(html).main_text
+                row = {"id": record["id"], "corpus": corpus_name(path), "main_text": text}
+                row["scores"] = word_scores(text, gold)
+                row["recall"] = row["scores"][1]
+                row["model_recall"] = word_scores(extract(html, rules=False).main_text, gold)[1] if alone else None
+                out.write(json.dumps(row) + "\n")
+
+
+def read(path: str) -> dict[str, dict]:
+    return {row["id"]: row for row in map(json.loads, open(path, encoding="utf-8"))}
+
+
+def collapsed(rows: dict[str, dict]) -> list[str]:
+    return [
+        key
+        for key, row in rows.items()
+        if row["model_recall"] is not None and row["recall"] < COLLAPSED_RECALL < MODEL_RECALL < row["model_recall"]
+    ]
+
+
+def compare(args) -> None:
+    before, after = read(args.before), read(args.after)
+    changed = [key for key in before if before[key]["main_text"] != after.get(key, {}).get("main_text")]
+    print(f"{len(before)} pages, {len(changed)} with another main text")
+    print(f"{'corpus':<18}{'pages':>6}  {'P / R / F1 before':<22}{'P / R / F1 after':<22}changed  lose >0.01")
+    for corpus in sorted({row["corpus"] for row in before.values()}):
+        keys = [key for key in before if before[key]["corpus"] == corpus]
+        means = [np.mean([rows[key]["scores"] for key in keys], axis=0) for rows in (before, after)]
+        cells = ["/".join(f"{value:.4f}" for value in mean) for mean in means]
+        moved = sum(key in changed for key in keys)
+        lost = [key for key in keys if after[key]["scores"][2] < before[key]["scores"][2] - LOSS]
+        print(f"{corpus:<18}{len(keys):>6}  {cells[0]:<22}{cells[1]:<22}{moved:>7}  {len(lost):>9} {' '.join(lost)}")
+    for name, rows in (("before", before), ("after", after)):
+        pages = collapsed(rows)
+        print(f"collapsed {name}: {len(pages)} {' '.join(pages)}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(required=True)
+    d = commands.add_parser("dump")
+    d.add_argument("--split", default="validation")
+    d.add_argument("--data", nargs="*")
+    d.add_argument("-o", "--output", required=True)
+    d.set_defaults(run=dump)
+    c = commands.add_parser("compare")
+    c.add_argument("before")
+    c.add_argument("after")
+    c.set_defaults(run=compare)
+    args = parser.parse_args(argv)
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
