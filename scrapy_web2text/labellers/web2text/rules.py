@@ -303,14 +303,21 @@ def fill_gaps(page: Page, labels: np.ndarray, probabilities: np.ndarray, page_ty
     return run_rules(page, labels, page_type, probabilities, rules=FILLS).labels
 
 
-def overruled_rules(page: Page, labels: np.ndarray, known: np.ndarray) -> set[str]:
+def overruled_rules(
+    page: Page, labels: np.ndarray, known: np.ndarray, page_type: PageTypeGuess | None = None
+) -> set[str]:
     """Names of the rules that would make boilerplate of a block that ``labels`` (a person's, where ``known``) call
-    content, on any page type: a model tuned on such labels skips them, or the labels it learnt would not show."""
+    content: a model tuned on such labels skips them, or the labels it learnt would not show.  With the page's
+    ``page_type``, the rules as the chain runs them on this page (its type's rules only, with the guards); without
+    it, every rule on any page type."""
     content = (labels != 0) & known
     if not content.any():
         return set()
     as_kept = content.astype(np.int8)
-    return {rule.name for rule in DROPPING if (rule.find(page, as_kept) & content).any()}
+    if page_type is None:
+        return {rule.name for rule in DROPPING if (rule.find(page, as_kept) & content).any()}
+    ruled = run_rules(page, (labels != 0).astype(np.int8), page_type, rules=DROPPING)
+    return {name for name, is_content in zip(ruled.changed_by, content) if name is not None and is_content}
 
 
 #: The file docs/model.rst includes: :func:`docs_table` written out (``tests/labellers/test_rules.py`` compares).

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...labellers.web2text import page_type_on_demand
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
 from ...labellers.web2text.rules import overruled_rules
@@ -325,7 +326,7 @@ def fine_tune(
     )
     if rebalance and mix:
         tuned.config["threshold"] = metadata["fine_tuned"]["threshold"] = rebalanced_threshold(model, tuned, mix)
-    overruled = sorted(_overruled(pages) - model.skipped_rules)
+    overruled = sorted(_overruled(pages, model) - model.skipped_rules)
     if overruled:  # the rules after decoding would drop what the labels keep: the tuned model skips them
         tuned.config["skip_rules"] = sorted(model.skipped_rules.union(overruled))
         metadata["fine_tuned"]["skip_rules"] = overruled
@@ -333,12 +334,14 @@ def fine_tune(
     return tuned
 
 
-def _overruled(pages: Sequence[TuningPage | PageData]) -> set[str]:
-    """The rules after decoding that would make boilerplate of blocks the labelled pages call content."""
+def _overruled(pages: Sequence[TuningPage | PageData], model: Web2TextModel) -> set[str]:
+    """The rules after decoding that, run as the chain runs them on each labelled page (its type's rules, with the
+    guards), would make boilerplate of blocks the page's labels call content."""
     found: set[str] = set()
     for page in pages:
         if isinstance(page, TuningPage) and page.page is not None and len(page.page) == len(page.labels):
-            found |= overruled_rules(page.page, page.labels, page.known)
+            guess = page_type_on_demand(page.page, block_features(page.page, extended=model.extended))
+            found |= overruled_rules(page.page, page.labels, page.known, guess)
     return found
 
 
