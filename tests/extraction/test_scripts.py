@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from scrapy_web2text import extract
-from scrapy_web2text.labellers.web2text.after_decoding import drop_after_decoding
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding
 from scrapy_web2text.labellers.web2text.lengths import word_count
 from scrapy_web2text.labellers.web2text.promotions import call_to_action_links, short_labels
 from scrapy_web2text.page import parse_page
@@ -78,7 +78,7 @@ def test_a_service_pages_rules_keep_paragraphs_in_unspaced_scripts(sample, encod
     assert page.texts == [title, *paragraphs]
     kept = np.ones(len(page), np.int64)
     assert not short_labels(page, kept.copy()).any()
-    labels = drop_after_decoding(page, kept, page_type="service")
+    labels = drop_after_decoding(page, kept, PageTypeGuess.certain("service"))
     assert labels.tolist() == [1, 1, 1]
 
 
