@@ -158,6 +158,8 @@ setup(
             *LM_REQUIREMENTS,
             # The view's browser tests drive the OS's chromium and chromedriver (.ci/run installs them).
             "selenium>=4.10",
+            # A crawl rendered by the OS's chromium through scrapy-playwright (its own browser download is not used).
+            "scrapy-playwright>=0.0.40",
         ],
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],

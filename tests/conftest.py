@@ -28,6 +28,7 @@ def crawler(untrained_model):
 #: tests that compare the compiled twins with their Python originals.
 MODULE_MARKS = {
     "show/test_view_browser.py": ("browser", "slow"),
+    "integration/test_playwright_crawl.py": ("browser", "slow"),
     "integration/test_redis_crawl.py": ("redis", "slow"),
     "integration/test_redis_seeding.py": ("redis", "slow"),
     "integration/test_redis_scheduler.py": ("redis", "slow"),
