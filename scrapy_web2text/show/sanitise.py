@@ -45,6 +45,7 @@ def _attributes() -> dict[str, set[str]]:
     allowed = {tag: set(names) - {"href", "cite", "hreflang"} for tag, names in nh3.ALLOWED_ATTRIBUTES.items()}
     allowed["*"] = set(GLOBAL_ATTRIBUTES)
     allowed.setdefault("span", set()).add(BLOCK_ATTRIBUTE)
+    allowed.setdefault("details", set()).add("open")  # a page shows its open <details>: so does the view
     return allowed
 
 

@@ -191,7 +191,7 @@ def _document(data: dict[str, Any], body: str, page_css: str, body_class: str) -
     facts = [
         ("model", data["model"]),
         ("threshold", None if data["threshold"] is None else f"{data['threshold']:g}"),
-        ("page type", data["page_type"]),
+        ("page type", _page_type_words(data["page_type"])),
         ("blocks", f"{content} content of {len(data['blocks'])}"),
     ]
     header = " ".join(
@@ -226,3 +226,11 @@ def write_view(path: str | Path, view: str) -> Path:
     target = Path(path)
     target.write_text(view, encoding="utf-8")
     return target
+
+
+def _page_type_words(page_type) -> str:
+    """``article, p 0.98``: the page's type and the classifier's probability, or ``not classified``."""
+    if page_type is None:
+        return "not classified"
+    label, probability = page_type
+    return f"{label}, p {probability:.2f}"

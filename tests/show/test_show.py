@@ -139,3 +139,19 @@ def test_a_page_with_control_characters_in_its_text_still_gets_its_view():
     words = "Some words of the article here, to read. " * 10
     view = build_view(f"<html><body><p>{words}\x01 and \x08 more</p><p>{words}</p></body></html>".encode())
     assert "\ufffd and \ufffd more" in view and "w2t-block" in view
+
+
+def test_the_header_says_the_page_type_in_words():
+    view = build_view(PAGE, "http://example.test/a")
+    shown = re.search(r'page type <b id="w2t-page-type">([^<]*)</b>', view).group(1)
+    assert re.fullmatch(r"[a-z]+, p [01]\.\d\d", shown), shown  # not PageType(label=..., probability=...)
+
+
+def test_open_details_stay_open_in_the_view():
+    html = (
+        "<main><h1>Product</h1><details open><summary>Specifications</summary><p>Weight 3 kg, made of oak, "
+        "finished with oil.</p></details><details><summary>Returns</summary><p>Thirty days.</p></details></main>"
+    )
+    page = _page_part(build_view(html))
+    assert re.search(r"<details open(=\"\")?><summary><span [^>]*>Specifications", page), page
+    assert "<details>" in page  # a closed one stays closed
