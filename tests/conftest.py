@@ -24,7 +24,7 @@ def crawler(untrained_model):
 
 
 #: Test modules by what they need beyond the package, so that tests can be chosen by cost: ``pytest -m "not slow"``
-#: is the inner loop (docs/development.rst), the full suite is the README's second command.  ``twins`` marks the
+#: is the inner loop (the README), the full suite is the README's second command.  ``twins`` marks the
 #: tests that compare the compiled twins with their Python originals.
 MODULE_MARKS = {
     "show/test_view_browser.py": ("browser", "slow"),

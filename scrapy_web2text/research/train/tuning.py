@@ -9,8 +9,7 @@ learning with convolutional networks", ICML 2018).  Then the threshold is moved 
 much of the mixed-in pages' text as the model did: the site is learnt, the balance elsewhere kept.
 
 Labels come from the viewer's ``*.labels.json`` (:mod:`scrapy_web2text.show`), matched to the page's blocks by
-XPath, or from gold text in the corpus format (aligned as for training).  Blocks a labels file does not name weigh
-nothing.
+XPath, or from gold text in the corpus format (aligned as for training); blocks a labels file does not name weigh 0.
 """
 
 from __future__ import annotations
@@ -335,8 +334,7 @@ def fine_tune(
 
 
 def _overruled(pages: Sequence[TuningPage | PageData], model: Web2TextModel) -> set[str]:
-    """The rules after decoding that, run as the chain runs them on each labelled page (its type's rules, with the
-    guards), would make boilerplate of blocks the page's labels call content."""
+    """The rules that, run as the chain runs them on each labelled page, drop blocks its labels call content."""
     found: set[str] = set()
     for page in pages:
         if isinstance(page, TuningPage) and page.page is not None and len(page.page) == len(page.labels):
