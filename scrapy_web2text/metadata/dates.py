@@ -1,8 +1,8 @@
 """Dates: ISO 8601 values of structured markup checked here, everything else read by ``htmldate``.
 
 Markup (JSON-LD, microdata, OpenGraph) states a date as ISO 8601, often with a time and a zone: it is parsed here
-so that the time and zone survive (htmldate gives the day only).  The page's ``<meta>`` date names, its
-``<time>`` elements, a date in its URL and the visible date of a byline go to htmldate's readers, the ones
+so that the time and zone survive (htmldate gives the day only).  The page's ``<meta>`` date names, a
+date in its URL and a short visible text (``<time>``, a byline, :mod:`.placed`) go to htmldate's readers, the ones
 trafilatura uses, on the tree already parsed (read only, never copied: htmldate's full-text search, which copies
 and cleans the whole tree, is not run).  Nothing here fetches anything.
 """
@@ -58,7 +58,7 @@ def iso_date(value: Any) -> str | None:
 def impossible_date(value: Any) -> bool:
     """Whether ``value`` starts as an ISO 8601 date whose day, time or zone does not exist (``2024-02-30``,
     ``25:61``, ``+99:99``).  htmldate reads ``2024-02-30`` as its month and invents the 1st; such a value is
-    kept from it (see :func:`htmldate_time_elements`)."""
+    kept from it (see :func:`htmldate_header`)."""
     match = _ISO.match(value[:MAX_DATE_CHARS]) if isinstance(value, str) else None
     if match is None:
         return False
@@ -110,14 +110,6 @@ def htmldate_header(head: Any, original: bool = True) -> str | None:
     from htmldate.core import examine_header
 
     return _quietly(examine_header, _possible_only(head, "meta", ("content", "datetime")), _options(original))
-
-
-def htmldate_time_elements(root: Any) -> str | None:
-    """htmldate's choice among the page's ``<time datetime>`` elements (``pubdate``, ``entry-date`` first); one
-    whose ``datetime`` or text is an impossible date (``2024-02-30T25:61:00+99:99``) is not shown to it."""
-    from htmldate.core import examine_time_elements
-
-    return _quietly(examine_time_elements, _possible_only(root, "time", ("datetime",)), _options(True))
 
 
 def _possible_only(root: Any, tag: str, attributes: tuple[str, ...]) -> Any:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from .dates import date_in_url, htmldate_header, htmldate_time_elements, iso_date
+from .dates import date_in_url, htmldate_header, iso_date
 from .embedded import Objects, read_json_ld, read_microdata
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
@@ -25,7 +25,6 @@ from .model import (
     META,
     OPENGRAPH,
     TEXT,
-    TIME_ELEMENT,
     URL,
     URL_SCHEME,
     Metadata,
@@ -33,6 +32,7 @@ from .model import (
     clean_text,
     http_url,
 )
+from .placed import PlacedDates, placed_dates
 from .visible import read_byline
 
 #: schema.org properties read for each field, in order.
@@ -102,13 +102,16 @@ def read_metadata(
     _from_head(chosen, head, base)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
         chosen.offer("title", clean_text(headline()), HEADLINE)
-    _dates_from_htmldate(chosen, root, url)
+    _dates_from_htmldate(chosen, root)
+    placed = placed_dates(root, keep, elements) if chosen.missing("date_published") else PlacedDates()
+    chosen.offer("date_published", *(placed.near or (None, None)))
     if chosen.missing("authors") or chosen.missing("date_published"):
         byline = read_byline(texts, keep, elements, chosen.missing("authors"), chosen.missing("date_published"))
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("date_published"):
         chosen.offer("date_published", date_in_url(url), URL)
+    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
     _language(chosen, head, main_text, content_language)
     if chosen.missing("site_name") and base:
         chosen.offer("site_name", urlsplit(base).hostname, URL)
@@ -260,12 +263,9 @@ def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
             chosen.offer(name, value, source)
 
 
-def _dates_from_htmldate(chosen: _Fields, root: Any, url: str | None) -> None:
-    if not chosen.missing("date_published"):
-        return
-    chosen.offer("date_published", htmldate_header(head_of(root)), META)
+def _dates_from_htmldate(chosen: _Fields, root: Any) -> None:
     if chosen.missing("date_published"):
-        chosen.offer("date_published", htmldate_time_elements(root), TIME_ELEMENT)
+        chosen.offer("date_published", htmldate_header(head_of(root)), META)
 
 
 def _language(chosen: _Fields, head: HeadValues, main_text: str, content_language: str | None) -> None:

@@ -1,0 +1,60 @@
+"""Metadata, round two (issue 54): where on the page a date or an author is read, each class of wrong page shown by
+a fragment of markup."""
+
+from __future__ import annotations
+
+from scrapy_web2text import extract
+from scrapy_web2text.metadata import Metadata
+
+from .test_metadata import ENGLISH
+
+TEASERS = (
+    "<aside><h3>Related</h3><ul>"
+    + "".join(
+        f'<li><a href="/old/{n}">Older story number {n}</a> <time datetime="2019-05-0{n}">May {n}, 2019</time></li>'
+        for n in range(1, 4)
+    )
+    + "</ul></aside>"
+)
+
+
+def article(before: str = "", byline: str = "", after: str = "", head: str = "", paragraphs: int = 10) -> str:
+    return (
+        f"<html lang='en'><head><title>A plan for the old market</title>{head}</head><body>"
+        f"<nav><a href='/'>Home</a> <a href='/news'>News</a> <a href='/sport'>Sport</a></nav>{before}"
+        f"<article><h1>A plan for the old market</h1>{byline}"
+        + "".join(f"<p>{ENGLISH * 3}</p>" for _ in range(paragraphs))
+        + f"{after}</article><footer>Copyright The Town Paper. All rights reserved. Imprint.</footer></body></html>"
+    )
+
+
+def metadata_of(html: str, url: str | None = None) -> Metadata:
+    return extract(html, url=url).metadata
+
+
+# --- dates ----------------------------------------------------------------------------------------------------
+
+
+def test_a_date_in_an_element_whose_class_says_date_after_the_text():
+    # class 1: the byline window (around the first content block) does not reach the end of a long article
+    metadata = metadata_of(article(after='<p class="article_date">Letzte Aktualisierung: 18.01.2018</p>'))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2018-01-18", "date-element")
+
+
+def test_a_date_in_an_abbr_title():
+    metadata = metadata_of(
+        article(byline='<p><abbr class="published" title="2019-03-04T10:00:00+01:00">4 March</abbr>')
+    )
+    assert metadata.date_published == "2019-03-04T10:00:00+01:00"
+
+
+def test_the_time_element_near_the_text_beats_older_teasers():
+    # class 2: htmldate kept the oldest <time> of the whole page, a related story's
+    metadata = metadata_of(article(before=TEASERS, byline='<p><time datetime="2024-06-11">11 June</time></p>'))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2024-06-11", "time-element")
+
+
+def test_a_teaser_date_is_the_last_resort_after_the_url():
+    html = article(after=TEASERS)
+    assert metadata_of(html, "https://town.example/2024/06/11/market.html").date_published == "2024-06-11"
+    assert metadata_of(html, "https://town.example/market.html").date_published == "2019-05-01"
