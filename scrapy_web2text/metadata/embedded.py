@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,16 +33,26 @@ MAX_PROPERTY_TEXT = 2000
 #: A JSON-LD integer longer than this is read as ``null``: Python refuses to convert one past 4,300 digits, and that
 #: error made the whole script unreadable (its date, author and headline lost for one useless number).
 MAX_NUMBER_DIGITS = 100
+#: A headline shorter than this matches a page's title only when equal to it.
+MIN_HEADLINE_IN_TITLE = 12
 
+#: What a hand-edited or templated script holds that JSON does not: a control character between tokens (inside a
+#: string ``strict=False`` accepts it), a comma before a closing bracket.
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
 _JSON_LD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
 _ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
 
-#: schema.org types of a page's main object, most specific first within each group.
+#: schema.org types of a page's main object: text first (an article's embedded video, recipe or product is not the
+#: page), then the other things a page is about.
 ARTICLE_TYPES = frozenset(
     """Article NewsArticle BlogPosting Report ScholarlyArticle TechArticle AnalysisNewsArticle OpinionNewsArticle
-    ReportageNewsArticle ReviewNewsArticle LiveBlogPosting SocialMediaPosting DiscussionForumPosting Review Recipe
-    HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode JobPosting""".split()
+    ReportageNewsArticle ReviewNewsArticle BackgroundNewsArticle LiveBlogPosting SocialMediaPosting
+    DiscussionForumPosting""".split()
+)
+THING_TYPES = frozenset(
+    """Review Recipe HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode JobPosting""".split()
 )
 PAGE_TYPES = frozenset(
     "WebPage ItemPage AboutPage ContactPage CollectionPage ProfilePage FAQPage SearchResultsPage".split()
@@ -59,15 +70,37 @@ class Objects:
     def of_types(self, types: frozenset[str]) -> list[dict[str, Any]]:
         return [obj for obj in self.objects if types.intersection(obj["@type"])]
 
-    def main(self) -> dict[str, Any] | None:
-        """The page's main object: the first article-like one, else the first web page, else the first that has
-        a headline, an author or a publication date; its references (``{"@id": ...}``) replaced by the objects
-        they name."""
-        for candidates in (self.of_types(ARTICLE_TYPES), self.of_types(PAGE_TYPES)):
+    def main(self, title: str | None = None) -> dict[str, Any] | None:
+        """The page's main object, its references (``{"@id": ...}``) replaced by the objects they name.
+
+        In order: the object a web page names as its ``mainEntity``, or an article-like one that names the page as
+        its ``mainEntityOfPage``; an article (``Article``, ``NewsArticle``...) whose headline is ``title`` (or in
+        it: "Headline - Site"); the
+        first article; the first other thing (``Recipe``, ``Product``, ``VideoObject``...); the first web page;
+        the first object with a headline, an author or a publication date.  An embedded video's ``uploadDate``
+        is not the article's date."""
+        articles, things = self.of_types(ARTICLE_TYPES), self.of_types(THING_TYPES)
+        declared = self._declared_main(articles + things)
+        if declared is not None:
+            return self.resolved(declared)
+        titled = next((obj for obj in articles if _matches(obj.get("headline"), title)), None) if title else None
+        for candidates in ([titled] if titled else [], articles, things, self.of_types(PAGE_TYPES)):
             if candidates:
                 return self.resolved(candidates[0])
         found = next((obj for obj in self.objects if {"headline", "author", "datePublished"} & obj.keys()), None)
         return self.resolved(found) if found is not None else None
+
+    def _declared_main(self, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+        named = {
+            entity["@id"]
+            for page in self.of_types(PAGE_TYPES)
+            for entity in _listed(page.get("mainEntity"))
+            if isinstance(entity, dict) and isinstance(entity.get("@id"), str)
+        }
+        for obj in candidates:
+            if obj.get("@id") in named or obj.get("mainEntityOfPage") not in (None, "", [], False):
+                return obj
+        return None
 
     def resolved(self, obj: dict[str, Any]) -> dict[str, Any]:
         """``obj`` with each reference among its values (one level, lists included) replaced by the object of the
@@ -85,6 +118,20 @@ class Objects:
             key: [resolve(item) for item in value[:MAX_LIST_WALK]] if isinstance(value, list) else resolve(value)
             for key, value in obj.items()
         }
+
+
+def _listed(value: Any) -> list[Any]:
+    return value[:MAX_LIST_WALK] if isinstance(value, list) else [value]
+
+
+def _fold(value: Any) -> str:
+    return " ".join(value[:1000].split()).casefold() if isinstance(value, str) else ""
+
+
+def _matches(headline: Any, title: str) -> bool:
+    """``headline`` is the page's title, or a part of it long enough not to match by chance."""
+    headline, title = _fold(headline), _fold(title)
+    return bool(headline) and (headline == title or len(headline) >= MIN_HEADLINE_IN_TITLE and headline in title)
 
 
 def _types(value: Any) -> list[str]:
@@ -172,6 +219,12 @@ def _as_json_ld(item: Any, depth: int) -> Any:
     return converted
 
 
+def repaired(text: str) -> str:
+    """``text`` without control characters (a space each) and commas before a closing bracket: one linear pass
+    each.  A string value that holds ", }" loses its comma; such a script was not JSON to begin with."""
+    return _TRAILING_COMMA.sub("", _CONTROL_CHARACTERS.sub(" ", text))
+
+
 def bounded_int(digits: str) -> int | None:
     """A JSON integer, or ``None`` past :data:`MAX_NUMBER_DIGITS` (never the interpreter's ``ValueError``)."""
     return int(digits) if len(digits) <= MAX_NUMBER_DIGITS else None
@@ -183,14 +236,19 @@ def _bounded_json_ld_extractor() -> type:
 
     class BoundedJsonLdExtractor(JsonLdExtractor):
         """extruct's JSON-LD reader whose first, strict parse reads an over-long integer as ``null``; a script it
-        cannot parse goes to extruct's own lenient second try (comments around the JSON)."""
+        cannot parse is read again :func:`repaired` (a stray control character, a trailing comma), then goes to
+        extruct's own lenient try (comments around the JSON)."""
 
         def _extract_items(self, node: Any) -> Iterator[Any]:
+            text = node.xpath("string()")
             try:
-                data = json.loads(node.xpath("string()"), strict=False, parse_int=bounded_int)
+                data = json.loads(text, strict=False, parse_int=bounded_int)
             except ValueError:
-                yield from super()._extract_items(node)
-                return
+                try:
+                    data = json.loads(repaired(text), strict=False, parse_int=bounded_int)
+                except ValueError:
+                    yield from super()._extract_items(node)
+                    return
             if isinstance(data, list):
                 yield from data
             elif isinstance(data, dict):

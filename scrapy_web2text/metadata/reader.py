@@ -96,7 +96,7 @@ def read_metadata(
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
     for objects in _structured_data(root, base, source):
         notes += objects.notes
-        _from_objects(chosen, objects, base)
+        _from_objects(chosen, objects, base, _page_title(root, head, headline))
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
@@ -134,9 +134,9 @@ def _structured_data(root: Any, base: str | None, source: str | None) -> list[Ob
     return found
 
 
-def _from_objects(chosen: _Fields, objects: Objects, base: str | None) -> None:
+def _from_objects(chosen: _Fields, objects: Objects, base: str | None, title: str | None) -> None:
     source = objects.source
-    main = objects.main()
+    main = objects.main(title)
     if main is not None:
         for name, properties in _PROPERTIES.items():
             if chosen.missing(name):
@@ -148,6 +148,14 @@ def _from_objects(chosen: _Fields, objects: Objects, base: str | None) -> None:
         chosen.offer("site_name", clean_text(_name(website)), source)
     for trail in objects.of_types(frozenset({"BreadcrumbList"}))[:1]:
         chosen.offer("breadcrumbs", _breadcrumbs(trail), source)
+
+
+def _page_title(root: Any, head: HeadValues, headline: Any) -> str | None:
+    """The title a main object's headline is matched against: the heading found, ``og:title``, ``<title>``."""
+    if isinstance(headline, str):
+        return headline
+    title = head_of(root).find("title")
+    return head.first("title", OPENGRAPH) or (title.text if title is not None else None)
 
 
 def _first(value: Any) -> Any:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from scrapy_web2text import extract
 from scrapy_web2text.metadata import Metadata
 
-from .test_metadata import ENGLISH
+from .test_metadata import ENGLISH, json_ld
 
 TEASERS = (
     "<aside><h3>Related</h3><ul>"
@@ -58,3 +58,30 @@ def test_a_teaser_date_is_the_last_resort_after_the_url():
     html = article(after=TEASERS)
     assert metadata_of(html, "https://town.example/2024/06/11/market.html").date_published == "2024-06-11"
     assert metadata_of(html, "https://town.example/market.html").date_published == "2019-05-01"
+
+
+def test_the_article_beats_an_embedded_video_before_it():
+    # class 3: a VideoObject that precedes the NewsArticle gave its uploadDate
+    video = {"@type": "VideoObject", "name": "Market walk", "uploadDate": "2018-02-03", "author": "Video Desk"}
+    news = {"@type": "NewsArticle", "headline": "A plan for the old market", "datePublished": "2024-06-11"}
+    metadata = metadata_of(article(head=json_ld({"@context": "https://schema.org", "@graph": [video, news]})))
+    assert metadata.date_published == "2024-06-11"
+
+
+def test_the_main_entity_and_the_headline_that_matches_the_title():
+    teaser = {"@type": "Article", "headline": "Another story", "datePublished": "2017-01-01"}
+    page = {"@type": "WebPage", "@id": "#page", "mainEntity": {"@id": "#story"}}
+    story = {"@type": "BlogPosting", "@id": "#story", "headline": "Untitled", "datePublished": "2024-06-12"}
+    titled = {"@type": "NewsArticle", "headline": "A plan for the old market", "datePublished": "2024-06-13"}
+    assert metadata_of(article(head=json_ld([teaser, page, story]))).date_published == "2024-06-12"
+    assert metadata_of(article(head=json_ld([teaser, titled]))).date_published == "2024-06-13"
+
+
+def test_json_ld_with_a_stray_control_character_and_a_trailing_comma_is_read():
+    # class 5: the whole script was skipped
+    script = (
+        '{"@context": {"@vocab": "https://schema.org/"}, "@type": "NewsArticle",\x0b'
+        ' "author": [{"@type": "Person", "name": "Aisha Rahman"},], "datePublished": "2024-06-11",}'
+    )
+    metadata = metadata_of(article(head=f'<script type="application/ld+json">{script}</script>'))
+    assert (metadata.date_published, metadata.authors, metadata.notes) == ("2024-06-11", ("Aisha Rahman",), ())
