@@ -55,6 +55,54 @@ def iso_date(value: Any) -> str | None:
     return moment.isoformat()
 
 
+def stated_zone(value: Any) -> dt.tzinfo | None:
+    """The zone of an ISO 8601 date-time, where it states one other than UTC (a page's local offset)."""
+    moment = _moment(value)
+    if moment is None or moment.utcoffset() in (None, dt.timedelta(0)):
+        return None
+    return moment.tzinfo
+
+
+def utc_instant(value: Any) -> bool:
+    """Whether ``value`` is a date-time stated in UTC (``Z`` or ``+00:00``): its day may not be the reader's."""
+    moment = _moment(value)
+    return moment is not None and moment.utcoffset() == dt.timedelta(0)
+
+
+def in_zone(value: str, zone: dt.tzinfo) -> str:
+    """The same instant written in ``zone`` (its day the local day)."""
+    moment = _moment(value)
+    return moment.astimezone(zone).isoformat() if moment is not None else value
+
+
+def on_day(value: str, day: str | None) -> str | None:
+    """The instant ``value`` (UTC) written at the whole-hour offset nearest UTC that puts it on ``day``, where
+    ``day`` is the day before or after its UTC day within the offsets in use (-12 to +14 hours); ``None`` otherwise.
+    The instant is kept; the offset is the smallest that agrees with the page (its URL, its visible date)."""
+    moment = _moment(value)
+    target = iso_date(day[:10]) if isinstance(day, str) else None
+    if moment is None or target is None:
+        return None
+    into_day = moment.hour * 3600 + moment.minute * 60 + moment.second
+    shift = dt.date.fromisoformat(target) - moment.date()
+    if shift == dt.timedelta(days=-1) and moment.hour + 1 <= 12:
+        hours = -(moment.hour + 1)
+    elif shift == dt.timedelta(days=1) and -(-(86400 - into_day) // 3600) <= 14:
+        hours = -(-(86400 - into_day) // 3600)
+    else:
+        return None
+    return moment.astimezone(dt.timezone(dt.timedelta(hours=hours))).isoformat()
+
+
+def _moment(value: Any) -> dt.datetime | None:
+    """An ISO 8601 date-time with a zone, as an aware datetime; ``None`` for anything else."""
+    stated = iso_date(value)
+    if stated is None or len(stated) <= 10:
+        return None
+    moment = dt.datetime.fromisoformat(stated)
+    return moment if moment.tzinfo is not None else None
+
+
 def impossible_date(value: Any) -> bool:
     """Whether ``value`` starts as an ISO 8601 date whose day, time or zone does not exist (``2024-02-30``,
     ``25:61``, ``+99:99``).  htmldate reads ``2024-02-30`` as its month and invents the 1st; such a value is

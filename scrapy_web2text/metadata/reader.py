@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from .dates import date_in_url, htmldate_header, iso_date
+from .dates import date_in_url, htmldate_header, in_zone, iso_date, on_day, stated_zone, utc_instant
 from .embedded import Objects, read_json_ld, read_microdata
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
@@ -112,6 +112,8 @@ def read_metadata(
     if chosen.missing("date_published"):
         chosen.offer("date_published", date_in_url(url), URL)
     chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
+    near = lambda: (placed_dates(root, keep, elements).near or ("",))[0]  # noqa: E731 - read only if needed
+    _local_day(chosen, head, (lambda: date_in_url(url), near))
     _language(chosen, head, main_text, content_language)
     if chosen.missing("site_name") and base:
         chosen.offer("site_name", urlsplit(base).hostname, URL)
@@ -274,6 +276,24 @@ def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
 def _dates_from_htmldate(chosen: _Fields, root: Any) -> None:
     if chosen.missing("date_published"):
         chosen.offer("date_published", htmldate_header(head_of(root)), META)
+
+
+def _local_day(chosen: _Fields, head: HeadValues, days: Sequence[Callable[[], str | None]]) -> None:
+    """A publication instant stated in UTC, written in the page's own zone where another of its dates states one,
+    else on the day its URL or its visible date names (``2023-11-09T03:28:35Z`` on a page of ``/2023/11/08/``:
+    ``2023-11-08T23:28:35-04:00``, the same instant).  ``days`` (the URL's, the visible one) are read in turn, and
+    only for a UTC instant."""
+    value = chosen.values.get("date_published")
+    if not utc_instant(value):
+        return
+    stated = [chosen.values.get("date_modified")]
+    for key in (("date_published", OPENGRAPH), ("date_modified", OPENGRAPH), ("date_published", META)):
+        stated += head.values.get(key, [])[:5]
+    zone = next(filter(None, map(stated_zone, stated)), None)
+    if zone is not None:
+        chosen.values["date_published"] = in_zone(value, zone)
+        return
+    chosen.values["date_published"] = next(filter(None, (on_day(value, day()) for day in days)), value)
 
 
 def _language(chosen: _Fields, head: HeadValues, main_text: str, content_language: str | None) -> None:

@@ -85,3 +85,15 @@ def test_json_ld_with_a_stray_control_character_and_a_trailing_comma_is_read():
     )
     metadata = metadata_of(article(head=f'<script type="application/ld+json">{script}</script>'))
     assert (metadata.date_published, metadata.authors, metadata.notes) == ("2024-06-11", ("Aisha Rahman",), ())
+
+
+def test_a_utc_instant_is_given_on_the_local_day():
+    # class 4: 03:28 UTC on 9 November is the evening of the 8th in New York, as the URL and the byline say
+    head = json_ld({"@type": "NewsArticle", "headline": "A plan", "datePublished": "2023-11-09T03:28:35Z"})
+    on_the_8th = "https://paper.example/2023/11/08/market.html"
+    assert metadata_of(article(head=head), on_the_8th).date_published == "2023-11-08T23:28:35-04:00"  # same instant
+    stated = head + '<meta property="article:modified_time" content="2023-11-09T10:00:00-05:00">'
+    assert metadata_of(article(head=stated)).date_published == "2023-11-08T22:28:35-05:00"  # the page's own zone
+    visible = article(head=head, byline='<p class="dateline">November 8, 2023</p>')
+    assert metadata_of(visible).date_published.startswith("2023-11-08T")
+    assert metadata_of(article(head=head)).date_published == "2023-11-09T03:28:35+00:00"  # nothing says otherwise
