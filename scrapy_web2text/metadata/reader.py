@@ -32,6 +32,7 @@ from .model import (
     clean_text,
     http_url,
 )
+from .names import is_name, trimmed
 from .placed import PlacedDates, placed_dates
 from .visible import read_byline
 
@@ -203,9 +204,9 @@ def _image(value: Any, base: str | None) -> str | None:
 
 
 def _authors(value: Any, base: str | None = None) -> tuple[str, ...]:
-    names = (_name(item) for item in _each(value))
-    # a profile URL is not a name (OpenGraph's article:author usually is one)
-    return clean_list(name for name in names if name and not name.lstrip().startswith(("http://", "https://", "/")))
+    # a profile URL, a slug, a handle, a label is not a name (OpenGraph's article:author is usually a URL)
+    names = (trimmed(clean_text(_name(item)) or "") for item in _each(value))
+    return clean_list(name for name in names if is_name(name))
 
 
 def _keywords(value: Any, base: str | None = None) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from itertools import islice
 from typing import Any
 
 from .dates import date_in_text, iso_date
+from .names import DATE_WORDS, PARTICLES, cut_before_date, is_name, trimmed
 
 BLOCKS_BEFORE = 15
 BLOCKS_AFTER = 6
@@ -27,25 +28,17 @@ _INLINE = frozenset(
 )
 _BY = re.compile(
     r"^\s*+(?:by|von|par|por|door|di|av|af|przez|автор|written by|posted by"
+    r"|(?:veröffentlicht|erstellt|geschrieben|verfasst)\s++von|publié\s++par|(?:publicado|escrito)\s++por"
     r"|text(?:e)?\s*+:|autor(?:in)?\s*+:|author\s*+:)\s++(.+)",
     re.I,
 )
 _MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I)
 _DIGIT = re.compile(r"\d")
 _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
-#: What ends the names of a byline: a separator, a date, "on"/"am"/"le"/"el" (before a date), "updated".
-_SEPARATORS = re.compile(r"(?:[|·•–—/]|\bon\b|\bam\b|\ble\b|\bel\b|\bupdated\b|\d)(?s:.*)", re.I)
+#: What ends the names of a byline: a separator, a date, "updated" (a date particle: :func:`~.names.cut_before_date`).
+_SEPARATORS = re.compile(r"(?:[|·•–—/]|\bupdated\b|\d)(?s:.*)", re.I)
 #: What joins two names: a comma, "&", "and" in a few languages.
 _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
-#: Words a byline line holds beside a name: months and weekdays (a date's), never names by themselves.
-_NOT_NAMES = frozenset(
-    """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august september
-    october november december mon tue wed thu fri sat sun monday tuesday wednesday thursday friday saturday sunday
-    januar februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août septembre
-    octobre novembre décembre enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
-    diciembre updated published posted share comments""".split()
-)
-_PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter ten y".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +131,10 @@ def _authors_of(line: str, element: Any) -> tuple[str, ...]:
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()
-    names = _SEPARATORS.sub("", names)
-    found = tuple(name for name in (part.strip(" .:") for part in _JOINERS.split(names)) if _looks_like_name(name))
+    names = cut_before_date(_SEPARATORS.sub("", names))
+    found = tuple(
+        name for name in (trimmed(part.strip(" .:")) for part in _JOINERS.split(names)) if _looks_like_name(name)
+    )
     if match is None and not any(" " in name for name in found):
         return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
     return found[:5]
@@ -151,9 +146,9 @@ def _looks_like_name(text: str) -> bool:
         return False
     if not 1 <= len(words) <= 5 or len(text) > 60 or any(char in text for char in '@:;!?()[]{}<>"='):
         return False
-    if any(word.lower().strip(".,") in _NOT_NAMES for word in words):
+    if any(word.lower().strip(".,") in DATE_WORDS for word in words) or not is_name(text):
         return False
-    return all(word[0].isupper() or word.lower() in _PARTICLES for word in words) and any(
+    return all(word[0].isupper() or word.lower() in PARTICLES for word in words) and any(
         word[0].isupper() for word in words
     )
 

@@ -97,3 +97,30 @@ def test_a_utc_instant_is_given_on_the_local_day():
     visible = article(head=head, byline='<p class="dateline">November 8, 2023</p>')
     assert metadata_of(visible).date_published.startswith("2023-11-08T")
     assert metadata_of(article(head=head)).date_published == "2023-11-09T03:28:35+00:00"  # nothing says otherwise
+
+
+# --- authors --------------------------------------------------------------------------------------------------
+
+
+def test_particles_stay_inside_names():
+    # class 8: "le", "el", "on", "am" were cut as if a date followed
+    assert metadata_of(article(byline="<p>Par Loïc Le Clerc le 12 mars 2021</p>")).authors == ("Loïc Le Clerc",)
+    assert metadata_of(article(byline="<p>By Ana El Sayed on June 5, 2024</p>")).authors == ("Ana El Sayed",)
+    assert metadata_of(article(byline="<p>Von Max Muster am 3. Mai 2022</p>")).authors == ("Max Muster",)
+
+
+def test_labels_buttons_and_weekdays_are_not_names():
+    # class 10
+    labelled = article(byline='<p class="author">Veröffentlicht von</p><p>Eine Notiz</p>')
+    assert metadata_of(labelled).authors == ()
+    assert metadata_of(article(byline='<div class="author">Jane Doe Follow</div>')).authors == ("Jane Doe",)
+    assert metadata_of(article(byline="<p>Von Max Muster, Dienstag</p>")).authors == ("Max Muster",)
+    assert metadata_of(article(byline="<p>Veröffentlicht von Max Muster</p>")).authors == ("Max Muster",)
+
+
+def test_slugs_handles_and_addresses_are_not_names():
+    # class 11: a template's user name in the markup
+    for slug in ("robert.stitz", "edilson.la.rosa", "name[at]example.net", "@robert"):
+        head = f'<meta name="author" content="{slug}">'
+        assert metadata_of(article(head=head)).authors == (), slug
+    assert metadata_of(article(head='<meta name="author" content="Robert Stitz">')).authors == ("Robert Stitz",)

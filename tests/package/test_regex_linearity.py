@@ -115,6 +115,8 @@ WHY_LINEAR = {
     "metadata.embedded._CONTROL_CHARACTERS": "one character class",
     "metadata.embedded._TRAILING_COMMA": "a literal comma, a possessive blank run, a one-character lookahead: "
     "bounded per attempt past the run, and a run is entered only at a comma",
+    "metadata.names._WORD": r"\S++ always matches the whole run",
+    "metadata.names._ADDRESS": "an alternation of literals: bounded per position",
     "metadata.visible._BY": r"anchored at ^ (one attempt), blank runs possessive, (.+) takes the rest",
     "metadata.visible._MARKS": "an alternation of literals: bounded per position",
     "metadata.visible._DATE_MARKS": "an alternation of literals: bounded per position",
