@@ -54,6 +54,10 @@ ARTICLE_TYPES = frozenset(
 THING_TYPES = frozenset(
     """Review Recipe HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode JobPosting""".split()
 )
+ORGANISATION_TYPES = frozenset(
+    """Organization NewsMediaOrganization Corporation OnlineBusiness LocalBusiness EducationalOrganization
+    GovernmentOrganization NGO WebSite Brand""".split()
+)
 PAGE_TYPES = frozenset(
     "WebPage ItemPage AboutPage ContactPage CollectionPage ProfilePage FAQPage SearchResultsPage".split()
 )
@@ -134,7 +138,7 @@ def _matches(headline: Any, title: str) -> bool:
     return bool(headline) and (headline == title or len(headline) >= MIN_HEADLINE_IN_TITLE and headline in title)
 
 
-def _types(value: Any) -> list[str]:
+def types_of(value: Any) -> list[str]:
     values = value if isinstance(value, list) else [value]
     # "http://schema.org/NewsArticle", "schema:NewsArticle" -> "NewsArticle"
     return [str(item).rsplit("/", 1)[-1].rsplit(":", 1)[-1] for item in values[:10] if isinstance(item, str)]
@@ -153,7 +157,7 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
             queue.extend(child for child in islice(value, MAX_LIST_WALK) if isinstance(child, (dict, list)))
             continue
         if "@type" in value or len(value) > 1 and "@id" in value:
-            found.objects.append({**value, "@type": _types(value.get("@type"))})
+            found.objects.append({**value, "@type": types_of(value.get("@type"))})
         queue.extend(child for child in islice(value.values(), MAX_LIST_WALK) if isinstance(child, (dict, list)))
     if queue:
         notes.append(f"{source}: more than {MAX_OBJECTS} objects; the rest not read")

@@ -4,11 +4,15 @@ A byline holds words beside the names: a label ("Veröffentlicht von", "Gespeich
 weekday, a date after a particle ("le 12 mars", "on June 5").  Markup holds what a template put there: a user's
 slug ("robert.stitz"), a handle ("@robert"), an address ("name[at]example.net").  None of these is a name; a
 name's own particles are kept ("Loïc Le Clerc", "Ana El Sayed", "Ursula von der Leyen").
+
+Nor is the site: an author that is the site's name, its publisher, an ``Organization`` of its structured data or
+its host ("Motorsport-Total.com" on motorsport-total.com) is dropped (:func:`organisation_keys`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 #: Month and weekday names (a date's words), in the languages of the byline words.
 DATE_WORDS = frozenset(
@@ -64,6 +68,21 @@ def is_name(name: str) -> bool:
     if _ADDRESS.search(name) or name.startswith(("#", "http://", "https://", "/")):
         return False
     return len(words) > 1 or not _slug(name)
+
+
+def organisation_keys(names: Iterable[str | None], host: str | None) -> frozenset[str]:
+    """The keys (:func:`name_key`) of a site's names and of its host (whole, and its name before the suffix)."""
+    keys = {name_key(name) for name in names if name}
+    if host:
+        labels = host.removeprefix("www.").split(".")
+        keys.update(name_key(part) for part in (".".join(labels), labels[-2] if len(labels) > 1 else ""))
+    return frozenset(keys - {""})
+
+
+def name_key(name: str) -> str:
+    """A name folded for comparison: lower case, letters and digits only ("Motorsport-Total.com" ->
+    "motorsporttotalcom")."""
+    return "".join(char for char in name[:300].casefold() if char.isalnum())
 
 
 def _plain(word: str) -> str:

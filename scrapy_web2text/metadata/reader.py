@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .dates import date_in_url, htmldate_header, in_zone, iso_date, on_day, stated_zone, utc_instant
-from .embedded import Objects, read_json_ld, read_microdata
+from .embedded import ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .model import (
@@ -32,7 +32,7 @@ from .model import (
     clean_text,
     http_url,
 )
-from .names import is_name, trimmed
+from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import PlacedDates, placed_dates
 from .visible import read_byline
 
@@ -58,8 +58,11 @@ class _Fields:
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
         self.sources: dict[str, str] = {}
+        self.organisations: frozenset[str] = frozenset()  # name keys of the site and its publisher: no author
 
     def offer(self, name: str, value: Any, source: str | None) -> None:
+        if name == "authors" and value:
+            value = tuple(author for author in value if name_key(author) not in self.organisations)
         if name not in self.values and value not in (None, "", ()):
             self.values[name] = value
             if source:
@@ -95,7 +98,9 @@ def read_metadata(
     head = read_head(root)
     if head.overflow:
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
-    for objects in _structured_data(root, base, source):
+    structured = _structured_data(root, base, source)
+    chosen.organisations = _organisations(structured, head, base)
+    for objects in structured:
         notes += objects.notes
         _from_objects(chosen, objects, base, _page_title(root, head, headline))
     if not callable(headline):  # the heading found on the page, already known
@@ -161,6 +166,15 @@ def _page_title(root: Any, head: HeadValues, headline: Any) -> str | None:
     return head.first("title", OPENGRAPH) or (title.text if title is not None else None)
 
 
+def _organisations(structured: list[Objects], head: HeadValues, base: str | None) -> frozenset[str]:
+    """The site's names (``og:site_name``, ``application-name``), its publisher's and its organisations' (structured
+    data), and its host: an author named so is the site, not a person."""
+    names = [*head.values.get(("site_name", OPENGRAPH), []), *head.values.get(("site_name", META), [])]
+    for objects in structured:  # a publisher is among them: a reference names an object of the graph
+        names += map(_name, objects.of_types(ORGANISATION_TYPES)[:MAX_LIST_ITEMS])
+    return organisation_keys(names, urlsplit(base).hostname if base else None)
+
+
 def _first(value: Any) -> Any:
     return value[0] if isinstance(value, list) and value else value
 
@@ -205,8 +219,13 @@ def _image(value: Any, base: str | None) -> str | None:
 
 def _authors(value: Any, base: str | None = None) -> tuple[str, ...]:
     # a profile URL, a slug, a handle, a label is not a name (OpenGraph's article:author is usually a URL)
-    names = (trimmed(clean_text(_name(item)) or "") for item in _each(value))
+    people = (item for item in _each(value) if not (isinstance(item, dict) and _is_organisation(item)))
+    names = (trimmed(clean_text(_name(item)) or "") for item in people)
     return clean_list(name for name in names if is_name(name))
+
+
+def _is_organisation(item: dict[str, Any]) -> bool:
+    return not ORGANISATION_TYPES.isdisjoint(types_of(item.get("@type")))
 
 
 def _keywords(value: Any, base: str | None = None) -> tuple[str, ...]:

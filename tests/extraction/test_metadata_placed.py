@@ -124,3 +124,17 @@ def test_slugs_handles_and_addresses_are_not_names():
         head = f'<meta name="author" content="{slug}">'
         assert metadata_of(article(head=head)).authors == (), slug
     assert metadata_of(article(head='<meta name="author" content="Robert Stitz">')).authors == ("Robert Stitz",)
+
+
+def test_the_site_publisher_or_an_organisation_is_not_an_author():
+    # class 9: most false authors were the site itself
+    organisation = {"@type": "NewsArticle", "headline": "A plan", "author": {"@type": "Organization", "name": "Desk"}}
+    assert metadata_of(article(head=json_ld(organisation))).authors == ()
+    site = (
+        '<meta property="og:site_name" content="National Geographic"><meta name="author" content="National Geographic">'
+    )
+    assert metadata_of(article(head=site)).authors == ()
+    host = '<meta name="author" content="Motorsport-Total.com">'
+    assert metadata_of(article(head=host), "https://www.motorsport-total.com/news/1.html").authors == ()
+    person = site.replace('name="author" content="National Geographic"', 'name="author" content="Aisha Rahman"')
+    assert metadata_of(article(head=person)).authors == ("Aisha Rahman",)
