@@ -1,12 +1,11 @@
 """Dates placed on the page: ``<time>`` elements, ``<abbr>`` and elements whose class or id says date, meta,
 published or updated (``<span class="heading__meta">Stand - 12.11.2021</span>``), ranked by where they sit.
 
-A related-post teaser or an archive widget carries dates too, often older than the article's: a candidate in or
-near the main text (a kept block, or the byline window around the first one) comes first, one in a kept block
-before the others, then the nearest to the first kept block; a candidate in the boilerplate is a last resort
-(:func:`placed_dates` gives both groups, the reader tries the URL between them).  At most :data:`MAX_CANDIDATES`
-candidates are looked at, each text up to :data:`MAX_CANDIDATE_CHARS` characters: the cost does not grow past one
-XPath walk of the page.
+A related-post teaser or an archive widget carries dates too, often older than the article's: a candidate in the
+byline's windows (around the first kept block, below the headline) comes first, window by window and the nearest
+first; one after the last kept block, then any other, is a last resort (:func:`placed_dates` gives both groups, the
+reader tries the URL between them).  At most :data:`MAX_CANDIDATES` candidates are looked at, each text up to
+:data:`MAX_CANDIDATE_CHARS` characters: the cost does not grow past one XPath walk of the page.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from lxml import etree
 
 from .dates import date_in_text, iso_date
 from .model import DATE_ELEMENT, TIME_ELEMENT
-from .visible import BLOCKS_AFTER, BLOCKS_BEFORE
+from .visible import Window
 
 MAX_CANDIDATES = 200
 MAX_CANDIDATE_CHARS = 160
@@ -50,25 +49,28 @@ class PlacedDates:
     far: Dated | None = None  # elsewhere: the last resort
 
 
-def placed_dates(root: Any, keep: Sequence[bool], elements: Sequence[tuple[Any, bool]]) -> PlacedDates:
-    """The first date of the candidates near the main text (nearest first), and of the others (page order)."""
-    first = next((index for index, kept in enumerate(keep) if kept), None)
+def placed_dates(root: Any, elements: Sequence[tuple[Any, bool]], windows: Sequence[Window]) -> PlacedDates:
+    """The first date of the candidates in the byline ``windows`` (:func:`~.visible.byline_windows`: window by
+    window, the nearest to its anchor first, a tie to the one below it), and of the others (those after the text
+    first, then page order)."""
     positions = _positions(elements)
-    near: list[tuple[bool, int, bool, int, Any]] = []
+    near: list[tuple[int, int, bool, int, Any]] = []
     far: list[Any] = []
     for order, element in enumerate(islice(_CANDIDATES(root), MAX_CANDIDATES)):
         position = _position(element, positions)
-        if first is not None and position is not None and _is_near(position, first, keep):
-            # kept first, then the nearest to the first kept block; a tie goes to the one below it (a byline)
-            kept = position < len(keep) and keep[position]
-            near.append((not kept, abs(position - first), position < first, order, element))
-        else:
+        group = next((rank for rank, window in enumerate(windows) if position in window.blocks), None)
+        if position is None or group is None:
             far.append(element)
+            continue
+        anchor = windows[group].anchor
+        near.append((group, abs(position - anchor), position < anchor, order, element))
     near.sort(key=lambda item: item[:4])
-    near_date = next(filter(None, (dated(item[-1]) for item in near)), None)
+    # after the text, a date may be a teaser's as well as the article's: it comes after the URL's too
+    after = [item[-1] for item in near if windows[item[0]].credits]
+    near_date = next(filter(None, (dated(item[-1]) for item in near if not windows[item[0]].credits)), None)
     if near_date is not None:
         return PlacedDates(near=near_date)
-    return PlacedDates(far=next(filter(None, map(dated, far)), None))
+    return PlacedDates(far=next(filter(None, map(dated, after + far)), None))
 
 
 def _positions(elements: Sequence[tuple[Any, bool]]) -> dict[int, int]:
@@ -89,10 +91,6 @@ def _position(element: Any, positions: dict[int, int]) -> int | None:
         if id(ancestor) in positions:
             return positions[id(ancestor)]
     return None
-
-
-def _is_near(position: int, first: int, keep: Sequence[bool]) -> bool:
-    return first - BLOCKS_BEFORE <= position <= first + BLOCKS_AFTER or (position < len(keep) and keep[position])
 
 
 def dated(element: Any) -> Dated | None:

@@ -23,6 +23,7 @@ from .model import (
     MAX_DESCRIPTION_CHARS,
     MAX_LIST_ITEMS,
     META,
+    MICRODATA,
     OPENGRAPH,
     TEXT,
     URL,
@@ -34,7 +35,7 @@ from .model import (
 )
 from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import PlacedDates, placed_dates
-from .visible import read_byline
+from .visible import byline_windows, headline_block, itemprop_authors, read_byline, rel_authors
 
 #: schema.org properties read for each field, in order.
 _PROPERTIES = {
@@ -100,25 +101,32 @@ def read_metadata(
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
     structured = _structured_data(root, base, source)
     chosen.organisations = _organisations(structured, head, base)
+    title = _page_title(root, head, headline)
     for objects in structured:
         notes += objects.notes
-        _from_objects(chosen, objects, base, _page_title(root, head, headline))
+        _from_objects(chosen, objects, base, title)
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
         chosen.offer("title", clean_text(headline()), HEADLINE)
     _dates_from_htmldate(chosen, root)
-    placed = placed_dates(root, keep, elements) if chosen.missing("date_published") else PlacedDates()
+    windows = byline_windows(keep, headline_block(texts, title, len(keep)))
+    placed = placed_dates(root, elements, windows) if chosen.missing("date_published") else PlacedDates()
     chosen.offer("date_published", *(placed.near or (None, None)))
     if chosen.missing("authors") or chosen.missing("date_published"):
-        byline = read_byline(texts, keep, elements, chosen.missing("authors"), chosen.missing("date_published"))
+        want = chosen.missing("authors"), chosen.missing("date_published")
+        byline = read_byline(texts, keep, elements, *want, windows=windows)
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
+    if chosen.missing("authors"):
+        chosen.offer("authors", itemprop_authors(root), MICRODATA)
+    if chosen.missing("authors"):
+        chosen.offer("authors", rel_authors(root), BYLINE)
     if chosen.missing("date_published"):
         chosen.offer("date_published", date_in_url(url), URL)
     chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
-    near = lambda: (placed_dates(root, keep, elements).near or ("",))[0]  # noqa: E731 - read only if needed
+    near = lambda: (placed_dates(root, elements, windows).near or ("",))[0]  # noqa: E731 - read only if needed
     _local_day(chosen, head, (lambda: date_in_url(url), near))
     _language(chosen, head, main_text, content_language)
     if chosen.missing("site_name") and base:

@@ -1,8 +1,9 @@
 """The byline and date a reader sees: the short lines just above the main text (and at its very start) that name
 an author ("By Aisha Rahman", a ``class="author"`` element) or state a date, for pages whose markup does not.
 
-Only the blocks around the first content block are looked at (:data:`BLOCKS_BEFORE`, :data:`BLOCKS_AFTER`), each
-line up to :data:`MAX_LINE_CHARS` characters: the cost does not grow with the page.
+Only the blocks around the first content block (:data:`BLOCKS_BEFORE`, :data:`BLOCKS_AFTER`), below the headline and
+after the last content block are looked at (:func:`byline_windows`), each line up to :data:`MAX_LINE_CHARS`
+characters: the cost does not grow with the page.
 """
 
 from __future__ import annotations
@@ -13,11 +14,18 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from lxml import etree
+
 from .dates import date_in_text, iso_date
 from .names import DATE_WORDS, PARTICLES, cut_before_date, is_name, trimmed
 
 BLOCKS_BEFORE = 15
 BLOCKS_AFTER = 6
+#: Blocks read below the headline where it sits outside the window of the first kept block.
+BLOCKS_AFTER_HEADLINE = 25
+#: Blocks around the last kept block read for credits; a headline shorter than this matches only a whole title.
+CREDITS_BEFORE, CREDITS_AFTER = 2, 6
+MIN_HEADLINE_CHARS = 12
 #: A byline or date line is short; a longer one is a paragraph.
 MAX_LINE_CHARS = 160
 #: Ancestors of a block looked at for a byline's class, id, rel or itemprop.
@@ -33,12 +41,22 @@ _BY = re.compile(
     re.I,
 )
 _MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I)
+_COMMENTS = re.compile(r"comment|respon|reply|discuss|kommentar", re.I)
 _DIGIT = re.compile(r"\d")
 _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
 #: What ends the names of a byline: a separator, a date, "updated" (a date particle: :func:`~.names.cut_before_date`).
 _SEPARATORS = re.compile(r"(?:[|·•–—/]|\bupdated\b|\d)(?s:.*)", re.I)
 #: What joins two names: a comma, "&", "and" in a few languages.
 _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
+
+
+#: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads
+#: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
+_ITEMPROP_AUTHORS = etree.XPath('//*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
+_REL_AUTHORS = etree.XPath('//a[contains(concat(" ", normalize-space(@rel), " "), " author ")]')
+MAX_MARKED = 10
+#: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
+COMMENT_ANCESTORS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,22 +71,98 @@ def read_byline(
     elements: Sequence[tuple[Any, bool]],
     want_authors: bool = True,
     want_date: bool = True,
+    windows: Sequence[Window] | None = None,
 ) -> Byline:
-    """The authors and date stated in the lines around the first content block (empty when none); only what is
-    wanted is looked for."""
-    first = next((index for index, kept in enumerate(keep) if kept), None)
-    if first is None or not (want_authors or want_date):
-        return Byline()
+    """The authors and date stated in the lines around the first content block, then below the headline (block
+    ``headline``), then the credits after the last content block (a line that starts with a byline word only):
+    ``windows`` (:func:`byline_windows`, by default without a headline); empty when none.  Only what is wanted is
+    looked for."""
     authors: tuple[str, ...] = ()
     date = None
-    for line, element in _lines(texts, elements, max(0, first - BLOCKS_BEFORE), first + BLOCKS_AFTER):
-        if want_authors and not authors:
-            authors = _authors_of(line, element)
-        if want_date and date is None:
-            date = _date_of(line, element)
-        if (authors or not want_authors) and (date or not want_date):
-            break
+    if windows is None:
+        windows = byline_windows(keep)
+    for window in windows if want_authors or want_date else ():
+        for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
+            if want_authors and not authors and (not window.credits or _BY.match(line)):
+                authors = _authors_of(line, element)
+            if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
+                date = _date_of(line, element)
+            if (authors or not want_authors) and (date or not want_date):
+                return Byline(authors, date)
     return Byline(authors, date)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Blocks where a byline is looked for, the block it is measured from, and whether it follows the text."""
+
+    blocks: range
+    anchor: int
+    credits: bool = False
+
+
+def byline_windows(keep: Sequence[bool], headline: int | None = None) -> list[Window]:
+    """Around the first kept block; below the headline where that reaches elsewhere (a byline 90 blocks above the
+    first kept paragraph, under the ``<h1>``); after the last kept block (credits: "Text: Ursula Eggers")."""
+    first = next((index for index, kept in enumerate(keep) if kept), None)
+    if first is None:
+        return []
+    last = len(keep) - 1 - next(index for index, kept in enumerate(reversed(keep)) if kept)
+    windows = [Window(range(max(0, first - BLOCKS_BEFORE), first + BLOCKS_AFTER), first)]
+    below_headline = range(headline, headline + BLOCKS_AFTER_HEADLINE) if headline is not None else range(0)
+    if below_headline and not windows[0].blocks.start <= headline < below_headline.stop <= windows[0].blocks.stop:
+        windows.append(Window(below_headline, headline))
+    windows.append(Window(range(max(0, last - CREDITS_BEFORE, first + BLOCKS_AFTER), last + CREDITS_AFTER), last, True))
+    return windows
+
+
+def headline_block(texts: Sequence[str], title: str | None, end: int) -> int | None:
+    """The first block before ``end`` whose text is the page's title, or the part of it before the site's name."""
+    wanted = _fold(title)
+    if not wanted:
+        return None
+    for index in range(min(end, len(texts))):
+        text = _fold(texts[index]) if len(texts[index]) <= MAX_LINE_CHARS else ""
+        if text and (text == wanted or len(text) >= MIN_HEADLINE_CHARS and wanted.startswith(text)):
+            return index
+    return None
+
+
+def _fold(text: str | None) -> str:
+    return " ".join(text[: 2 * MAX_LINE_CHARS].split()).casefold() if text else ""
+
+
+def itemprop_authors(root: Any) -> tuple[str, ...]:
+    """The names of the first ``itemprop="author"`` outside an item: a ``<meta>``'s content, else its text."""
+    for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED]:
+        value = element.get("content") if element.tag == "meta" else _bounded_text(element)
+        match = _BY.match(value or "")
+        names = tuple(name for name in _split_names(match.group(1) if match else value or "") if is_name(name))
+        if names:
+            return names[:5]
+    return ()
+
+
+def rel_authors(root: Any) -> tuple[str, ...]:
+    """The full names of the first ``<a rel="author">`` outside a comment section, and of its siblings'."""
+    links = [link for link in _REL_AUTHORS(root)[:MAX_MARKED] if not _in_comments(link)]
+    if not links:
+        return ()
+    parent = links[0].getparent()
+    texts = (trimmed(_bounded_text(link) or "") for link in links if link.getparent() is parent)
+    return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
+
+
+def _in_comments(element: Any) -> bool:
+    for ancestor in islice(element.iterancestors(), COMMENT_ANCESTORS):
+        names = " ".join(ancestor.get(name) or "" for name in ("class", "id"))
+        if names.strip() and _COMMENTS.search(names[:300]):
+            return True
+    return False
+
+
+def _split_names(names: str) -> list[str]:
+    return [trimmed(part.strip(" .:")) for part in _JOINERS.split(cut_before_date(_SEPARATORS.sub("", names[:500])))]
 
 
 def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int):
@@ -131,10 +225,7 @@ def _authors_of(line: str, element: Any) -> tuple[str, ...]:
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()
-    names = cut_before_date(_SEPARATORS.sub("", names))
-    found = tuple(
-        name for name in (trimmed(part.strip(" .:")) for part in _JOINERS.split(names)) if _looks_like_name(name)
-    )
+    found = tuple(name for name in _split_names(names) if _looks_like_name(name))
     if match is None and not any(" " in name for name in found):
         return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
     return found[:5]

@@ -138,3 +138,15 @@ def test_the_site_publisher_or_an_organisation_is_not_an_author():
     assert metadata_of(article(head=host), "https://www.motorsport-total.com/news/1.html").authors == ()
     person = site.replace('name="author" content="National Geographic"', 'name="author" content="Aisha Rahman"')
     assert metadata_of(article(head=person)).authors == ("Aisha Rahman",)
+
+
+def test_bylines_outside_the_window():
+    # class 7: far below the first content block, or after the text
+    link = '<p>Story by <a rel="author" href="/staff/ann">Ann Lee</a></p>'
+    assert metadata_of(article(after=link, paragraphs=20)).authors == ("Ann Lee",)
+    comment = '<div class="comments"><p><a rel="author" href="/u/x">Random Reader</a> wrote:</p></div>'
+    assert metadata_of(article(after=comment, paragraphs=20)).authors == ()
+    assert metadata_of(article(after="<p>Text: Ursula Eggers</p>", paragraphs=20)).authors == ("Ursula Eggers",)
+    assert metadata_of(article(after="<p>Erstellt von Max Muster</p>", paragraphs=20)).authors == ("Max Muster",)
+    meta = '<meta itemprop="author" content="Aisha Rahman">'
+    assert metadata_of(article(head=meta)).authors == ("Aisha Rahman",)
