@@ -109,8 +109,10 @@ def byline_windows(keep: Sequence[bool], headline: int | None = None) -> list[Wi
         return []
     last = len(keep) - 1 - next(index for index, kept in enumerate(reversed(keep)) if kept)
     windows = [Window(range(max(0, first - BLOCKS_BEFORE), first + BLOCKS_AFTER), first)]
-    below_headline = range(headline, headline + BLOCKS_AFTER_HEADLINE) if headline is not None else range(0)
-    if below_headline and not windows[0].blocks.start <= headline < below_headline.stop <= windows[0].blocks.stop:
+    # (a headline's window ends where the first one does: below it, the text and what follows it are not a byline)
+    end = min(headline + BLOCKS_AFTER_HEADLINE, first + BLOCKS_AFTER) if headline is not None else 0
+    below_headline = range(headline, end) if headline is not None and headline < windows[0].blocks.start else range(0)
+    if below_headline:
         windows.append(Window(below_headline, headline))
     windows.append(Window(range(max(0, last - CREDITS_BEFORE, first + BLOCKS_AFTER), last + CREDITS_AFTER), last, True))
     return windows
