@@ -16,10 +16,12 @@ from .dates import date_in_url, htmldate_header, in_zone, iso_date, on_day, stat
 from .embedded import ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
+from .links import read_links
 from .model import (
     BYLINE,
     HEADLINE,
     HTML_LANG,
+    LINK,
     MAX_DESCRIPTION_CHARS,
     MAX_LIST_ITEMS,
     META,
@@ -108,6 +110,10 @@ def read_metadata(
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
+    if chosen.missing("license") or chosen.missing("categories") or chosen.missing("tags"):
+        links = read_links(root, base)
+        for name in ("license", "categories", "tags"):
+            chosen.offer(name, getattr(links, name), LINK)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
         chosen.offer("title", clean_text(headline()), HEADLINE)
     _dates_from_htmldate(chosen, root)

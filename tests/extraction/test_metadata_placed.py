@@ -150,3 +150,19 @@ def test_bylines_outside_the_window():
     assert metadata_of(article(after="<p>Erstellt von Max Muster</p>", paragraphs=20)).authors == ("Max Muster",)
     meta = '<meta itemprop="author" content="Aisha Rahman">'
     assert metadata_of(article(head=meta)).authors == ("Aisha Rahman",)
+
+
+# --- other fields ---------------------------------------------------------------------------------------------
+
+
+def test_licence_categories_and_tags_from_body_links():
+    links = (
+        '<p>Filed under <a href="/c/local" rel="category tag">Local news</a>; tagged'
+        ' <a href="/t/m" rel="tag">market</a> <a href="/t/c" rel="tag">council</a></p>'
+    )
+    footer = '<p><a href="https://creativecommons.org/licenses/by-sa/4.0/">CC BY-SA 4.0</a></p>'
+    metadata = metadata_of(article(after=links + footer), "https://town.example/news/market")
+    assert metadata.license == "https://creativecommons.org/licenses/by-sa/4.0/"
+    assert (metadata.categories, metadata.tags) == (("Local news",), ("market", "council"))
+    declared = '<a rel="license" href="/licence">Licence</a>' + footer
+    assert metadata_of(article(after=declared), "https://town.example/a").license == "https://town.example/licence"
