@@ -110,15 +110,14 @@ def read_metadata(
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
-    if chosen.missing("license") or chosen.missing("categories") or chosen.missing("tags"):
-        links = read_links(root, base)
-        for name in ("license", "categories", "tags"):
-            chosen.offer(name, getattr(links, name), LINK)
+    links = read_links(root, base)
+    for name in ("license", "categories", "tags"):
+        chosen.offer(name, getattr(links, name), LINK)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
         chosen.offer("title", clean_text(headline()), HEADLINE)
     _dates_from_htmldate(chosen, root)
-    windows = byline_windows(keep, headline_block(texts, title, len(keep)))
-    placed = placed_dates(root, elements, windows) if chosen.missing("date_published") else PlacedDates()
+    windows = byline_windows(keep, headline_block(texts, keep, title))
+    placed = placed_dates(root, texts, elements, windows) if chosen.missing("date_published") else PlacedDates()
     chosen.offer("date_published", *(placed.near or (None, None)))
     if chosen.missing("authors") or chosen.missing("date_published"):
         want = chosen.missing("authors"), chosen.missing("date_published")
@@ -126,14 +125,18 @@ def read_metadata(
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
-        chosen.offer("authors", itemprop_authors(root), MICRODATA)
+        chosen.offer("authors", itemprop_authors(root, source), MICRODATA)
     if chosen.missing("authors"):
-        chosen.offer("authors", rel_authors(root), BYLINE)
+        chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):
         chosen.offer("date_published", date_in_url(url), URL)
     chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
-    near = lambda: (placed_dates(root, elements, windows).near or ("",))[0]  # noqa: E731 - read only if needed
-    _local_day(chosen, head, (lambda: date_in_url(url), near))
+    days = (  # each read only where the one before does not decide
+        lambda: date_in_url(url),
+        lambda: (placed_dates(root, texts, elements, windows).near or ("",))[0],
+        lambda: read_byline(texts, keep, elements, False, True, windows=windows).date,
+    )
+    _local_day(chosen, head, days)
     _language(chosen, head, main_text, content_language)
     if chosen.missing("site_name") and base:
         chosen.offer("site_name", urlsplit(base).hostname, URL)

@@ -53,8 +53,8 @@ _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 #: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads
 #: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
 _ITEMPROP_AUTHORS = etree.XPath('//*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
-_REL_AUTHORS = etree.XPath('//a[contains(concat(" ", normalize-space(@rel), " "), " author ")]')
 MAX_MARKED = 10
+_ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'", "itemprop=author")
 #: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
 COMMENT_ANCESTORS = 12
 
@@ -118,13 +118,16 @@ def byline_windows(keep: Sequence[bool], headline: int | None = None) -> list[Wi
     return windows
 
 
-def headline_block(texts: Sequence[str], title: str | None, end: int) -> int | None:
-    """The first block before ``end`` whose text is the page's title, or the part of it before the site's name."""
+def headline_block(texts: Sequence[str], keep: Sequence[bool], title: str | None) -> int | None:
+    """The first block above the first kept block's window whose text is the page's title, or the part of it
+    before the site's name."""
     wanted = _fold(title)
-    if not wanted:
+    first = next((index for index, kept in enumerate(keep) if kept), None)
+    if not wanted or first is None:
         return None
-    for index in range(min(end, len(texts))):
-        text = _fold(texts[index]) if len(texts[index]) <= MAX_LINE_CHARS else ""
+    for index in range(min(first - BLOCKS_BEFORE, len(texts))):
+        size = len(texts[index])
+        text = _fold(texts[index]) if MIN_HEADLINE_CHARS <= size <= len(wanted) + 20 or size == len(wanted) else ""
         if text and (text == wanted or len(text) >= MIN_HEADLINE_CHARS and wanted.startswith(text)):
             return index
     return None
@@ -134,8 +137,11 @@ def _fold(text: str | None) -> str:
     return " ".join(text[: 2 * MAX_LINE_CHARS].split()).casefold() if text else ""
 
 
-def itemprop_authors(root: Any) -> tuple[str, ...]:
-    """The names of the first ``itemprop="author"`` outside an item: a ``<meta>``'s content, else its text."""
+def itemprop_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
+    """The names of the first ``itemprop="author"`` outside an item: a ``<meta>``'s content, else its text (not
+    looked for where the page's ``source`` text never names it)."""
+    if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
+        return ()
     for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED]:
         value = element.get("content") if element.tag == "meta" else _bounded_text(element)
         match = _BY.match(value or "")
@@ -145,9 +151,10 @@ def itemprop_authors(root: Any) -> tuple[str, ...]:
     return ()
 
 
-def rel_authors(root: Any) -> tuple[str, ...]:
-    """The full names of the first ``<a rel="author">`` outside a comment section, and of its siblings'."""
-    links = [link for link in _REL_AUTHORS(root)[:MAX_MARKED] if not _in_comments(link)]
+def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
+    """The full names of the first of the ``<a rel="author">`` ``links`` outside a comment section, and of its
+    siblings'."""
+    links = [link for link in links[:MAX_MARKED] if not _in_comments(link)]
     if not links:
         return ()
     parent = links[0].getparent()
@@ -171,22 +178,24 @@ def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: in
     """(text, element or None) for the blocks in ``start:end``: the text of a block's nearest block-level element
     (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element, then the block's own text
     with the element holding it."""
-    seen: set[int] = set()
+    seen: dict[int, Any] = {}  # with the element: an lxml proxy's id is reused once the proxy is freed
     for index in range(start, min(end, len(texts))):
+        if len(texts[index]) > MAX_LINE_CHARS:  # a paragraph: its line is longer still
+            continue
         element, in_tail = elements[index] if index < len(elements) else (None, False)
         if element is not None and in_tail:  # the text follows the element: it sits in the element's parent
             element = element.getparent()
-        line_element = _line_element(element) if element is not None else None
-        if line_element is not None and id(line_element) not in seen:
-            seen.add(id(line_element))
-            line = _bounded_text(line_element)
+        line_holder = line_element(element) if element is not None else None
+        if line_holder is not None and id(line_holder) not in seen:
+            seen[id(line_holder)] = line_holder
+            line = _bounded_text(line_holder)
             if line is not None:
-                yield line, line_element
-        if len(texts[index]) <= MAX_LINE_CHARS:
-            yield texts[index], element
+                yield line, line_holder
+        yield texts[index], element
 
 
-def _line_element(element: Any) -> Any:
+def line_element(element: Any) -> Any:
+    """``element``'s nearest ancestor-or-self that is not inline (the line a reader sees it on)."""
     for _ in range(6):
         if not isinstance(element.tag, str) or element.tag not in _INLINE:
             return element

@@ -118,6 +118,7 @@ WHY_LINEAR = {
     "metadata.names._WORD": r"\S++ always matches the whole run",
     "metadata.names._ADDRESS": "an alternation of literals: bounded per position",
     "metadata.visible._COMMENTS": "an alternation of literals: bounded per position",
+    "metadata.placed._DATE_CLASS": "an alternation of literals: bounded per position",
     "metadata.visible._BY": r"anchored at ^ (one attempt), blank runs possessive, (.+) takes the rest",
     "metadata.visible._MARKS": "an alternation of literals: bounded per position",
     "metadata.visible._DATE_MARKS": "an alternation of literals: bounded per position",
