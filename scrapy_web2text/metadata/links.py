@@ -2,20 +2,23 @@
 footer's "CC BY-SA 4.0"), ``rel="category"`` and ``rel="tag"`` links (WordPress writes ``rel="category tag"`` for a
 post's categories, ``rel="tag"`` for its tags).
 
-One pass over the page's ``<a>`` elements, at most :data:`MAX_LINKS` of them read.
+At most :data:`MAX_LINKS` links of each kind are read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
+
+from lxml import etree
 
 from .model import MAX_TEXT_CHARS, clean_list, http_url
 
 MAX_LINKS = 200
-#: ``<a>`` elements looked at (a page of more links is read up to here).
-MAX_ANCHORS = 5000
+#: Links with a ``rel`` (a plain attribute test: XPath string functions on each link of a page cost more than the
+#: rest of the reading), and links to creativecommons.org on a page whose text names it.
+_REL_LINKS = etree.XPath("//a[@rel][@href]")
+_CC_LINKS = etree.XPath("//a[contains(@href, 'creativecommons.org/')]")
 _CREATIVE_COMMONS = ("creativecommons.org/licenses/", "creativecommons.org/publicdomain/")
 
 
@@ -27,23 +30,20 @@ class BodyLinks:
     authors: tuple[Any, ...] = ()  # the first <a rel="author"> elements (read by .visible.rel_authors)
 
 
-def read_links(root: Any, base: str | None) -> BodyLinks:
+def read_links(root: Any, base: str | None, source: str | None = None) -> BodyLinks:
     """The licence (a ``rel="license"`` link first, else a Creative Commons link), categories, tags and the
-    ``rel="author"`` links, in one pass over the page's ``<a>`` elements (an XPath's string tests on each link cost
-    more)."""
+    ``rel="author"`` links (the Creative Commons links looked for only where the page's ``source`` text names the
+    site)."""
     declared, creative_commons = None, None
     categories: list[str] = []
     tags: list[str] = []
     authors: list[Any] = []
-    matched = 0
-    for link in islice(root.iter("a"), MAX_ANCHORS):
-        href, rel = link.get("href"), link.get("rel")
-        if not href or not (rel or "creativecommons.org/" in href):
-            continue
-        matched += 1
-        if matched > MAX_LINKS:
-            break
-        relations = (rel or "")[:200].lower().split()
+    links = _REL_LINKS(root)[:MAX_LINKS]
+    if source is None or "creativecommons.org/" in source:
+        links += _CC_LINKS(root)[:MAX_LINKS]
+    for link in links:
+        href = link.get("href") or ""
+        relations = (link.get("rel") or "")[:200].lower().split()
         if "license" in relations:
             declared = declared or http_url(href, base)
         elif "category" in relations:

@@ -110,7 +110,7 @@ def read_metadata(
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
-    links = read_links(root, base)
+    links = read_links(root, base, source)
     for name in ("license", "categories", "tags"):
         chosen.offer(name, getattr(links, name), LINK)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title

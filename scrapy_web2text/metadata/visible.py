@@ -54,7 +54,7 @@ _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 #: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
 _ITEMPROP_AUTHORS = etree.XPath('//*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
 MAX_MARKED = 10
-_ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'", "itemprop=author")
+_ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'")
 #: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
 COMMENT_ANCESTORS = 12
 
@@ -82,6 +82,8 @@ def read_byline(
     if windows is None:
         windows = byline_windows(keep)
     for window in windows if want_authors or want_date else ():
+        if window.credits and not want_authors:  # after the text, only credits are read
+            continue
         for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
             if want_authors and not authors and (not window.credits or _BY.match(line)):
                 authors = _authors_of(line, element)
