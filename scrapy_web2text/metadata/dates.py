@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import logging
 import re
 import warnings
 from collections.abc import Callable
@@ -139,10 +140,14 @@ def _zone(zone: str | None) -> dt.tzinfo | None:
 
 @functools.cache
 def _quiet_dateutil() -> None:
-    """dateutil (htmldate's) warns on zone names it does not know ("EDT") on every page; the day is still right."""
+    """dateutil (htmldate's) warns on zone names it does not know ("EDT") on every page; the day is still right.
+    htmldate writes a DEBUG line for each string it tries, several a page: at Scrapy's default level (DEBUG) a
+    crawl's log would hold them all.  Its logger is set to INFO once, when it is first used here; a user who wants
+    them sets it back."""
     from dateutil.parser import UnknownTimezoneWarning
 
     warnings.filterwarnings("ignore", category=UnknownTimezoneWarning)
+    logging.getLogger("htmldate").setLevel(logging.INFO)
 
 
 def _options(original: bool) -> Any:
@@ -199,6 +204,7 @@ def date_in_text(text: str) -> str | None:
     patterns (not its dateparser fallback, which costs milliseconds a string)."""
     from htmldate.extractors import try_date_expr
 
+    _quiet_dateutil()
     text = text[:MAX_TEXT_SCAN]
     if any(impossible_date(found.group()) for found in _ISO_IN_TEXT.finditer(text)):
         return None  # "2024-02-30": htmldate would invent the 1st

@@ -3,6 +3,8 @@ a fragment of markup."""
 
 from __future__ import annotations
 
+import logging
+
 from scrapy_web2text import extract
 from scrapy_web2text.metadata import Metadata
 
@@ -166,3 +168,13 @@ def test_licence_categories_and_tags_from_body_links():
     assert (metadata.categories, metadata.tags) == (("Local news",), ("market", "council"))
     declared = '<a rel="license" href="/licence">Licence</a>' + footer
     assert metadata_of(article(after=declared), "https://town.example/a").license == "https://town.example/licence"
+
+
+# --- weight ---------------------------------------------------------------------------------------------------
+
+
+def test_htmldate_writes_no_debug_lines(caplog):
+    # at Scrapy's default level (DEBUG) every string htmldate tried was a line of the crawl's log
+    with caplog.at_level(logging.DEBUG):
+        assert metadata_of(article(byline="<p>By Ann Lee, 11 June 2024</p>")).date_published == "2024-06-11"
+    assert [record.name for record in caplog.records if record.name.startswith("htmldate")] == []
