@@ -2,7 +2,9 @@
 then reduced to schema.org's objects (:class:`Objects`) that the reader takes fields from.
 
 extruct (Zyte's library for this) handles what hand-written code gets wrong: JSON-LD with comments or HTML
-comment markers around it, microdata's nested items and ``itemref``.  What it is given is bounded first: a
+comment markers around it, microdata's nested items and ``itemref``.  A JSON-LD script that is JSON (or JSON but
+for a control character or a trailing comma) is parsed here: extruct, whose import costs about a third of a second,
+is loaded only for a page with microdata or with a script that needs its lenient reader.  What it is given is bounded first: a
 JSON-LD script over :data:`MAX_JSON_LD_CHARS` is skipped, a page with more microdata items or properties than
 :data:`MAX_MICRODATA_ITEMS`/:data:`MAX_MICRODATA_PROPERTIES` is not read for microdata, and the objects found are
 walked up to :data:`MAX_OBJECTS` dictionaries.
@@ -166,7 +168,6 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
 
 def read_json_ld(root: Any) -> Objects:
     """The JSON-LD objects of ``root``'s ``<script type="application/ld+json">`` elements."""
-    extractor = _bounded_json_ld_extractor()()
     items: list[Any] = []
     notes: list[str] = []
     for count, script in enumerate(_JSON_LD_SCRIPTS(root)):
@@ -178,7 +179,7 @@ def read_json_ld(root: Any) -> Objects:
             notes.append(f"json-ld: a script of {size} characters skipped (limit {MAX_JSON_LD_CHARS})")
             continue
         try:
-            items.extend(extractor.extract_items(script))  # the script itself: extruct's XPath is descendant-or-self
+            items.extend(_script_items(script))
         except (ValueError, RecursionError, TypeError, AttributeError) as error:
             # invalid JSON (extruct's lenient second try failed too), or nesting deeper than Python's parser goes
             notes.append(f"json-ld: a script that is not valid JSON skipped ({type(error).__name__})")
@@ -234,31 +235,26 @@ def bounded_int(digits: str) -> int | None:
     return int(digits) if len(digits) <= MAX_NUMBER_DIGITS else None
 
 
+def _script_items(script: Any) -> list[Any]:
+    """The items of one JSON-LD script: a strict parse that reads an over-long integer as ``null``, then the same
+    :func:`repaired` (a stray control character, a trailing comma), then extruct's lenient reader (comments around
+    the JSON), imported only for such a script: most pages never load extruct."""
+    text = script.xpath("string()")
+    try:
+        data = json.loads(text, strict=False, parse_int=bounded_int)
+    except ValueError:
+        try:
+            data = json.loads(repaired(text), strict=False, parse_int=bounded_int)
+        except ValueError:
+            return list(_lenient_json_ld_extractor().extract_items(script))  # its XPath is descendant-or-self
+    return [item for item in (data if isinstance(data, list) else [data]) if item]
+
+
 @functools.cache
-def _bounded_json_ld_extractor() -> type:
+def _lenient_json_ld_extractor() -> Any:
     from extruct.jsonld import JsonLdExtractor
 
-    class BoundedJsonLdExtractor(JsonLdExtractor):
-        """extruct's JSON-LD reader whose first, strict parse reads an over-long integer as ``null``; a script it
-        cannot parse is read again :func:`repaired` (a stray control character, a trailing comma), then goes to
-        extruct's own lenient try (comments around the JSON)."""
-
-        def _extract_items(self, node: Any) -> Iterator[Any]:
-            text = node.xpath("string()")
-            try:
-                data = json.loads(text, strict=False, parse_int=bounded_int)
-            except ValueError:
-                try:
-                    data = json.loads(repaired(text), strict=False, parse_int=bounded_int)
-                except ValueError:
-                    yield from super()._extract_items(node)
-                    return
-            if isinstance(data, list):
-                yield from data
-            elif isinstance(data, dict):
-                yield data
-
-    return BoundedJsonLdExtractor
+    return JsonLdExtractor()
 
 
 @functools.cache
