@@ -4,8 +4,8 @@ then reduced to schema.org's objects (:class:`Objects`) that the reader takes fi
 extruct (Zyte's library for this) handles what hand-written code gets wrong: JSON-LD with comments or HTML
 comment markers around it, microdata's nested items and ``itemref``.  A JSON-LD script that is JSON (or JSON but
 for a control character or a trailing comma) is parsed here: extruct, whose import costs about a third of a second,
-is loaded only for a page with microdata or with a script that needs its lenient reader.  What it is given is bounded first: a
-JSON-LD script over :data:`MAX_JSON_LD_CHARS` is skipped, a page with more microdata items or properties than
+is loaded only for a page with microdata or with a script that needs its lenient reader.  What it is given is bounded
+first: a JSON-LD script over :data:`MAX_JSON_LD_CHARS` is skipped, a page with more microdata items or properties than
 :data:`MAX_MICRODATA_ITEMS`/:data:`MAX_MICRODATA_PROPERTIES` is not read for microdata, and the objects found are
 walked up to :data:`MAX_OBJECTS` dictionaries.
 """
