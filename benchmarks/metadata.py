@@ -11,7 +11,10 @@ slash; text: equal after white space and case are folded).  Part 2, on the pages
 date or an author: that JSON-LD is removed from the page first (every ``<script type="application/ld+json">``),
 then each tool's date and authors are scored against it: ``found`` (a value at all), ``right`` (the same day; the
 same set of names) as a share of those pages, and ``precision`` (right among found).  So the other markup, the
-visible byline and the URL are what is measured there.  trafilatura's rows need the ``bench`` extra.
+visible byline and the URL are what is measured there.  Part 3, on the Readability.js test pages
+(``readability-metadata.jsonl.gz``, gold reviewed outside this project): date right to the day, authors right as a
+set of names ("By" and case removed), and authors given where the gold names none (false).  trafilatura's rows need
+the ``bench`` extra.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from speed import records  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
-from scrapy_web2text.research.corpus import default_data_dir  # noqa: E402
+from scrapy_web2text.research.corpus import default_data_dir, iter_records  # noqa: E402
 
 DATA = default_data_dir()
 #: This project's field -> trafilatura's Document attribute.
@@ -48,6 +51,9 @@ FIELD_PAIRS = {
 }
 OURS_ONLY = ("date_modified", "breadcrumbs")
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>.*?</script\s*>", re.I | re.S)
+#: What separates names in a Readability byline, and the byline words before them.
+_NAME_SPLIT = re.compile(r"\s*+(?:,|&|\n|\band\b|\bund\b|\bet\b)\s*+", re.I)
+_BY_WORD = re.compile(r"^(?:by|von|par|por|written by)\s++", re.I)
 
 
 def load_pages(corpus: str | None, split: str, limit: int | None) -> list[dict]:
@@ -102,8 +108,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", help="one corpus (file name without .jsonl.gz); default: all")
     parser.add_argument("--split", default="validation")
     parser.add_argument("--limit", type=int, help="first N pages only")
+    parser.add_argument(
+        "--gold-split", default="train", help="split of the Readability.js gold (validation holds 9 pages only)"
+    )
+    parser.add_argument("--gold-only", action="store_true", help="part 3 only")
     parser.add_argument("--json", metavar="PATH", help="also write the figures here")
     args = parser.parse_args(argv)
+    if args.gold_only:
+        readability_gold(args.gold_split, theirs("<p>x</p>", None) is not None)
+        return 0
     pages = load_pages(args.corpus, args.split, args.limit)
     if not pages:
         print(f"no {args.split} pages in {DATA}", file=sys.stderr)
@@ -130,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         if truth:
             _score_without_json_ld(_JSON_LD.sub("", html), url, truth, scored, peer)
     figures = report(len(pages), found, both, agreed, scored, peer)
+    figures["readability_gold"] = readability_gold(args.gold_split, peer)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0
@@ -181,6 +195,44 @@ def report(total: int, found: Counter, both: Counter, agreed: Counter, scored: C
             )
             figures["without_json_ld"][f"{tool}/{name}"] = {"pages": pages, "found": hits, "right": right}
     return figures
+
+
+def _names(value) -> set[str]:
+    parts = value if isinstance(value, list) else _NAME_SPLIT.split(value or "")
+    return {_fold(_BY_WORD.sub("", part.strip())) for part in parts if part and part.strip()} - {""}
+
+
+def readability_gold(split: str, peer: bool) -> dict:
+    """Date, authors and false authors of both tools against Readability.js's reviewed metadata of ``split``."""
+    path = DATA / "readability-metadata.jsonl.gz"
+    gold = {record["id"]: record["expected"] for record in iter_records(path, split)} if path.exists() else {}
+    scored: Counter = Counter()
+    for record in load_pages("readability", split, None):
+        expected = gold.get(record["id"])
+        if expected is None:
+            continue
+        tools = {"ours": ours(record["html"], record.get("url"))}
+        if peer:
+            tools["trafilatura"] = theirs(record["html"], record.get("url")) or {}
+        names, day = _names(expected.get("byline")), (expected.get("publishedTime") or "")[:10]
+        scored["pages"] += 1
+        scored["dated"] += bool(day)
+        scored["named"] += bool(names)
+        for tool, values in tools.items():
+            given = _names(values.get("authors") or [])
+            scored[tool, "date"] += bool(day) and str(values.get("date_published") or "")[:10] == day
+            scored[tool, "authors"] += bool(names) and given == names
+            scored[tool, "false"] += not names and bool(given)
+    print()
+    print(f"Readability.js pages ({split}): {scored['pages']} pages, {scored['dated']} dated, {scored['named']} named")
+    print(f"{'tool':12} {'date right':>11} {'authors right':>14} {'false authors':>14}")
+    figures = {}
+    for tool in ("ours", "trafilatura") if peer else ("ours",):
+        date, authors, false = scored[tool, "date"], scored[tool, "authors"], scored[tool, "false"]
+        unnamed = scored["pages"] - scored["named"]
+        print(f"{tool:12} {date:>5}/{scored['dated']:<5} {authors:>8}/{scored['named']:<5} {false:>8}/{unnamed:<5}")
+        figures[tool] = {"date": date, "authors": authors, "false_authors": false}
+    return {"pages": scored["pages"], "dated": scored["dated"], "named": scored["named"], **figures}
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Dates: ISO 8601 values of structured markup checked here, everything else read by ``htmldate``.
 
 Markup (JSON-LD, microdata, OpenGraph) states a date as ISO 8601, often with a time and a zone: it is parsed here
-so that the time and zone survive (htmldate gives the day only).  The page's ``<meta>`` date names, its
-``<time>`` elements, a date in its URL and the visible date of a byline go to htmldate's readers, the ones
+so that the time and zone survive (htmldate gives the day only).  The page's ``<meta>`` date names, a
+date in its URL and a short visible text (``<time>``, a byline, :mod:`.placed`) go to htmldate's readers, the ones
 trafilatura uses, on the tree already parsed (read only, never copied: htmldate's full-text search, which copies
 and cleans the whole tree, is not run).  Nothing here fetches anything.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import logging
 import re
 import warnings
 from collections.abc import Callable
@@ -55,10 +56,58 @@ def iso_date(value: Any) -> str | None:
     return moment.isoformat()
 
 
+def stated_zone(value: Any) -> dt.tzinfo | None:
+    """The zone of an ISO 8601 date-time, where it states one other than UTC (a page's local offset)."""
+    moment = _moment(value)
+    if moment is None or moment.utcoffset() in (None, dt.timedelta(0)):
+        return None
+    return moment.tzinfo
+
+
+def utc_instant(value: Any) -> bool:
+    """Whether ``value`` is a date-time stated in UTC (``Z`` or ``+00:00``): its day may not be the reader's."""
+    moment = _moment(value)
+    return moment is not None and moment.utcoffset() == dt.timedelta(0)
+
+
+def in_zone(value: str, zone: dt.tzinfo) -> str:
+    """The same instant written in ``zone`` (its day the local day)."""
+    moment = _moment(value)
+    return moment.astimezone(zone).isoformat() if moment is not None else value
+
+
+def on_day(value: str, day: str | None) -> str | None:
+    """The instant ``value`` (UTC) written at the whole-hour offset nearest UTC that puts it on ``day``, where
+    ``day`` is the day before or after its UTC day within the offsets in use (-12 to +14 hours); ``None`` otherwise.
+    The instant is kept; the offset is the smallest that agrees with the page (its URL, its visible date)."""
+    moment = _moment(value)
+    target = iso_date(day[:10]) if isinstance(day, str) else None
+    if moment is None or target is None:
+        return None
+    into_day = moment.hour * 3600 + moment.minute * 60 + moment.second
+    shift = dt.date.fromisoformat(target) - moment.date()
+    if shift == dt.timedelta(days=-1) and moment.hour + 1 <= 12:
+        hours = -(moment.hour + 1)
+    elif shift == dt.timedelta(days=1) and -(-(86400 - into_day) // 3600) <= 14:
+        hours = -(-(86400 - into_day) // 3600)
+    else:
+        return None
+    return moment.astimezone(dt.timezone(dt.timedelta(hours=hours))).isoformat()
+
+
+def _moment(value: Any) -> dt.datetime | None:
+    """An ISO 8601 date-time with a zone, as an aware datetime; ``None`` for anything else."""
+    stated = iso_date(value)
+    if stated is None or len(stated) <= 10:
+        return None
+    moment = dt.datetime.fromisoformat(stated)
+    return moment if moment.tzinfo is not None else None
+
+
 def impossible_date(value: Any) -> bool:
     """Whether ``value`` starts as an ISO 8601 date whose day, time or zone does not exist (``2024-02-30``,
     ``25:61``, ``+99:99``).  htmldate reads ``2024-02-30`` as its month and invents the 1st; such a value is
-    kept from it (see :func:`htmldate_time_elements`)."""
+    kept from it (see :func:`htmldate_header`)."""
     match = _ISO.match(value[:MAX_DATE_CHARS]) if isinstance(value, str) else None
     if match is None:
         return False
@@ -91,10 +140,14 @@ def _zone(zone: str | None) -> dt.tzinfo | None:
 
 @functools.cache
 def _quiet_dateutil() -> None:
-    """dateutil (htmldate's) warns on zone names it does not know ("EDT") on every page; the day is still right."""
+    """dateutil (htmldate's) warns on zone names it does not know ("EDT") on every page; the day is still right.
+    htmldate writes a DEBUG line for each string it tries, several a page: at Scrapy's default level (DEBUG) a
+    crawl's log would hold them all.  Its logger is set to INFO once, when it is first used here; a user who wants
+    them sets it back."""
     from dateutil.parser import UnknownTimezoneWarning
 
     warnings.filterwarnings("ignore", category=UnknownTimezoneWarning)
+    logging.getLogger("htmldate").setLevel(logging.INFO)
 
 
 def _options(original: bool) -> Any:
@@ -110,14 +163,6 @@ def htmldate_header(head: Any, original: bool = True) -> str | None:
     from htmldate.core import examine_header
 
     return _quietly(examine_header, _possible_only(head, "meta", ("content", "datetime")), _options(original))
-
-
-def htmldate_time_elements(root: Any) -> str | None:
-    """htmldate's choice among the page's ``<time datetime>`` elements (``pubdate``, ``entry-date`` first); one
-    whose ``datetime`` or text is an impossible date (``2024-02-30T25:61:00+99:99``) is not shown to it."""
-    from htmldate.core import examine_time_elements
-
-    return _quietly(examine_time_elements, _possible_only(root, "time", ("datetime",)), _options(True))
 
 
 def _possible_only(root: Any, tag: str, attributes: tuple[str, ...]) -> Any:
@@ -159,6 +204,7 @@ def date_in_text(text: str) -> str | None:
     patterns (not its dateparser fallback, which costs milliseconds a string)."""
     from htmldate.extractors import try_date_expr
 
+    _quiet_dateutil()
     text = text[:MAX_TEXT_SCAN]
     if any(impossible_date(found.group()) for found in _ISO_IN_TEXT.finditer(text)):
         return None  # "2024-02-30": htmldate would invent the 1st

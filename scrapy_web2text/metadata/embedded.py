@@ -2,8 +2,10 @@
 then reduced to schema.org's objects (:class:`Objects`) that the reader takes fields from.
 
 extruct (Zyte's library for this) handles what hand-written code gets wrong: JSON-LD with comments or HTML
-comment markers around it, microdata's nested items and ``itemref``.  What it is given is bounded first: a
-JSON-LD script over :data:`MAX_JSON_LD_CHARS` is skipped, a page with more microdata items or properties than
+comment markers around it, microdata's nested items and ``itemref``.  A JSON-LD script that is JSON (or JSON but
+for a control character or a trailing comma) is parsed here: extruct, whose import costs about a third of a second,
+is loaded only for a page with microdata or with a script that needs its lenient reader.  What it is given is bounded
+first: a JSON-LD script over :data:`MAX_JSON_LD_CHARS` is skipped, a page with more microdata items or properties than
 :data:`MAX_MICRODATA_ITEMS`/:data:`MAX_MICRODATA_PROPERTIES` is not read for microdata, and the objects found are
 walked up to :data:`MAX_OBJECTS` dictionaries.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -32,16 +35,30 @@ MAX_PROPERTY_TEXT = 2000
 #: A JSON-LD integer longer than this is read as ``null``: Python refuses to convert one past 4,300 digits, and that
 #: error made the whole script unreadable (its date, author and headline lost for one useless number).
 MAX_NUMBER_DIGITS = 100
+#: A headline shorter than this matches a page's title only when equal to it.
+MIN_HEADLINE_IN_TITLE = 12
 
+#: What a hand-edited or templated script holds that JSON does not: a control character between tokens (inside a
+#: string ``strict=False`` accepts it), a comma before a closing bracket.
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+_TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
 _JSON_LD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
 _ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
 
-#: schema.org types of a page's main object, most specific first within each group.
+#: schema.org types of a page's main object: text first (an article's embedded video, recipe or product is not the
+#: page), then the other things a page is about.
 ARTICLE_TYPES = frozenset(
     """Article NewsArticle BlogPosting Report ScholarlyArticle TechArticle AnalysisNewsArticle OpinionNewsArticle
-    ReportageNewsArticle ReviewNewsArticle LiveBlogPosting SocialMediaPosting DiscussionForumPosting Review Recipe
-    HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode JobPosting""".split()
+    ReportageNewsArticle ReviewNewsArticle BackgroundNewsArticle LiveBlogPosting SocialMediaPosting
+    DiscussionForumPosting""".split()
+)
+THING_TYPES = frozenset(
+    """Review Recipe HowTo Product Event Course Book Movie Episode VideoObject PodcastEpisode JobPosting""".split()
+)
+ORGANISATION_TYPES = frozenset(
+    """Organization NewsMediaOrganization Corporation OnlineBusiness LocalBusiness EducationalOrganization
+    GovernmentOrganization NGO WebSite Brand""".split()
 )
 PAGE_TYPES = frozenset(
     "WebPage ItemPage AboutPage ContactPage CollectionPage ProfilePage FAQPage SearchResultsPage".split()
@@ -59,15 +76,37 @@ class Objects:
     def of_types(self, types: frozenset[str]) -> list[dict[str, Any]]:
         return [obj for obj in self.objects if types.intersection(obj["@type"])]
 
-    def main(self) -> dict[str, Any] | None:
-        """The page's main object: the first article-like one, else the first web page, else the first that has
-        a headline, an author or a publication date; its references (``{"@id": ...}``) replaced by the objects
-        they name."""
-        for candidates in (self.of_types(ARTICLE_TYPES), self.of_types(PAGE_TYPES)):
+    def main(self, title: str | None = None) -> dict[str, Any] | None:
+        """The page's main object, its references (``{"@id": ...}``) replaced by the objects they name.
+
+        In order: the object a web page names as its ``mainEntity``, or an article-like one that names the page as
+        its ``mainEntityOfPage``; an article (``Article``, ``NewsArticle``...) whose headline is ``title`` (or in
+        it: "Headline - Site"); the
+        first article; the first other thing (``Recipe``, ``Product``, ``VideoObject``...); the first web page;
+        the first object with a headline, an author or a publication date.  An embedded video's ``uploadDate``
+        is not the article's date."""
+        articles, things = self.of_types(ARTICLE_TYPES), self.of_types(THING_TYPES)
+        declared = self._declared_main(articles + things)
+        if declared is not None:
+            return self.resolved(declared)
+        titled = next((obj for obj in articles if _matches(obj.get("headline"), title)), None) if title else None
+        for candidates in ([titled] if titled else [], articles, things, self.of_types(PAGE_TYPES)):
             if candidates:
                 return self.resolved(candidates[0])
         found = next((obj for obj in self.objects if {"headline", "author", "datePublished"} & obj.keys()), None)
         return self.resolved(found) if found is not None else None
+
+    def _declared_main(self, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
+        named = {
+            entity["@id"]
+            for page in self.of_types(PAGE_TYPES)
+            for entity in _listed(page.get("mainEntity"))
+            if isinstance(entity, dict) and isinstance(entity.get("@id"), str)
+        }
+        for obj in candidates:
+            if obj.get("@id") in named or obj.get("mainEntityOfPage") not in (None, "", [], False):
+                return obj
+        return None
 
     def resolved(self, obj: dict[str, Any]) -> dict[str, Any]:
         """``obj`` with each reference among its values (one level, lists included) replaced by the object of the
@@ -87,7 +126,21 @@ class Objects:
         }
 
 
-def _types(value: Any) -> list[str]:
+def _listed(value: Any) -> list[Any]:
+    return value[:MAX_LIST_WALK] if isinstance(value, list) else [value]
+
+
+def _fold(value: Any) -> str:
+    return " ".join(value[:1000].split()).casefold() if isinstance(value, str) else ""
+
+
+def _matches(headline: Any, title: str) -> bool:
+    """``headline`` is the page's title, or a part of it long enough not to match by chance."""
+    headline, title = _fold(headline), _fold(title)
+    return bool(headline) and (headline == title or len(headline) >= MIN_HEADLINE_IN_TITLE and headline in title)
+
+
+def types_of(value: Any) -> list[str]:
     values = value if isinstance(value, list) else [value]
     # "http://schema.org/NewsArticle", "schema:NewsArticle" -> "NewsArticle"
     return [str(item).rsplit("/", 1)[-1].rsplit(":", 1)[-1] for item in values[:10] if isinstance(item, str)]
@@ -106,7 +159,7 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
             queue.extend(child for child in islice(value, MAX_LIST_WALK) if isinstance(child, (dict, list)))
             continue
         if "@type" in value or len(value) > 1 and "@id" in value:
-            found.objects.append({**value, "@type": _types(value.get("@type"))})
+            found.objects.append({**value, "@type": types_of(value.get("@type"))})
         queue.extend(child for child in islice(value.values(), MAX_LIST_WALK) if isinstance(child, (dict, list)))
     if queue:
         notes.append(f"{source}: more than {MAX_OBJECTS} objects; the rest not read")
@@ -115,7 +168,6 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
 
 def read_json_ld(root: Any) -> Objects:
     """The JSON-LD objects of ``root``'s ``<script type="application/ld+json">`` elements."""
-    extractor = _bounded_json_ld_extractor()()
     items: list[Any] = []
     notes: list[str] = []
     for count, script in enumerate(_JSON_LD_SCRIPTS(root)):
@@ -127,7 +179,7 @@ def read_json_ld(root: Any) -> Objects:
             notes.append(f"json-ld: a script of {size} characters skipped (limit {MAX_JSON_LD_CHARS})")
             continue
         try:
-            items.extend(extractor.extract_items(script))  # the script itself: extruct's XPath is descendant-or-self
+            items.extend(_script_items(script))
         except (ValueError, RecursionError, TypeError, AttributeError) as error:
             # invalid JSON (extruct's lenient second try failed too), or nesting deeper than Python's parser goes
             notes.append(f"json-ld: a script that is not valid JSON skipped ({type(error).__name__})")
@@ -172,31 +224,37 @@ def _as_json_ld(item: Any, depth: int) -> Any:
     return converted
 
 
+def repaired(text: str) -> str:
+    """``text`` without control characters (a space each) and commas before a closing bracket: one linear pass
+    each.  A string value that holds ", }" loses its comma; such a script was not JSON to begin with."""
+    return _TRAILING_COMMA.sub("", _CONTROL_CHARACTERS.sub(" ", text))
+
+
 def bounded_int(digits: str) -> int | None:
     """A JSON integer, or ``None`` past :data:`MAX_NUMBER_DIGITS` (never the interpreter's ``ValueError``)."""
     return int(digits) if len(digits) <= MAX_NUMBER_DIGITS else None
 
 
+def _script_items(script: Any) -> list[Any]:
+    """The items of one JSON-LD script: a strict parse that reads an over-long integer as ``null``, then the same
+    :func:`repaired` (a stray control character, a trailing comma), then extruct's lenient reader (comments around
+    the JSON), imported only for such a script: most pages never load extruct."""
+    text = script.xpath("string()")
+    try:
+        data = json.loads(text, strict=False, parse_int=bounded_int)
+    except ValueError:
+        try:
+            data = json.loads(repaired(text), strict=False, parse_int=bounded_int)
+        except ValueError:
+            return list(_lenient_json_ld_extractor().extract_items(script))  # its XPath is descendant-or-self
+    return [item for item in (data if isinstance(data, list) else [data]) if item]
+
+
 @functools.cache
-def _bounded_json_ld_extractor() -> type:
+def _lenient_json_ld_extractor() -> Any:
     from extruct.jsonld import JsonLdExtractor
 
-    class BoundedJsonLdExtractor(JsonLdExtractor):
-        """extruct's JSON-LD reader whose first, strict parse reads an over-long integer as ``null``; a script it
-        cannot parse goes to extruct's own lenient second try (comments around the JSON)."""
-
-        def _extract_items(self, node: Any) -> Iterator[Any]:
-            try:
-                data = json.loads(node.xpath("string()"), strict=False, parse_int=bounded_int)
-            except ValueError:
-                yield from super()._extract_items(node)
-                return
-            if isinstance(data, list):
-                yield from data
-            elif isinstance(data, dict):
-                yield data
-
-    return BoundedJsonLdExtractor
+    return JsonLdExtractor()
 
 
 @functools.cache

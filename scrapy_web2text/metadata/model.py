@@ -12,7 +12,22 @@ from urllib.parse import urljoin, urlsplit
 #: Where a value came from, in the words :attr:`Metadata.sources` uses.
 JSON_LD, MICRODATA, OPENGRAPH, META, TIME_ELEMENT = "json-ld", "microdata", "opengraph", "meta", "time-element"
 HTML_LANG, TEXT, HEADLINE, BYLINE, URL = "html-lang", "text", "headline", "byline", "url"
-SOURCES = (JSON_LD, MICRODATA, OPENGRAPH, META, TIME_ELEMENT, HTML_LANG, TEXT, HEADLINE, BYLINE, URL)
+DATE_ELEMENT = "date-element"  # an <abbr>, or an element whose class or id says date, meta, published...
+LINK = "link"  # a body link: rel="license", a Creative Commons link, rel="category", rel="tag"
+SOURCES = (
+    JSON_LD,
+    MICRODATA,
+    OPENGRAPH,
+    META,
+    TIME_ELEMENT,
+    DATE_ELEMENT,
+    HTML_LANG,
+    TEXT,
+    HEADLINE,
+    BYLINE,
+    URL,
+    LINK,
+)
 
 #: Bounds: a value past them is cut (and :attr:`Metadata.notes` says so), so hostile markup costs bounded time and
 #: gives a bounded record.
@@ -79,9 +94,11 @@ class Metadata:
 
     Every field is ``None`` (or an empty tuple) when the page does not say; :attr:`sources` names, for each field
     that has a value, where it came from (``"json-ld"``, ``"microdata"``, ``"opengraph"``, ``"meta"``,
-    ``"time-element"``, ``"html-lang"``, ``"text"``, ``"headline"``, ``"byline"``, ``"url"``).  Dates are ISO 8601
-    (``2024-06-11`` or ``2024-06-11T08:30:00+02:00``: a time and a zone only where the page gives them); ``language``
-    is a BCP 47 tag (``en``, ``pt-BR``); ``image``, ``canonical_url`` and ``license`` (when a URL) are absolute.
+    ``"time-element"``, ``"date-element"``, ``"html-lang"``, ``"text"``, ``"headline"``, ``"byline"``, ``"url"``,
+    ``"link"``).
+    Dates are ISO 8601 (``2024-06-11`` or ``2024-06-11T08:30:00+02:00``: a time and a zone only where the page gives
+    them); ``language`` is a BCP 47 tag (``en``, ``pt-BR``); ``image``, ``canonical_url`` and ``license`` (when a
+    URL) are absolute.
     :attr:`notes` says what was cut or skipped (``"json-ld: a script of 1048576 characters skipped"``).
     """
 

@@ -12,20 +12,22 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from .dates import date_in_url, htmldate_header, htmldate_time_elements, iso_date
-from .embedded import Objects, read_json_ld, read_microdata
+from .dates import date_in_url, htmldate_header, in_zone, iso_date, on_day, stated_zone, utc_instant
+from .embedded import ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
+from .links import read_links
 from .model import (
     BYLINE,
     HEADLINE,
     HTML_LANG,
+    LINK,
     MAX_DESCRIPTION_CHARS,
     MAX_LIST_ITEMS,
     META,
+    MICRODATA,
     OPENGRAPH,
     TEXT,
-    TIME_ELEMENT,
     URL,
     URL_SCHEME,
     Metadata,
@@ -33,7 +35,9 @@ from .model import (
     clean_text,
     http_url,
 )
-from .visible import read_byline
+from .names import is_name, name_key, organisation_keys, trimmed
+from .placed import PlacedDates, placed_dates
+from .visible import byline_windows, headline_block, itemprop_authors, read_byline, rel_authors
 
 #: schema.org properties read for each field, in order.
 _PROPERTIES = {
@@ -57,8 +61,11 @@ class _Fields:
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
         self.sources: dict[str, str] = {}
+        self.organisations: frozenset[str] = frozenset()  # name keys of the site and its publisher: no author
 
     def offer(self, name: str, value: Any, source: str | None) -> None:
+        if name == "authors" and value:
+            value = tuple(author for author in value if name_key(author) not in self.organisations)
         if name not in self.values and value not in (None, "", ()):
             self.values[name] = value
             if source:
@@ -94,21 +101,42 @@ def read_metadata(
     head = read_head(root)
     if head.overflow:
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
-    for objects in _structured_data(root, base, source):
+    structured = _structured_data(root, base, source)
+    chosen.organisations = _organisations(structured, head, base)
+    title = _page_title(root, head, headline)
+    for objects in structured:
         notes += objects.notes
-        _from_objects(chosen, objects, base)
+        _from_objects(chosen, objects, base, title)
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
+    links = read_links(root, base, source)
+    for name in ("license", "categories", "tags"):
+        chosen.offer(name, getattr(links, name), LINK)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
         chosen.offer("title", clean_text(headline()), HEADLINE)
-    _dates_from_htmldate(chosen, root, url)
+    _dates_from_htmldate(chosen, root)
+    windows = byline_windows(keep, headline_block(texts, keep, title))
+    placed = placed_dates(root, texts, elements, windows) if chosen.missing("date_published") else PlacedDates()
+    chosen.offer("date_published", *(placed.near or (None, None)))
     if chosen.missing("authors") or chosen.missing("date_published"):
-        byline = read_byline(texts, keep, elements, chosen.missing("authors"), chosen.missing("date_published"))
+        want = chosen.missing("authors"), chosen.missing("date_published")
+        byline = read_byline(texts, keep, elements, *want, windows=windows)
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
+    if chosen.missing("authors"):
+        chosen.offer("authors", itemprop_authors(root, source), MICRODATA)
+    if chosen.missing("authors"):
+        chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):
         chosen.offer("date_published", date_in_url(url), URL)
+    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
+    days = (  # each read only where the one before does not decide
+        lambda: date_in_url(url),
+        lambda: (placed_dates(root, texts, elements, windows).near or ("",))[0],
+        lambda: read_byline(texts, keep, elements, False, True, windows=windows).date,
+    )
+    _local_day(chosen, head, days)
     _language(chosen, head, main_text, content_language)
     if chosen.missing("site_name") and base:
         chosen.offer("site_name", urlsplit(base).hostname, URL)
@@ -131,9 +159,9 @@ def _structured_data(root: Any, base: str | None, source: str | None) -> list[Ob
     return found
 
 
-def _from_objects(chosen: _Fields, objects: Objects, base: str | None) -> None:
+def _from_objects(chosen: _Fields, objects: Objects, base: str | None, title: str | None) -> None:
     source = objects.source
-    main = objects.main()
+    main = objects.main(title)
     if main is not None:
         for name, properties in _PROPERTIES.items():
             if chosen.missing(name):
@@ -145,6 +173,23 @@ def _from_objects(chosen: _Fields, objects: Objects, base: str | None) -> None:
         chosen.offer("site_name", clean_text(_name(website)), source)
     for trail in objects.of_types(frozenset({"BreadcrumbList"}))[:1]:
         chosen.offer("breadcrumbs", _breadcrumbs(trail), source)
+
+
+def _page_title(root: Any, head: HeadValues, headline: Any) -> str | None:
+    """The title a main object's headline is matched against: the heading found, ``og:title``, ``<title>``."""
+    if isinstance(headline, str):
+        return headline
+    title = head_of(root).find("title")
+    return head.first("title", OPENGRAPH) or (title.text if title is not None else None)
+
+
+def _organisations(structured: list[Objects], head: HeadValues, base: str | None) -> frozenset[str]:
+    """The site's names (``og:site_name``, ``application-name``), its publisher's and its organisations' (structured
+    data), and its host: an author named so is the site, not a person."""
+    names = [*head.values.get(("site_name", OPENGRAPH), []), *head.values.get(("site_name", META), [])]
+    for objects in structured:  # a publisher is among them: a reference names an object of the graph
+        names += map(_name, objects.of_types(ORGANISATION_TYPES)[:MAX_LIST_ITEMS])
+    return organisation_keys(names, urlsplit(base).hostname if base else None)
 
 
 def _first(value: Any) -> Any:
@@ -190,9 +235,14 @@ def _image(value: Any, base: str | None) -> str | None:
 
 
 def _authors(value: Any, base: str | None = None) -> tuple[str, ...]:
-    names = (_name(item) for item in _each(value))
-    # a profile URL is not a name (OpenGraph's article:author usually is one)
-    return clean_list(name for name in names if name and not name.lstrip().startswith(("http://", "https://", "/")))
+    # a profile URL, a slug, a handle, a label is not a name (OpenGraph's article:author is usually a URL)
+    people = (item for item in _each(value) if not (isinstance(item, dict) and _is_organisation(item)))
+    names = (trimmed(clean_text(_name(item)) or "") for item in people)
+    return clean_list(name for name in names if is_name(name))
+
+
+def _is_organisation(item: dict[str, Any]) -> bool:
+    return not ORGANISATION_TYPES.isdisjoint(types_of(item.get("@type")))
 
 
 def _keywords(value: Any, base: str | None = None) -> tuple[str, ...]:
@@ -260,12 +310,27 @@ def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
             chosen.offer(name, value, source)
 
 
-def _dates_from_htmldate(chosen: _Fields, root: Any, url: str | None) -> None:
-    if not chosen.missing("date_published"):
-        return
-    chosen.offer("date_published", htmldate_header(head_of(root)), META)
+def _dates_from_htmldate(chosen: _Fields, root: Any) -> None:
     if chosen.missing("date_published"):
-        chosen.offer("date_published", htmldate_time_elements(root), TIME_ELEMENT)
+        chosen.offer("date_published", htmldate_header(head_of(root)), META)
+
+
+def _local_day(chosen: _Fields, head: HeadValues, days: Sequence[Callable[[], str | None]]) -> None:
+    """A publication instant stated in UTC, written in the page's own zone where another of its dates states one,
+    else on the day its URL or its visible date names (``2023-11-09T03:28:35Z`` on a page of ``/2023/11/08/``:
+    ``2023-11-08T23:28:35-04:00``, the same instant).  ``days`` (the URL's, the visible one) are read in turn, and
+    only for a UTC instant."""
+    value = chosen.values.get("date_published")
+    if not utc_instant(value):
+        return
+    stated = [chosen.values.get("date_modified")]
+    for key in (("date_published", OPENGRAPH), ("date_modified", OPENGRAPH), ("date_published", META)):
+        stated += head.values.get(key, [])[:5]
+    zone = next(filter(None, map(stated_zone, stated)), None)
+    if zone is not None:
+        chosen.values["date_published"] = in_zone(value, zone)
+        return
+    chosen.values["date_published"] = next(filter(None, (on_day(value, day()) for day in days)), value)
 
 
 def _language(chosen: _Fields, head: HeadValues, main_text: str, content_language: str | None) -> None:

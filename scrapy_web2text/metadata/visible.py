@@ -1,8 +1,9 @@
 """The byline and date a reader sees: the short lines just above the main text (and at its very start) that name
 an author ("By Aisha Rahman", a ``class="author"`` element) or state a date, for pages whose markup does not.
 
-Only the blocks around the first content block are looked at (:data:`BLOCKS_BEFORE`, :data:`BLOCKS_AFTER`), each
-line up to :data:`MAX_LINE_CHARS` characters: the cost does not grow with the page.
+Only the blocks around the first content block (:data:`BLOCKS_BEFORE`, :data:`BLOCKS_AFTER`), below the headline and
+after the last content block are looked at (:func:`byline_windows`), each line up to :data:`MAX_LINE_CHARS`
+characters: the cost does not grow with the page.
 """
 
 from __future__ import annotations
@@ -13,10 +14,18 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from lxml import etree
+
 from .dates import date_in_text, iso_date
+from .names import DATE_WORDS, PARTICLES, cut_before_date, is_name, trimmed
 
 BLOCKS_BEFORE = 15
 BLOCKS_AFTER = 6
+#: Blocks read below the headline where it sits outside the window of the first kept block.
+BLOCKS_AFTER_HEADLINE = 25
+#: Blocks around the last kept block read for credits; a headline shorter than this matches only a whole title.
+CREDITS_BEFORE, CREDITS_AFTER = 2, 6
+MIN_HEADLINE_CHARS = 12
 #: A byline or date line is short; a longer one is a paragraph.
 MAX_LINE_CHARS = 160
 #: Ancestors of a block looked at for a byline's class, id, rel or itemprop.
@@ -27,25 +36,27 @@ _INLINE = frozenset(
 )
 _BY = re.compile(
     r"^\s*+(?:by|von|par|por|door|di|av|af|przez|автор|written by|posted by"
+    r"|(?:veröffentlicht|erstellt|geschrieben|verfasst)\s++von|publié\s++par|(?:publicado|escrito)\s++por"
     r"|text(?:e)?\s*+:|autor(?:in)?\s*+:|author\s*+:)\s++(.+)",
     re.I,
 )
 _MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I)
+_COMMENTS = re.compile(r"comment|respon|reply|discuss|kommentar", re.I)
 _DIGIT = re.compile(r"\d")
 _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
-#: What ends the names of a byline: a separator, a date, "on"/"am"/"le"/"el" (before a date), "updated".
-_SEPARATORS = re.compile(r"(?:[|·•–—/]|\bon\b|\bam\b|\ble\b|\bel\b|\bupdated\b|\d)(?s:.*)", re.I)
+#: What ends the names of a byline: a separator, a date, "updated" (a date particle: :func:`~.names.cut_before_date`).
+_SEPARATORS = re.compile(r"(?:[|·•–—/]|\bupdated\b|\d)(?s:.*)", re.I)
 #: What joins two names: a comma, "&", "and" in a few languages.
 _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
-#: Words a byline line holds beside a name: months and weekdays (a date's), never names by themselves.
-_NOT_NAMES = frozenset(
-    """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august september
-    october november december mon tue wed thu fri sat sun monday tuesday wednesday thursday friday saturday sunday
-    januar februar märz mai juni juli oktober dezember janvier février mars avril juin juillet août septembre
-    octobre novembre décembre enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre
-    diciembre updated published posted share comments""".split()
-)
-_PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter ten y".split())
+
+
+#: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads
+#: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
+_ITEMPROP_AUTHORS = etree.XPath('//*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
+MAX_MARKED = 10
+_ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'")
+#: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
+COMMENT_ANCESTORS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,44 +71,133 @@ def read_byline(
     elements: Sequence[tuple[Any, bool]],
     want_authors: bool = True,
     want_date: bool = True,
+    windows: Sequence[Window] | None = None,
 ) -> Byline:
-    """The authors and date stated in the lines around the first content block (empty when none); only what is
-    wanted is looked for."""
-    first = next((index for index, kept in enumerate(keep) if kept), None)
-    if first is None or not (want_authors or want_date):
-        return Byline()
+    """The authors and date stated in the lines around the first content block, then below the headline (block
+    ``headline``), then the credits after the last content block (a line that starts with a byline word only):
+    ``windows`` (:func:`byline_windows`, by default without a headline); empty when none.  Only what is wanted is
+    looked for."""
     authors: tuple[str, ...] = ()
     date = None
-    for line, element in _lines(texts, elements, max(0, first - BLOCKS_BEFORE), first + BLOCKS_AFTER):
-        if want_authors and not authors:
-            authors = _authors_of(line, element)
-        if want_date and date is None:
-            date = _date_of(line, element)
-        if (authors or not want_authors) and (date or not want_date):
-            break
+    if windows is None:
+        windows = byline_windows(keep)
+    for window in windows if want_authors or want_date else ():
+        if window.credits and not want_authors:  # after the text, only credits are read
+            continue
+        for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
+            if want_authors and not authors and (not window.credits or _BY.match(line)):
+                authors = _authors_of(line, element)
+            if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
+                date = _date_of(line, element)
+            if (authors or not want_authors) and (date or not want_date):
+                return Byline(authors, date)
     return Byline(authors, date)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Blocks where a byline is looked for, the block it is measured from, and whether it follows the text."""
+
+    blocks: range
+    anchor: int
+    credits: bool = False
+
+
+def byline_windows(keep: Sequence[bool], headline: int | None = None) -> list[Window]:
+    """Around the first kept block; below the headline where that reaches elsewhere (a byline 90 blocks above the
+    first kept paragraph, under the ``<h1>``); after the last kept block (credits: "Text: Ursula Eggers")."""
+    first = next((index for index, kept in enumerate(keep) if kept), None)
+    if first is None:
+        return []
+    last = len(keep) - 1 - next(index for index, kept in enumerate(reversed(keep)) if kept)
+    windows = [Window(range(max(0, first - BLOCKS_BEFORE), first + BLOCKS_AFTER), first)]
+    # (a headline's window ends where the first one does: below it, the text and what follows it are not a byline)
+    end = min(headline + BLOCKS_AFTER_HEADLINE, first + BLOCKS_AFTER) if headline is not None else 0
+    below_headline = range(headline, end) if headline is not None and headline < windows[0].blocks.start else range(0)
+    if below_headline:
+        windows.append(Window(below_headline, headline))
+    windows.append(Window(range(max(0, last - CREDITS_BEFORE, first + BLOCKS_AFTER), last + CREDITS_AFTER), last, True))
+    return windows
+
+
+def headline_block(texts: Sequence[str], keep: Sequence[bool], title: str | None) -> int | None:
+    """The first block above the first kept block's window whose text is the page's title, or the part of it
+    before the site's name."""
+    wanted = _fold(title)
+    first = next((index for index, kept in enumerate(keep) if kept), None)
+    if not wanted or first is None:
+        return None
+    for index in range(min(first - BLOCKS_BEFORE, len(texts))):
+        size = len(texts[index])
+        text = _fold(texts[index]) if MIN_HEADLINE_CHARS <= size <= len(wanted) + 20 or size == len(wanted) else ""
+        if text and (text == wanted or len(text) >= MIN_HEADLINE_CHARS and wanted.startswith(text)):
+            return index
+    return None
+
+
+def _fold(text: str | None) -> str:
+    return " ".join(text[: 2 * MAX_LINE_CHARS].split()).casefold() if text else ""
+
+
+def itemprop_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
+    """The names of the first ``itemprop="author"`` outside an item: a ``<meta>``'s content, else its text (not
+    looked for where the page's ``source`` text never names it)."""
+    if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
+        return ()
+    for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED]:
+        value = element.get("content") if element.tag == "meta" else _bounded_text(element)
+        match = _BY.match(value or "")
+        names = tuple(name for name in _split_names(match.group(1) if match else value or "") if is_name(name))
+        if names:
+            return names[:5]
+    return ()
+
+
+def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
+    """The full names of the first of the ``<a rel="author">`` ``links`` outside a comment section, and of its
+    siblings'."""
+    links = [link for link in links[:MAX_MARKED] if not _in_comments(link)]
+    if not links:
+        return ()
+    parent = links[0].getparent()
+    texts = (trimmed(_bounded_text(link) or "") for link in links if link.getparent() is parent)
+    return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
+
+
+def _in_comments(element: Any) -> bool:
+    for ancestor in islice(element.iterancestors(), COMMENT_ANCESTORS):
+        names = " ".join(ancestor.get(name) or "" for name in ("class", "id"))
+        if names.strip() and _COMMENTS.search(names[:300]):
+            return True
+    return False
+
+
+def _split_names(names: str) -> list[str]:
+    return [trimmed(part.strip(" .:")) for part in _JOINERS.split(cut_before_date(_SEPARATORS.sub("", names[:500])))]
 
 
 def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int):
     """(text, element or None) for the blocks in ``start:end``: the text of a block's nearest block-level element
     (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element, then the block's own text
     with the element holding it."""
-    seen: set[int] = set()
+    seen: dict[int, Any] = {}  # with the element: an lxml proxy's id is reused once the proxy is freed
     for index in range(start, min(end, len(texts))):
+        if len(texts[index]) > MAX_LINE_CHARS:  # a paragraph: its line is longer still
+            continue
         element, in_tail = elements[index] if index < len(elements) else (None, False)
         if element is not None and in_tail:  # the text follows the element: it sits in the element's parent
             element = element.getparent()
-        line_element = _line_element(element) if element is not None else None
-        if line_element is not None and id(line_element) not in seen:
-            seen.add(id(line_element))
-            line = _bounded_text(line_element)
+        line_holder = line_element(element) if element is not None else None
+        if line_holder is not None and id(line_holder) not in seen:
+            seen[id(line_holder)] = line_holder
+            line = _bounded_text(line_holder)
             if line is not None:
-                yield line, line_element
-        if len(texts[index]) <= MAX_LINE_CHARS:
-            yield texts[index], element
+                yield line, line_holder
+        yield texts[index], element
 
 
-def _line_element(element: Any) -> Any:
+def line_element(element: Any) -> Any:
+    """``element``'s nearest ancestor-or-self that is not inline (the line a reader sees it on)."""
     for _ in range(6):
         if not isinstance(element.tag, str) or element.tag not in _INLINE:
             return element
@@ -138,8 +238,7 @@ def _authors_of(line: str, element: Any) -> tuple[str, ...]:
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()
-    names = _SEPARATORS.sub("", names)
-    found = tuple(name for name in (part.strip(" .:") for part in _JOINERS.split(names)) if _looks_like_name(name))
+    found = tuple(name for name in _split_names(names) if _looks_like_name(name))
     if match is None and not any(" " in name for name in found):
         return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
     return found[:5]
@@ -151,9 +250,9 @@ def _looks_like_name(text: str) -> bool:
         return False
     if not 1 <= len(words) <= 5 or len(text) > 60 or any(char in text for char in '@:;!?()[]{}<>"='):
         return False
-    if any(word.lower().strip(".,") in _NOT_NAMES for word in words):
+    if any(word.lower().strip(".,") in DATE_WORDS for word in words) or not is_name(text):
         return False
-    return all(word[0].isupper() or word.lower() in _PARTICLES for word in words) and any(
+    return all(word[0].isupper() or word.lower() in PARTICLES for word in words) and any(
         word[0].isupper() for word in words
     )
 

@@ -337,7 +337,11 @@ assert metadata.authors == ("Aisha Rahman", "Jonas Weber"), metadata
 # no markup date here: htmldate's readers run (the <meta> names, <time> elements, the URL)
 dated = extract({page().encode()!r}, url="https://town.example/2024/01/02/a.html").metadata
 assert dated.date_published == "2024-01-02", dated
-assert "extruct" in sys.modules and "htmldate" in sys.modules
+assert "extruct" not in sys.modules and "htmldate" in sys.modules, "JSON-LD that is JSON needs no extruct"
+# microdata does: extruct's reader runs under the hook too
+item = '<div itemscope itemtype="https://schema.org/Article"><span itemprop="headline">H</span></div>'
+assert extract({page().encode()!r}.replace(b"<article>", item.encode() + b"<article>")).metadata.title
+assert "extruct" in sys.modules
 assert not events, events
 print("ok")
 """

@@ -115,6 +115,13 @@ WHY_LINEAR = {
     "metadata.dates._ISO": r"anchored at \A (one attempt), digit counts bounded, blank runs possessive",
     "metadata.language._TAG": r"anchored at ^ without MULTILINE (one attempt), repetitions bounded",
     "metadata.language._WORDS": r"\w+ always matches the whole run",
+    "metadata.embedded._CONTROL_CHARACTERS": "one character class",
+    "metadata.embedded._TRAILING_COMMA": "a literal comma, a possessive blank run, a one-character lookahead: "
+    "bounded per attempt past the run, and a run is entered only at a comma",
+    "metadata.names._WORD": r"\S++ always matches the whole run",
+    "metadata.names._ADDRESS": "an alternation of literals: bounded per position",
+    "metadata.visible._COMMENTS": "an alternation of literals: bounded per position",
+    "metadata.placed._DATE_CLASS": "an alternation of literals: bounded per position",
     "metadata.visible._BY": r"anchored at ^ (one attempt), blank runs possessive, (.+) takes the rest",
     "metadata.visible._MARKS": "an alternation of literals: bounded per position",
     "metadata.visible._DATE_MARKS": "an alternation of literals: bounded per position",

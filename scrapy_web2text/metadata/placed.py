@@ -1,0 +1,151 @@
+"""Dates placed on the page: ``<time>`` elements, ``<abbr>`` and elements whose class or id says date, meta,
+published or updated (``<span class="heading__meta">Stand - 12.11.2021</span>``), ranked by where they sit.
+
+A related-post teaser or an archive widget carries dates too, often older than the article's: a ``<time>`` or
+``<abbr>`` in the byline's windows (around the first kept block, below the headline) comes first, window by window
+and the nearest first (the byline reads the other lines there, :mod:`.visible`); one after the last kept block, or an
+element marked by class or id there, then any other ``<time>`` or ``<abbr>``, is a last resort (:func:`placed_dates`
+gives both groups, the reader tries the URL between them).  At most :data:`MAX_CANDIDATES` elements are looked at,
+each text up to :data:`MAX_CANDIDATE_CHARS` characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain, islice
+from typing import Any
+
+from .dates import date_in_text, iso_date
+from .model import DATE_ELEMENT, TIME_ELEMENT
+from .visible import MAX_LINE_CHARS, Window
+
+MAX_CANDIDATES = 200
+MAX_CANDIDATE_CHARS = 160
+MAX_LINE = MAX_LINE_CHARS
+#: Levels looked down (elements) and up (ancestors) from a ``<time>``/``<abbr>`` for the block it belongs to, and up
+#: from a block after the text for an element marked by class or id.
+DESCENDANTS = 30
+ANCESTORS = 2
+
+#: Words of a class or id that mark a date's element.
+_DATE_CLASS = re.compile(r"date|publish|updated|meta|posted|datum|fecha|time|byline", re.I)
+#: A date's own elements.
+_DATE_TAGS = ("time", "abbr")
+#: A date and its source (:data:`~.model.TIME_ELEMENT` or :data:`~.model.DATE_ELEMENT`).
+Dated = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedDates:
+    near: Dated | None = None  # in or near the main text
+    far: Dated | None = None  # elsewhere: the last resort
+
+
+def placed_dates(
+    root: Any, texts: Sequence[str], elements: Sequence[tuple[Any, bool]], windows: Sequence[Window]
+) -> PlacedDates:
+    """The first date of the candidates in the byline ``windows`` (:func:`~.visible.byline_windows`: window by
+    window, the nearest to its anchor first, a tie to the one below it), and of the others (those after the text
+    first, then the page's other ``<time>`` and ``<abbr>`` elements in page order)."""
+    holders = _holders(texts, elements, windows)
+    near: dict[int, tuple[tuple[int, int, bool, int], Any]] = {}
+
+    def consider(element: Any, index: int, order: int) -> None:
+        rank = next(rank for rank, window in enumerate(windows) if index in window.blocks)
+        anchor = windows[rank].anchor
+        key = (rank, abs(index - anchor), index < anchor, order)
+        if id(element) not in near or key < near[id(element)][0]:
+            near[id(element)] = (key, element)
+
+    tagged = list(islice(root.iter(*_DATE_TAGS), MAX_CANDIDATES))
+    for order, element in enumerate(tagged):
+        index = _position(element, holders)
+        if index is not None:
+            consider(element, index, order)
+    # an element marked by class or id after the text (within the windows above, the byline reads its text)
+    for window in (window for window in windows if window.credits):
+        for index in window.blocks:
+            if id(holder := _holder(elements, index)) in holders:
+                for element in _marked_around(holder):
+                    consider(element, index, len(tagged))
+    ranked = sorted(near.values(), key=lambda item: item[0])
+    near_date = next(filter(None, (dated(element) for key, element in ranked if not windows[key[0]].credits)), None)
+    if near_date is not None:
+        return PlacedDates(near=near_date)
+    # after the text, a date may be a teaser's as well as the article's: it comes after the URL's too
+    after = [element for key, element in ranked if windows[key[0]].credits]
+    others = (element for element in tagged if id(element) not in near)
+    return PlacedDates(far=next(filter(None, map(dated, chain(after, others))), None))
+
+
+def _holder(elements: Sequence[tuple[Any, bool]], index: int) -> Any:
+    if index >= len(elements) or elements[index][0] is None:
+        return None
+    element, in_tail = elements[index]
+    return element.getparent() if in_tail else element
+
+
+def _holders(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], windows: Sequence[Window]) -> dict:
+    """Block index by the element holding its text, for the windows' blocks no longer than a line (a longer one is
+    a paragraph: a date inside it is one the text mentions).  The element is kept with it: an lxml proxy's id is
+    reused once the proxy is freed."""
+    holders: dict[int, tuple[int, Any]] = {}
+    for window in windows:
+        for index in window.blocks:
+            holder = _holder(elements, index) if index < len(texts) and len(texts[index]) <= MAX_LINE else None
+            if holder is not None:
+                holders.setdefault(id(holder), (index, holder))
+    return holders
+
+
+def _position(element: Any, holders: dict[int, tuple[int, Any]]) -> int | None:
+    """The window block of ``element``: its own text's, one inside it, or its line's (a ``<time>`` without text)."""
+    for inner in islice(element.iter(), DESCENDANTS):
+        if id(inner) in holders:
+            return holders[id(inner)][0]
+    for ancestor in islice(element.iterancestors(), ANCESTORS + 1):
+        if id(ancestor) in holders:
+            return holders[id(ancestor)][0]
+    return None
+
+
+def _marked_around(holder: Any) -> list[Any]:
+    return [
+        candidate
+        for candidate in islice(chain((holder,), holder.iterancestors()), ANCESTORS + 1)
+        if isinstance(candidate.tag, str) and candidate.tag not in ("body", "html") and _is_marked(candidate)
+    ]
+
+
+def _is_marked(element: Any) -> bool:
+    names = " ".join(element.get(name) or "" for name in ("class", "id"))[:300]
+    return element.tag in _DATE_TAGS or bool(names.strip() and _DATE_CLASS.search(names))
+
+
+def dated(element: Any) -> Dated | None:
+    found = date_of(element)
+    return (found, TIME_ELEMENT if element.tag == "time" else DATE_ELEMENT) if found else None
+
+
+def date_of(element: Any) -> str | None:
+    """The date a candidate states: its ``datetime``/``content``/``title`` value (ISO 8601 keeps the time and
+    zone), else its short text; a value without four digits (a year) is not read."""
+    for value in (*(element.get(name) for name in ("datetime", "content", "title")), _bounded_text(element)):
+        value = (value or "")[:MAX_CANDIDATE_CHARS].strip()
+        if sum(char.isdigit() for char in value) >= 4:
+            stated = iso_date(value) or date_in_text(value)
+            if stated:
+                return stated
+    return None
+
+
+def _bounded_text(element: Any) -> str | None:
+    parts, size = [], 0
+    for text in element.itertext():
+        parts.append(text)
+        size += len(text)
+        if size > MAX_CANDIDATE_CHARS:
+            return None
+    return " ".join(" ".join(parts).split())

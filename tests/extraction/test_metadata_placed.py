@@ -1,0 +1,180 @@
+"""Metadata, round two (issue 54): where on the page a date or an author is read, each class of wrong page shown by
+a fragment of markup."""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy_web2text import extract
+from scrapy_web2text.metadata import Metadata
+
+from .test_metadata import ENGLISH, json_ld
+
+TEASERS = (
+    "<aside><h3>Related</h3><ul>"
+    + "".join(
+        f'<li><a href="/old/{n}">Older story number {n}</a> <time datetime="2019-05-0{n}">May {n}, 2019</time></li>'
+        for n in range(1, 4)
+    )
+    + "</ul></aside>"
+)
+
+
+def article(before: str = "", byline: str = "", after: str = "", head: str = "", paragraphs: int = 10) -> str:
+    return (
+        f"<html lang='en'><head><title>A plan for the old market</title>{head}</head><body>"
+        f"<nav><a href='/'>Home</a> <a href='/news'>News</a> <a href='/sport'>Sport</a></nav>{before}"
+        f"<article><h1>A plan for the old market</h1>{byline}"
+        + "".join(f"<p>{ENGLISH * 3}</p>" for _ in range(paragraphs))
+        + f"{after}</article><footer>Copyright The Town Paper. All rights reserved. Imprint.</footer></body></html>"
+    )
+
+
+def metadata_of(html: str, url: str | None = None) -> Metadata:
+    return extract(html, url=url).metadata
+
+
+# --- dates ----------------------------------------------------------------------------------------------------
+
+
+def test_a_date_in_an_element_whose_class_says_date_after_the_text():
+    # class 1: the byline window (around the first content block) does not reach the end of a long article
+    metadata = metadata_of(article(after='<p class="article_date">Letzte Aktualisierung: 18.01.2018</p>'))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2018-01-18", "date-element")
+
+
+def test_a_date_in_an_abbr_title():
+    metadata = metadata_of(
+        article(byline='<p><abbr class="published" title="2019-03-04T10:00:00+01:00">4 March</abbr>')
+    )
+    assert metadata.date_published == "2019-03-04T10:00:00+01:00"
+
+
+def test_the_time_element_near_the_text_beats_older_teasers():
+    # class 2: htmldate kept the oldest <time> of the whole page, a related story's
+    metadata = metadata_of(article(before=TEASERS, byline='<p><time datetime="2024-06-11">11 June</time></p>'))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2024-06-11", "time-element")
+
+
+def test_a_teaser_date_is_the_last_resort_after_the_url():
+    html = article(after=TEASERS)
+    assert metadata_of(html, "https://town.example/2024/06/11/market.html").date_published == "2024-06-11"
+    assert metadata_of(html, "https://town.example/market.html").date_published == "2019-05-01"
+
+
+def test_the_article_beats_an_embedded_video_before_it():
+    # class 3: a VideoObject that precedes the NewsArticle gave its uploadDate
+    video = {"@type": "VideoObject", "name": "Market walk", "uploadDate": "2018-02-03", "author": "Video Desk"}
+    news = {"@type": "NewsArticle", "headline": "A plan for the old market", "datePublished": "2024-06-11"}
+    metadata = metadata_of(article(head=json_ld({"@context": "https://schema.org", "@graph": [video, news]})))
+    assert metadata.date_published == "2024-06-11"
+
+
+def test_the_main_entity_and_the_headline_that_matches_the_title():
+    teaser = {"@type": "Article", "headline": "Another story", "datePublished": "2017-01-01"}
+    page = {"@type": "WebPage", "@id": "#page", "mainEntity": {"@id": "#story"}}
+    story = {"@type": "BlogPosting", "@id": "#story", "headline": "Untitled", "datePublished": "2024-06-12"}
+    titled = {"@type": "NewsArticle", "headline": "A plan for the old market", "datePublished": "2024-06-13"}
+    assert metadata_of(article(head=json_ld([teaser, page, story]))).date_published == "2024-06-12"
+    assert metadata_of(article(head=json_ld([teaser, titled]))).date_published == "2024-06-13"
+
+
+def test_json_ld_with_a_stray_control_character_and_a_trailing_comma_is_read():
+    # class 5: the whole script was skipped
+    script = (
+        '{"@context": {"@vocab": "https://schema.org/"}, "@type": "NewsArticle",\x0b'
+        ' "author": [{"@type": "Person", "name": "Aisha Rahman"},], "datePublished": "2024-06-11",}'
+    )
+    metadata = metadata_of(article(head=f'<script type="application/ld+json">{script}</script>'))
+    assert (metadata.date_published, metadata.authors, metadata.notes) == ("2024-06-11", ("Aisha Rahman",), ())
+
+
+def test_a_utc_instant_is_given_on_the_local_day():
+    # class 4: 03:28 UTC on 9 November is the evening of the 8th in New York, as the URL and the byline say
+    head = json_ld({"@type": "NewsArticle", "headline": "A plan", "datePublished": "2023-11-09T03:28:35Z"})
+    on_the_8th = "https://paper.example/2023/11/08/market.html"
+    assert metadata_of(article(head=head), on_the_8th).date_published == "2023-11-08T23:28:35-04:00"  # same instant
+    stated = head + '<meta property="article:modified_time" content="2023-11-09T10:00:00-05:00">'
+    assert metadata_of(article(head=stated)).date_published == "2023-11-08T22:28:35-05:00"  # the page's own zone
+    visible = article(head=head, byline='<p class="dateline">November 8, 2023</p>')
+    assert metadata_of(visible).date_published.startswith("2023-11-08T")
+    assert metadata_of(article(head=head)).date_published == "2023-11-09T03:28:35+00:00"  # nothing says otherwise
+
+
+# --- authors --------------------------------------------------------------------------------------------------
+
+
+def test_particles_stay_inside_names():
+    # class 8: "le", "el", "on", "am" were cut as if a date followed
+    assert metadata_of(article(byline="<p>Par Loïc Le Clerc le 12 mars 2021</p>")).authors == ("Loïc Le Clerc",)
+    assert metadata_of(article(byline="<p>By Ana El Sayed on June 5, 2024</p>")).authors == ("Ana El Sayed",)
+    assert metadata_of(article(byline="<p>Von Max Muster am 3. Mai 2022</p>")).authors == ("Max Muster",)
+
+
+def test_labels_buttons_and_weekdays_are_not_names():
+    # class 10
+    labelled = article(byline='<p class="author">Veröffentlicht von</p><p>Eine Notiz</p>')
+    assert metadata_of(labelled).authors == ()
+    assert metadata_of(article(byline='<div class="author">Jane Doe Follow</div>')).authors == ("Jane Doe",)
+    assert metadata_of(article(byline="<p>Von Max Muster, Dienstag</p>")).authors == ("Max Muster",)
+    assert metadata_of(article(byline="<p>Veröffentlicht von Max Muster</p>")).authors == ("Max Muster",)
+
+
+def test_slugs_handles_and_addresses_are_not_names():
+    # class 11: a template's user name in the markup
+    for slug in ("robert.stitz", "edilson.la.rosa", "name[at]example.net", "@robert"):
+        head = f'<meta name="author" content="{slug}">'
+        assert metadata_of(article(head=head)).authors == (), slug
+    assert metadata_of(article(head='<meta name="author" content="Robert Stitz">')).authors == ("Robert Stitz",)
+
+
+def test_the_site_publisher_or_an_organisation_is_not_an_author():
+    # class 9: most false authors were the site itself
+    organisation = {"@type": "NewsArticle", "headline": "A plan", "author": {"@type": "Organization", "name": "Desk"}}
+    assert metadata_of(article(head=json_ld(organisation))).authors == ()
+    site = (
+        '<meta property="og:site_name" content="National Geographic"><meta name="author" content="National Geographic">'
+    )
+    assert metadata_of(article(head=site)).authors == ()
+    host = '<meta name="author" content="Motorsport-Total.com">'
+    assert metadata_of(article(head=host), "https://www.motorsport-total.com/news/1.html").authors == ()
+    person = site.replace('name="author" content="National Geographic"', 'name="author" content="Aisha Rahman"')
+    assert metadata_of(article(head=person)).authors == ("Aisha Rahman",)
+
+
+def test_bylines_outside_the_window():
+    # class 7: far below the first content block, or after the text
+    link = '<p>Story by <a rel="author" href="/staff/ann">Ann Lee</a></p>'
+    assert metadata_of(article(after=link, paragraphs=20)).authors == ("Ann Lee",)
+    comment = '<div class="comments"><p><a rel="author" href="/u/x">Random Reader</a> wrote:</p></div>'
+    assert metadata_of(article(after=comment, paragraphs=20)).authors == ()
+    assert metadata_of(article(after="<p>Text: Ursula Eggers</p>", paragraphs=20)).authors == ("Ursula Eggers",)
+    assert metadata_of(article(after="<p>Erstellt von Max Muster</p>", paragraphs=20)).authors == ("Max Muster",)
+    meta = '<meta itemprop="author" content="Aisha Rahman">'
+    assert metadata_of(article(head=meta)).authors == ("Aisha Rahman",)
+
+
+# --- other fields ---------------------------------------------------------------------------------------------
+
+
+def test_licence_categories_and_tags_from_body_links():
+    links = (
+        '<p>Filed under <a href="/c/local" rel="category tag">Local news</a>; tagged'
+        ' <a href="/t/m" rel="tag">market</a> <a href="/t/c" rel="tag">council</a></p>'
+    )
+    footer = '<p><a href="https://creativecommons.org/licenses/by-sa/4.0/">CC BY-SA 4.0</a></p>'
+    metadata = metadata_of(article(after=links + footer), "https://town.example/news/market")
+    assert metadata.license == "https://creativecommons.org/licenses/by-sa/4.0/"
+    assert (metadata.categories, metadata.tags) == (("Local news",), ("market", "council"))
+    declared = '<a rel="license" href="/licence">Licence</a>' + footer
+    assert metadata_of(article(after=declared), "https://town.example/a").license == "https://town.example/licence"
+
+
+# --- weight ---------------------------------------------------------------------------------------------------
+
+
+def test_htmldate_writes_no_debug_lines(caplog):
+    # at Scrapy's default level (DEBUG) every string htmldate tried was a line of the crawl's log
+    with caplog.at_level(logging.DEBUG):
+        assert metadata_of(article(byline="<p>By Ann Lee, 11 June 2024</p>")).date_published == "2024-06-11"
+    assert [record.name for record in caplog.records if record.name.startswith("htmldate")] == []
