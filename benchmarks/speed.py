@@ -18,7 +18,9 @@ and the median per-page ratio of the two is printed.  ``--languages`` adds rows 
 gold text (py3langid), ``--language de`` (or ``other``: not English) times only such pages.  ``--metadata`` adds
 ``extract()`` with :attr:`~scrapy_web2text.Extraction.metadata` read, interleaved too, and its ratio to
 ``extract()`` alone.
-The Web2Text paper's 54 ms per page is printed beside.
+The Web2Text paper's 54 ms per page is printed beside.  Nothing is set for BLAS unless ``--blas-threads`` says so:
+``extract()`` runs as a user calls it.  ``--busy`` runs a CPU-bound process on each core meanwhile, a machine with
+other work; ``--clock process`` counts every thread's CPU time (BLAS's helper threads too).
 """
 
 from __future__ import annotations
