@@ -66,6 +66,7 @@ class Labeller(Protocol):
 _REGISTRY: dict[str, str] = {
     "web2text": "scrapy_web2text.labellers.web2text:web2text",
     "web2text-unary": "scrapy_web2text.labellers.web2text:web2text_unary",
+    "web2text-model-alone": "scrapy_web2text.labellers.web2text:web2text_model_alone",
     "boilerpipe-article": "scrapy_web2text.labellers.boilerpipe:article",
     "boilerpipe-default": "scrapy_web2text.labellers.boilerpipe:default",
     "boilerpipe-largest": "scrapy_web2text.labellers.boilerpipe:largest",

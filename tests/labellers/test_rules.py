@@ -41,6 +41,9 @@ def test_rules_false_runs_the_model_alone():
     assert [block.is_content for block in alone.blocks] == _model_alone(CAPTIONED)
     assert _CAPTION in alone.main_text and _CAPTION not in extract(CAPTIONED).main_text
     assert all(block.rule is None for block in alone.blocks)
+    # the evaluation's "model alone" row: the same labels, as a method the benchmark runs beside "web2text"
+    by_method = extract(CAPTIONED, method="web2text-model-alone")
+    assert [block.is_content for block in by_method.blocks] == _model_alone(CAPTIONED)
 
 
 def test_a_rule_can_be_skipped_by_name_and_unknown_names_are_refused():

@@ -193,3 +193,9 @@ def web2text(
 def web2text_unary(page: Page, *, model=None, threshold=None, rules: bool = True, skip_rules=frozenset()) -> Labelling:
     """The unary network alone (no pairwise term in the decoding)."""
     return web2text(page, model=model, threshold=threshold, pairwise=False, rules=rules, skip_rules=skip_rules)
+
+
+def web2text_model_alone(page: Page, *, model=None, threshold=None) -> Labelling:
+    """The networks and Viterbi without the rules after decoding: the evaluation's "model alone" row beside the
+    full method's, so that what the rules add stays visible."""
+    return web2text(page, model=model, threshold=threshold, rules=False)
