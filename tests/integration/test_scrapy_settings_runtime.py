@@ -230,3 +230,18 @@ def test_misspelt_settings_are_named_once_with_the_nearest_valid_name(untrained_
     with caplog.at_level("WARNING", logger="scrapy_web2text.integration.settings"):
         Web2TextPipeline.from_crawler(make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.5}))
     assert not [record for record in caplog.records if "Unknown setting" in record.getMessage()]
+
+
+def test_every_setting_is_documented_once_and_every_documented_setting_exists():
+    import re
+
+    from scrapy_web2text.integration import settings as settings_module
+    from scrapy_web2text.integration.settings import OTHER_SETTINGS
+
+    page = (REPO / "docs" / "settings.rst").read_text(encoding="utf-8")
+    documented = re.findall(r"^``(WEB2TEXT_[A-Z_]+)`` \(default", page, re.M)
+    assert len(documented) == len(set(documented)), "a setting documented twice"
+    assert set(DEFAULTS) <= set(documented), sorted(set(DEFAULTS) - set(documented))
+    assert set(documented) <= set(DEFAULTS) | OTHER_SETTINGS, sorted(set(documented) - set(DEFAULTS))
+    table = set(re.findall(r"^``(WEB2TEXT_[A-Z_]+)``", settings_module.__doc__, re.M))
+    assert set(DEFAULTS) <= table, sorted(set(DEFAULTS) - table)  # the module's own table too
