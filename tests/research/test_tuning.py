@@ -184,10 +184,7 @@ def test_train_init_writes_a_model_that_loads_by_path(corrected, tmp_path, capsy
     output = tmp_path / "mymodel"
     arguments = ["train", "--init", "default", "--pages", str(corrected["pages"]), "--labels", str(corrected["labels"])]
     assert main([*arguments, "-o", str(output), "--iterations", "20", "--mix", "0", "--threads", "1"]) == 0
-    assert (
-        "your labels overrule, skipped: landmark_sections"
-        in capsys.readouterr().out
-    )
+    assert "your labels overrule, skipped: landmark_sections" in capsys.readouterr().out
     tuned = Web2TextModel.load(f"{output}.npz")
     card = json.loads((tmp_path / "mymodel.json").read_text())
     assert card["fine_tuned"]["pages"][0]["source"].endswith("story.html") and card["name"] == "default-tuned"
