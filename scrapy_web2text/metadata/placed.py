@@ -19,7 +19,7 @@ from typing import Any
 
 from .dates import date_in_text, iso_date
 from .model import DATE_ELEMENT, TIME_ELEMENT
-from .visible import MAX_LINE_CHARS, Window
+from .visible import MAX_LINE_CHARS, Window, bounded_text
 
 MAX_CANDIDATES = 200
 MAX_CANDIDATE_CHARS = 160
@@ -132,20 +132,11 @@ def dated(element: Any) -> Dated | None:
 def date_of(element: Any) -> str | None:
     """The date a candidate states: its ``datetime``/``content``/``title`` value (ISO 8601 keeps the time and
     zone), else its short text; a value without four digits (a year) is not read."""
-    for value in (*(element.get(name) for name in ("datetime", "content", "title")), _bounded_text(element)):
+    attributes = (element.get(name) for name in ("datetime", "content", "title"))
+    for value in (*attributes, bounded_text(element, MAX_CANDIDATE_CHARS)):
         value = (value or "")[:MAX_CANDIDATE_CHARS].strip()
         if sum(char.isdigit() for char in value) >= 4:
             stated = iso_date(value) or date_in_text(value)
             if stated:
                 return stated
     return None
-
-
-def _bounded_text(element: Any) -> str | None:
-    parts, size = [], 0
-    for text in element.itertext():
-        parts.append(text)
-        size += len(text)
-        if size > MAX_CANDIDATE_CHARS:
-            return None
-    return " ".join(" ".join(parts).split())

@@ -145,7 +145,7 @@ def itemprop_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
     if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
         return ()
     for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED]:
-        value = element.get("content") if element.tag == "meta" else _bounded_text(element)
+        value = element.get("content") if element.tag == "meta" else bounded_text(element)
         match = _BY.match(value or "")
         names = tuple(name for name in _split_names(match.group(1) if match else value or "") if is_name(name))
         if names:
@@ -160,7 +160,7 @@ def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
     if not links:
         return ()
     parent = links[0].getparent()
-    texts = (trimmed(_bounded_text(link) or "") for link in links if link.getparent() is parent)
+    texts = (trimmed(bounded_text(link) or "") for link in links if link.getparent() is parent)
     return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
 
 
@@ -190,7 +190,7 @@ def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: in
         line_holder = line_element(element) if element is not None else None
         if line_holder is not None and id(line_holder) not in seen:
             seen[id(line_holder)] = line_holder
-            line = _bounded_text(line_holder)
+            line = bounded_text(line_holder)
             if line is not None:
                 yield line, line_holder
         yield texts[index], element
@@ -208,12 +208,13 @@ def line_element(element: Any) -> Any:
     return element
 
 
-def _bounded_text(element: Any) -> str | None:
+def bounded_text(element: Any, limit: int = MAX_LINE_CHARS) -> str | None:
+    """``element``'s text with its white space collapsed, ``None`` past ``limit`` characters (read no further)."""
     parts, size = [], 0
     for text in element.itertext():
         parts.append(text)
         size += len(text)
-        if size > MAX_LINE_CHARS:
+        if size > limit:
             return None
     return " ".join(" ".join(parts).split())
 
