@@ -144,11 +144,11 @@ def test_the_anchor_keeps_the_tuned_weights_near_the_initial_ones(corrected):
 
 
 def _kept_share(model: Web2TextModel, pages: list[str]) -> float:
-    """The share of the pages' text ``model`` keeps at its own threshold, before any page type's offset (the
-    threshold that rebalancing sets) and before the rules after decoding (they drop the navigation and the footer
-    whatever the model says)."""
+    """The share of the pages' text ``model`` keeps as ``extract()`` labels them (its own threshold moved by the
+    page type's offset), before the rules after decoding (they drop the navigation and the footer whatever the
+    model says)."""
     kept = total = 0
-    labelled = [extract(html, model=model, threshold=model.threshold, rules=False).blocks for html in pages]
+    labelled = [extract(html, model=model, rules=False).blocks for html in pages]
     for keep in labelled:
         kept += sum(len(block.text) for block in keep if block.is_content)
         total += sum(len(block.text) for block in keep)
@@ -177,6 +177,10 @@ def test_rebalancing_keeps_the_share_of_text_the_base_keeps_on_the_mixed_in_page
     assert abs(_kept_share(rebalanced, htmls) - base_share) < 0.02
     assert rebalanced.threshold > model.threshold == plain.threshold
     assert rebalanced.metadata["fine_tuned"]["threshold"] == rebalanced.threshold
+    # The article offset the base adds (+0.1) is measured again for the tuned threshold, not added on top of it.
+    offsets = rebalanced.config["threshold_offsets"]
+    assert set(offsets) == {"article"} and offsets == rebalanced.metadata["fine_tuned"]["threshold_offsets"]
+    assert offsets["article"] != pytest.approx(0.1)
     assert all((a == b).all() for a, b in zip(plain.unary[0], rebalanced.unary[0]))  # the same weights
 
 

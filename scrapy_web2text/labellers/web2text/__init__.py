@@ -168,8 +168,13 @@ def offset_threshold(own: float, offset: float) -> float:
 
 def page_threshold(model: Web2TextModel, page_type: PageTypeGuess) -> float:
     """The threshold a page is labelled at when the caller gives none: the model's own, moved by the page type's
-    offset (:func:`offset_threshold`)."""
-    return offset_threshold(model.config.get("threshold", 0.5), threshold_offset(page_type))
+    offset (:func:`offset_threshold`): the model's ``config.threshold_offsets`` where it has them (a fine-tuned
+    model's, measured for its own threshold), else the page-type classifier's."""
+    own = model.config.get("threshold_offsets")
+    if own is None:
+        return offset_threshold(model.config.get("threshold", 0.5), threshold_offset(page_type))
+    offset = own.get(page_type.label, 0.0) if any(own.values()) else 0.0
+    return offset_threshold(model.config.get("threshold", 0.5), float(offset))
 
 
 def web2text(

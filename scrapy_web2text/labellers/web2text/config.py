@@ -43,6 +43,9 @@ def check_config(config: dict, where) -> None:
         raise ModelError(f"{where}: config.threshold must be a number in (0, 1), not {config['threshold']!r}")
     if config.get("pairwise_inputs", "edges") not in ("edges", "edges+blocks"):
         raise ModelError(f"{where}: config.pairwise_inputs must be 'edges' or 'edges+blocks'")
+    offsets = config.get("threshold_offsets", {})
+    if not isinstance(offsets, dict) or not all(_is_number(v) and abs(v) < 1 for v in offsets.values()):
+        raise ModelError(f"{where}: config.threshold_offsets must map page types to numbers in (-1, 1)")
     _check_pooling(config, where)
     _check_skipped_rules(config, where)
 
