@@ -327,6 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep the initial model's threshold (by default it moves so that the tuned model keeps as much of the "
         "mixed-in pages' text as the initial one)",
     )
+    tuning.add_argument(
+        "--no-check",
+        dest="check",
+        action="store_false",
+        help="keep the tuned model without checking it on each page left out in turn (by default the initial "
+        "model is kept where tuning does not help on them)",
+    )
     train.set_defaults(handler=_train)
 
     evaluate = add_command("evaluate", help="score a model on corpus files")

@@ -433,24 +433,31 @@ def run_command(args, data_files: Sequence[str]) -> int:
     if mix_pages and not data_files:
         logger.warning("no corpus files to mix in (--data or $WEB2TEXT_DATA): tuning on the labelled pages only")
     mix = sample_training_pages(data_files, mix_pages, args.seed) if mix_pages and data_files else []
-    tuned = fine_tune(
-        model,
-        pages,
-        mix,
-        iterations=args.iterations or ITERATIONS,
-        learning_rate=args.learning_rate or LEARNING_RATE,
-        anchor=ANCHOR if args.anchor is None else args.anchor,
-        rebalance=args.rebalance,
-        seed=args.seed,
-        threads=args.threads,
-    )
+    settings = {
+        "iterations": args.iterations or ITERATIONS,
+        "learning_rate": args.learning_rate or LEARNING_RATE,
+        "anchor": ANCHOR if args.anchor is None else args.anchor,
+        "rebalance": args.rebalance,
+        "seed": args.seed,
+        "threads": args.threads,
+    }
+    if getattr(args, "check", True):
+        from .holdout import checked_fine_tune
+
+        chosen, tuned, found = checked_fine_tune(model, pages, mix, **settings)
+        print(found.describe())
+    else:
+        chosen = tuned = fine_tune(model, pages, mix, **settings)
     output = args.output if args.output != "web2text-model" else f"{model.name}-tuned"
-    written = tuned.save(output)
     card = tuned.metadata["fine_tuned"]
+    if chosen is not tuned:  # the initial model, unchanged, with the check that declined the tuning on its card
+        chosen = dataclasses.replace(model, metadata={**model.metadata, "fine_tuning_declined": card}, path=None)
+    written = chosen.save(output)
     labelled = sum(page["labelled_blocks"] if "labelled_blocks" in page else page["blocks"] for page in card["pages"])
     skipped = f"; rules after decoding that your labels overrule, skipped: {', '.join(card['skip_rules'])}"
+    kept = f"{model.name} tuned" if chosen is tuned else f"{model.name} kept (tuning declined), tuned"
     print(
-        f"model written to {written} (+ .json): {model.name} tuned on {len(pages)} page(s), {labelled} labelled "
+        f"model written to {written} (+ .json): {kept} on {len(pages)} page(s), {labelled} labelled "
         f"blocks, {len(mix)} training pages mixed in, threshold {model.threshold} -> {tuned.threshold}, "
         f"{card['seconds']} s{skipped if card.get('skip_rules') else ''}"
     )
