@@ -234,3 +234,27 @@ def test_an_offset_keeps_the_threshold_strictly_between_0_and_1():
     assert offset_threshold(0.9, 0.1) == high and offset_threshold(0.1, -0.3) == low
     assert offset_threshold(0.999, 0.1) == 0.999 and offset_threshold(0.01, -0.3) == 0.01  # beyond: kept as it is
     assert offset_threshold(0.999, -0.1) == pytest.approx(0.899)  # inwards: moved
+
+
+def test_a_models_own_offsets_replace_the_classifiers():
+    """A fine-tuned model's ``config.threshold_offsets`` were measured for its own threshold: the classifier's are
+    not added on top."""
+    import dataclasses
+
+    from scrapy_web2text.labellers.web2text import page_threshold
+    from scrapy_web2text.labellers.web2text.config import ModelError, check_config
+    from scrapy_web2text.labellers.web2text.network import load_model
+    from scrapy_web2text.labellers.web2text.rules import PageTypeGuess
+
+    model = load_model()
+    article, forum = PageTypeGuess.certain("article"), PageTypeGuess.certain("forum")
+    assert page_threshold(model, article) == pytest.approx(model.threshold + 0.1)  # the shipped classifier's
+    tuned = dataclasses.replace(
+        model, config={**model.config, "threshold": 0.12, "threshold_offsets": {"article": 0.03}}
+    )
+    assert page_threshold(tuned, article) == pytest.approx(0.15) and page_threshold(tuned, forum) == 0.12
+    unset = dataclasses.replace(model, config={**model.config, "threshold": 0.12, "threshold_offsets": {}})
+    assert page_threshold(unset, article) == 0.12
+    for wrong in ([0.1], {"article": "0.1"}, {"article": 1.5}):
+        with pytest.raises(ModelError, match="config.threshold_offsets"):
+            check_config({**model.config, "threshold_offsets": wrong}, "model.json")
