@@ -28,18 +28,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ...labellers.web2text import page_threshold, page_type_on_demand
+from ...labellers.web2text import page_type_on_demand
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
-from ...labellers.web2text.page_types import shipped_page_types
-from ...labellers.web2text.rules import PageTypeGuess, overruled_rules
-from ...labellers.web2text.viterbi import viterbi
+from ...labellers.web2text.rules import overruled_rules
 from ...output import block_xpaths
 from ...page import Page, parse_page
 from ..corpus import PageData, corpus_name, iter_records, process_record
 from . import require_torch
 from .batches import Sequences, lay_out
-from .selection import page_potentials
+from .rebalance import rebalanced_threshold
 from .trainer import block_weights
 
 logger = logging.getLogger(__name__)
@@ -51,8 +49,6 @@ USER_SHARE = 0.5
 MIX_PAGES = 180
 ANCHOR = 0.0
 REBALANCE = True
-#: A page type with an offset needs this many pages in the mixed-in sample for its own rebalanced offset.
-MIN_TYPE_PAGES = 5
 
 
 @dataclass
@@ -230,77 +226,6 @@ def _tune_network(torch, network, user: Sequences, mix: Sequences | None, settin
     network.eval()
     with torch.no_grad():
         return float(_distance_to(network, anchors))
-
-
-def _kept_share(model: Web2TextModel, potentials: list, lengths: list, thresholds: Sequence[float]) -> float:
-    """Share of the pages' characters the model keeps, each page at its threshold."""
-    kept = sum(
-        float(length[viterbi(unary, pair, model.lam, threshold).astype(bool)].sum())
-        for (unary, pair), length, threshold in zip(potentials, lengths, thresholds)
-    )
-    return kept / max(1.0, float(sum(length.sum() for length in lengths)))
-
-
-def _matching_threshold(tuned: Web2TextModel, potentials: list, lengths: list, target: float) -> float:
-    """The threshold at which ``tuned`` keeps ``target`` of the pages' text (a bisection)."""
-    low, high = 0.02, 0.98  # the kept share falls as the threshold rises
-    for _ in range(12):
-        middle = (low + high) / 2
-        low, high = (
-            (middle, high)
-            if _kept_share(tuned, potentials, lengths, [middle] * len(lengths)) > target
-            else (
-                low,
-                middle,
-            )
-        )
-    return round((low + high) / 2, 4)
-
-
-def rebalanced_threshold(
-    base: Web2TextModel, tuned: Web2TextModel, pages: Sequence[PageData]
-) -> tuple[float, dict[str, float]]:
-    """The threshold and page-type offsets at which ``tuned`` keeps as much of ``pages``' text as ``base`` does
-    at its own (each page at the threshold ``extract()`` gives it: the model's, moved by the page type's offset):
-    tuning on one site moves the balance of content and boilerplate on every page, and this moves it back.
-
-    Pages of a type with an offset are matched on their own (the offset is what that type's pages need beyond
-    the others'; the base's offset added to a threshold measured without it would count it twice); a type with
-    fewer than :data:`MIN_TYPE_PAGES` pages in the sample keeps the base's offset in proportion to the threshold."""
-    pages = [page for page in pages if len(page.texts)]
-    guesses = [
-        PageTypeGuess(lambda page=page: _type_distribution(page)) for page in pages
-    ]  # classified only where the base sets offsets
-    base_thresholds = [page_threshold(base, guess) for guess in guesses]
-    offsets = [threshold - base.threshold for threshold in base_thresholds]
-    groups: dict[str | None, list[int]] = defaultdict(list)
-    for index, (guess, offset) in enumerate(zip(guesses, offsets)):
-        groups[guess.label if abs(offset) > 1e-9 else None].append(index)
-    lengths = [np.fromiter(map(len, page.texts), np.float64, len(page.texts)) for page in pages]
-    before, after = page_potentials(base, pages), page_potentials(tuned, pages)
-
-    def matched(indices: list[int]) -> float:
-        target = _kept_share(
-            base, [before[i] for i in indices], [lengths[i] for i in indices], [base_thresholds[i] for i in indices]
-        )
-        return _matching_threshold(tuned, [after[i] for i in indices], [lengths[i] for i in indices], target)
-
-    common = matched(groups.pop(None, None) or list(range(len(pages))))
-    own = {}
-    for label, indices in sorted(groups.items(), key=lambda item: str(item[0])):
-        if len(indices) >= MIN_TYPE_PAGES:
-            own[str(label)] = round(matched(indices) - common, 4)
-        else:
-            own[str(label)] = round(offsets[indices[0]] * common / base.threshold, 4)
-    return common, own
-
-
-def _type_distribution(page: PageData) -> dict[str, float] | None:
-    classifier = shipped_page_types()
-    if classifier is None:
-        return None
-    lengths = np.fromiter(map(len, page.texts), np.float64, len(page.texts))
-    return classifier.distribution(page.block_x, lengths, page.declared if classifier.reads_declared else None)
 
 
 def fine_tune(
