@@ -210,7 +210,12 @@ def main() -> None:
     parser.add_argument("--forgetting-split", nargs="+", default=["test"], choices=["test", "validation"])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write every row and the report here")
+    parser.add_argument("--report-from", metavar="LOG", help="only report the rows an earlier run printed")
     args = parser.parse_args()
+    if args.report_from:
+        lines = Path(args.report_from).read_text().splitlines()
+        print("\n".join(report([json.JSONDecoder().raw_decode(line)[0] for line in lines if line.startswith("{")])))
+        return
     import torch
 
     torch.set_num_threads(1)
