@@ -86,7 +86,7 @@ def _is_gzip(path: str) -> bool:
 def _train(args) -> int:
     teachers = _teachers(args)
     if args.init:
-        from .research.train.tuning import run_command
+        from .research.train.holdout import run_command
 
         return run_command(args, _default_data_files() if args.data is None else _data_files(args))
     files = _data_files(args)

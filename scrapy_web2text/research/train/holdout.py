@@ -1,4 +1,5 @@
-"""Whether tuning helps the site it was taught, on pages it was not tuned on (``web2text train --init``'s check).
+"""``web2text train --init``: tune, check whether tuning helps the site it was taught on pages it was not tuned on,
+write the model it chose.
 
 Each given page is left out in turn: the model is tuned on the others, with the same settings, and the left-out
 page is labelled as ``extract()`` labels it (the model's threshold and page-type offsets, the rules after decoding)
@@ -13,15 +14,27 @@ other, both ways; the halves share one layout, so this check is weaker, and says
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...labellers.web2text import web2text_labels
+from ...labellers.web2text import resolve_model, web2text_labels
 from ...labellers.web2text.network import Web2TextModel
 from ..metrics import word_f1
-from .tuning import TuningPage, fine_tune
+from .tuning import (
+    ANCHOR,
+    ITERATIONS,
+    LEARNING_RATE,
+    MIX_PAGES,
+    TuningPage,
+    fine_tune,
+    read_labelled_pages,
+    sample_training_pages,
+)
+
+logger = logging.getLogger(__name__)
 
 #: At most this many tunings for the check: more pages are left out in groups.
 MAX_FOLDS = 5
@@ -133,3 +146,42 @@ def checked_fine_tune(
     found = check(model, pages, mix, scorer=scorer, **settings)
     tuned.metadata["fine_tuned"]["check"] = found.card()
     return (tuned if found.helps else model), tuned, found
+
+
+def run_command(args, data_files: Sequence[str]) -> int:
+    """``web2text train --init MODEL --pages DIR --labels DIR -o OUT``: tune, save, say what was done."""
+    if not args.labels:
+        raise ValueError("--init fine-tunes on corrected pages: give --labels (and --pages for viewer labels)")
+    model = resolve_model(args.init)
+    pages = read_labelled_pages(args.pages, args.labels)
+    mix_pages = args.mix if args.mix is not None else MIX_PAGES
+    if mix_pages and not data_files:
+        logger.warning("no corpus files to mix in (--data or $WEB2TEXT_DATA): tuning on the labelled pages only")
+    mix = sample_training_pages(data_files, mix_pages, args.seed) if mix_pages and data_files else []
+    settings = {
+        "iterations": args.iterations or ITERATIONS,
+        "learning_rate": args.learning_rate or LEARNING_RATE,
+        "anchor": ANCHOR if args.anchor is None else args.anchor,
+        "rebalance": args.rebalance,
+        "seed": args.seed,
+        "threads": args.threads,
+    }
+    if getattr(args, "check", True):
+        chosen, tuned, found = checked_fine_tune(model, pages, mix, **settings)
+        print(found.describe())
+    else:
+        chosen = tuned = fine_tune(model, pages, mix, **settings)
+    output = args.output if args.output != "web2text-model" else f"{model.name}-tuned"
+    card = tuned.metadata["fine_tuned"]
+    if chosen is not tuned:  # the initial model, unchanged, with the check that declined the tuning on its card
+        chosen = dataclasses.replace(model, metadata={**model.metadata, "fine_tuning_declined": card}, path=None)
+    written = chosen.save(output)
+    labelled = sum(page["labelled_blocks"] if "labelled_blocks" in page else page["blocks"] for page in card["pages"])
+    skipped = f"; rules after decoding that your labels overrule, skipped: {', '.join(card['skip_rules'])}"
+    kept = f"{model.name} tuned" if chosen is tuned else f"{model.name} kept (tuning declined), tuned"
+    print(
+        f"model written to {written} (+ .json): {kept} on {len(pages)} page(s), {labelled} labelled "
+        f"blocks, {len(mix)} training pages mixed in, threshold {model.threshold} -> {tuned.threshold}, "
+        f"{card['seconds']} s{skipped if card.get('skip_rules') else ''}"
+    )
+    return 0
