@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import output
-from .page import CDOMNode, Page
+from ..page import CDOMNode, Page
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")

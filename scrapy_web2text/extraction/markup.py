@@ -20,7 +20,7 @@ from urllib.parse import quote, urlsplit
 
 from lxml import etree
 
-from ._substitute import SLICE, substitute
+from .._substitute import SLICE, substitute
 
 #: Elements copied into the clean HTML (with their tag); every other element is unwrapped.
 KEPT_TAGS = frozenset(

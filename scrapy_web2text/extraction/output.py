@@ -27,7 +27,7 @@ from .markup import (  # noqa: F401 - re-exported: the formats of an Extraction 
     sanitise,
     to_markdown,
 )
-from .page.compiled import load_twin
+from ..page.compiled import load_twin
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # A blank run is entered only at its start and taken whole (linear; `\s+` retried every start of a long run).
@@ -67,7 +67,7 @@ def block_xpath(element: Any, is_tail: bool) -> str:
 
 
 #: The compiled twin of :func:`block_xpaths` (``_paths.pyx``), or ``None`` where it is not built or turned off.
-(compiled_block_xpaths,) = load_twin("scrapy_web2text._paths", "block_xpaths", reads_lxml=True) or (None,)
+(compiled_block_xpaths,) = load_twin("scrapy_web2text.extraction._paths", "block_xpaths", reads_lxml=True) or (None,)
 
 
 def block_xpaths(root: Any, block_elements: Sequence[tuple[Any, bool]]) -> list[str]:
@@ -225,7 +225,7 @@ def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequ
 _INLINE_IN_HEADINGS = ("a", "span", "em", "strong", "b", "i")
 #: The compiled twin of :func:`_first_blocks_of_headings` (``_paths.pyx``), or ``None``.
 (compiled_first_blocks_of_headings,) = load_twin(
-    "scrapy_web2text._paths", "first_blocks_of_headings", reads_lxml=True
+    "scrapy_web2text.extraction._paths", "first_blocks_of_headings", reads_lxml=True
 ) or (None,)
 
 

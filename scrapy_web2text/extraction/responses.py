@@ -12,7 +12,7 @@ from __future__ import annotations
 from email.message import Message
 from typing import Any, NamedTuple
 
-from .page.decode import decode_html
+from ..page.decode import decode_html
 
 
 class ResponseInput(NamedTuple):

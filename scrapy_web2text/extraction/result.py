@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import output
-from .arguments import check_arguments, checked_threshold
+from ..arguments import check_arguments, checked_threshold
 from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     BOILERPLATE,
     CONTENT,
@@ -26,16 +26,16 @@ from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     build_blocks,
     join_main_text,
 )
-from .labellers.base import PageType, get_labeller
-from .labellers.blas import blas_for_labelling
-from .labellers.web2text.network import Web2TextModel
-from .page import Page, parse_page
-from .page.decode import content_type_charset, read_bytes
-from .page.sniff import bytes_reason, declared_reason
+from ..labellers.base import PageType, get_labeller
+from ..labellers.blas import blas_for_labelling
+from ..labellers.web2text.network import Web2TextModel
+from ..page import Page, parse_page
+from ..page.decode import content_type_charset, read_bytes
+from ..page.sniff import bytes_reason, declared_reason
 from .responses import is_response, response_input
 
 if TYPE_CHECKING:
-    from .metadata import Metadata
+    from ..metadata import Metadata
 
 
 #: The fields an :class:`Extraction` from :func:`build_extraction` makes on their first read.
@@ -181,7 +181,7 @@ class Extraction:
         return self._format("metadata", self._read_metadata)
 
     def _read_metadata(self) -> Metadata:
-        from .metadata import read_metadata  # extruct and htmldate load with the first page that asks
+        from ..metadata import read_metadata  # extruct and htmldate load with the first page that asks
 
         labelled = self._labelled_page()
         source = None
