@@ -20,7 +20,7 @@ from urllib.parse import quote, urlsplit
 
 from lxml import etree
 
-from .._substitute import SLICE, substitute
+from ._substitute import SLICE, substitute
 
 #: Elements copied into the clean HTML (with their tag); every other element is unwrapped.
 KEPT_TAGS = frozenset(
@@ -285,7 +285,7 @@ def _items_before(parent: Any) -> dict[int, int]:
     return before
 
 
-#: Where a long text may be cut for :func:`~scrapy_web2text._substitute.substitute`: after a character no match of
+#: Where a long text may be cut for :func:`~scrapy_web2text.extraction._substitute.substitute`: after a character no match of
 #: markdownify's white-space patterns takes in, and after one no match of ``_MARKDOWN_ACTIVE`` takes in or looks at.
 _TEXT_CUT = re.compile(r"[^\t \r\n]")
 _ESCAPE_CUT = re.compile(r"[^\w&#]")
