@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from . import output
 from ..page import CDOMNode, Page
+from . import output
 
 CONTENT, BOILERPLATE = "content", "boilerplate"
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}%”’»")

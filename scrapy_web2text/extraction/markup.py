@@ -7,7 +7,7 @@ apart, and nothing nests deeper than :data:`MAX_OUTPUT_DEPTH`.  :func:`clean_htm
 Ammonia sanitiser: an allow-list of tags, attributes and link schemes).  Markdown is that clean HTML converted by
 ``markdownify`` (a maintained, MIT-licensed converter with ATX headings, pipe tables and fenced code; ``html2text``
 is GPL-3.0, which a BSD-3-Clause package should not pull in), with page text escaped where Markdown would make HTML
-or links of it.  :mod:`scrapy_web2text.output` re-exports all of it.
+or links of it.  :mod:`scrapy_web2text.extraction.output` re-exports all of it.
 """
 
 from __future__ import annotations
@@ -285,8 +285,9 @@ def _items_before(parent: Any) -> dict[int, int]:
     return before
 
 
-#: Where a long text may be cut for :func:`~scrapy_web2text.extraction._substitute.substitute`: after a character no match of
-#: markdownify's white-space patterns takes in, and after one no match of ``_MARKDOWN_ACTIVE`` takes in or looks at.
+#: Where a long text may be cut for :func:`~scrapy_web2text.extraction._substitute.substitute`: after a character
+#: no match of markdownify's white-space patterns takes in, and after one no match of ``_MARKDOWN_ACTIVE`` takes in
+#: or looks at.
 _TEXT_CUT = re.compile(r"[^\t \r\n]")
 _ESCAPE_CUT = re.compile(r"[^\w&#]")
 

@@ -1,8 +1,9 @@
 """The main content in other shapes: clean HTML, Markdown, the headline, and where each block sits.
 
-The block labels decide what is kept.  The clean HTML and the Markdown are built in :mod:`scrapy_web2text.markup`
-(re-exported here); this module adds the headline and each block's XPath.  Everything here runs only when asked
-for (the :class:`~scrapy_web2text.Extraction` properties), never in the labelling itself.
+The block labels decide what is kept.  The clean HTML and the Markdown are built in
+:mod:`scrapy_web2text.extraction.markup` (re-exported here); this module adds the headline and each block's XPath.
+Everything here runs only when asked for (the :class:`~scrapy_web2text.Extraction` properties), never in the
+labelling itself.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from lxml import etree
 
+from ..page.compiled import load_twin
 from .markup import (  # noqa: F401 - re-exported: the formats of an Extraction are all reached from here
     BLOCK_CONTAINERS,
     INLINE_TAGS,
@@ -27,7 +29,6 @@ from .markup import (  # noqa: F401 - re-exported: the formats of an Extraction 
     sanitise,
     to_markdown,
 )
-from ..page.compiled import load_twin
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # A blank run is entered only at its start and taken whole (linear; `\s+` retried every start of a long run).

@@ -15,8 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..labellers.base import PageType, get_labeller
+from ..labellers.blas import blas_for_labelling
+from ..labellers.web2text.network import Web2TextModel
+from ..page import Page, parse_page
+from ..page.decode import content_type_charset, read_bytes
+from ..page.sniff import bytes_reason, declared_reason
 from . import output
-from ..arguments import check_arguments, checked_threshold
+from .arguments import check_arguments, checked_threshold
 from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     BOILERPLATE,
     CONTENT,
@@ -26,12 +32,6 @@ from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     build_blocks,
     join_main_text,
 )
-from ..labellers.base import PageType, get_labeller
-from ..labellers.blas import blas_for_labelling
-from ..labellers.web2text.network import Web2TextModel
-from ..page import Page, parse_page
-from ..page.decode import content_type_charset, read_bytes
-from ..page.sniff import bytes_reason, declared_reason
 from .responses import is_response, response_input
 
 if TYPE_CHECKING:
@@ -274,8 +274,9 @@ def extract(
     ``html`` is ``str`` or ``bytes`` (bytes are decoded as a crawl decodes them: BOM, ``encoding`` or the charset
     of ``content_type``, ``<meta charset>`` or an XML declaration, UTF-8, a detected legacy encoding, then
     Windows-1252; never raising; :mod:`scrapy_web2text.page.decode`), or a Scrapy response (its body, URL and
-    ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.responses`).  Any other
-    type raises ``TypeError``; so does every argument of a wrong type, naming it (``scrapy_web2text.arguments``).
+    ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.extraction.responses`).
+    Any other type raises ``TypeError``; so does every argument of a wrong type, naming it
+    (:mod:`scrapy_web2text.extraction.arguments`).
     ``threshold`` is the probability a block needs to be kept, a number or numeric string in (0, 1) (default: the
     model's, moved by the page type's offset, +0.1 on articles with the shipped files; it also decodes a page it
     leaves empty once more at half the page's highest probability); ``model`` a loaded

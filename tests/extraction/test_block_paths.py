@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from scrapy_web2text import extract, output
-from scrapy_web2text._paths import block_xpaths as compiled_block_xpaths
-from scrapy_web2text._paths import first_blocks_of_headings
-from scrapy_web2text.extraction import Extraction, LabelledPage
+from scrapy_web2text import extract
+from scrapy_web2text.extraction import Extraction, LabelledPage, output
+from scrapy_web2text.extraction._paths import block_xpaths as compiled_block_xpaths
+from scrapy_web2text.extraction._paths import first_blocks_of_headings
 from scrapy_web2text.page import decode_html, parse_page
 from tests.helpers import python_paths
 from tests.hostile import hostile_pages
