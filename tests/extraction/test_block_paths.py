@@ -153,7 +153,7 @@ def test_a_namespaced_tree_falls_back_to_the_python_paths() -> None:
 
 def labelled(html: str) -> Extraction:
     result = extract(html)
-    assert isinstance(result._pending_blocks, LabelledPage)  # blocks not built yet
+    assert isinstance(result._labelled_page(), LabelledPage)  # blocks not built yet
     return result
 
 
@@ -165,9 +165,9 @@ def test_records_read_from_the_labelled_page_equal_those_of_the_blocks(form) -> 
     fast = labelled(SITE_PAGE)
     records = fast.block_records(form)
     labels = fast.labels
-    assert isinstance(fast._pending_blocks, LabelledPage)  # still not built
+    assert isinstance(fast._labelled_page(), LabelledPage)  # still not built
     built = labelled(SITE_PAGE)
-    assert len(built.blocks) > 20 and built._pending_blocks is None
+    assert len(built.blocks) > 20 and built._labelled_page() is None
     assert records == built.block_records(form)
     assert labels == [block.label for block in built.blocks] == built.labels
     assert {"content", "boilerplate"} <= set(labels)
