@@ -91,7 +91,9 @@ WHY_LINEAR = {
     "extraction.output._NON_WORDS": r"\W+ always matches the whole run",
     "extraction.markup._NOT_XML": "one character class",
     "extraction.markup._URL_IGNORED": "one character class",
-    "extraction.markup._MARKDOWN_ACTIVE": r"one character class, or '&' and a possessive \w run that stops at the next '&'",
+    "extraction.markup._MARKDOWN_ACTIVE": (
+        r"one character class, or '&' and a possessive \w run that stops at the next '&'"
+    ),
     "extraction.markup._BACKTICK_RUNS": "`+ always matches the whole run",
     "extraction.markup._TEXT_CUT": "one character class",
     "extraction.markup._ESCAPE_CUT": "one character class",
