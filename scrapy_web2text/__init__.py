@@ -38,7 +38,6 @@ _LAZY_EXPORTS = {
 }
 
 
-
 def __getattr__(name: str):
     module = _LAZY_EXPORTS.get(name)
     if module is None:
