@@ -62,20 +62,26 @@ WHY_LINEAR = {
     "labellers.boilerpipe._LAST_DASHED_PART": "possessive to the next '-': attempts read disjoint parts",
     "labellers.boilerpipe._FIRST_DASHED_PART": r"anchored at \A, possessive",
     "labellers.web2text.counts._WORD": r"\w+ always matches the whole run",
-    "labellers.web2text.furniture.REVIEW_WORDS": "an alternation of two literals: bounded per position",
-    "labellers.web2text.furniture.ASIDE_WORDS": "an alternation of literals (some with optional characters): bounded",
-    "labellers.web2text.furniture.BYLINE_WORDS": "literals, one with an optional hyphen: bounded per position",
-    "labellers.web2text.furniture.FOOTER_WORDS": "one literal: bounded per position",
-    "labellers.web2text.furniture.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
-    "labellers.web2text.phrases._FURNITURE_PHRASE": (
+    "labellers.web2text.rules.furniture.REVIEW_WORDS": "an alternation of two literals: bounded per position",
+    "labellers.web2text.rules.furniture.ASIDE_WORDS": (
+        "an alternation of literals (some with optional characters): bounded"
+    ),
+    "labellers.web2text.rules.furniture.BYLINE_WORDS": "literals, one with an optional hyphen: bounded per position",
+    "labellers.web2text.rules.furniture.FOOTER_WORDS": "one literal: bounded per position",
+    "labellers.web2text.rules.furniture.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
+    "labellers.web2text.rules.phrases._FURNITURE_PHRASE": (
         "^ (multiline): one attempt per line; possessive runs of non-word characters around and between the words"
         " of an alternation of literals branching on the first letter"
     ),
     "labellers.web2text.lengths.UNSPACED_CHARACTER": "one character class: bounded",
-    "labellers.web2text.promotions.CAROUSEL_WORDS": "literals, branching on the first letter: bounded",
-    "labellers.web2text.promotions.TEASER_CARD_WORDS": "literals, branching on the first letter: bounded",
-    "labellers.web2text.furniture.TAXONOMY_TOKENS": r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint",
-    "labellers.web2text.rails.RAIL_HEADINGS": "an alternation of literals (some with a one-character class): bounded",
+    "labellers.web2text.rules.promotions.CAROUSEL_WORDS": "literals, branching on the first letter: bounded",
+    "labellers.web2text.rules.promotions.TEASER_CARD_WORDS": "literals, branching on the first letter: bounded",
+    "labellers.web2text.rules.furniture.TAXONOMY_TOKENS": (
+        r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint"
+    ),
+    "labellers.web2text.rules.rails.RAIL_HEADINGS": (
+        "an alternation of literals (some with a one-character class): bounded"
+    ),
     "page.declared._TYPE_VALUE": "literal start; blank runs and the value bounded ({0,20}, {0,500}, {0,80})",
     "page.declared._QUOTED_NAME": "a quote, then at most 80 non-quotes: bounded per attempt",
     "page.declared._ITEM_TYPE_VALUE": "matched at one position (after the name); every part bounded",
