@@ -124,3 +124,28 @@ def test_replace_and_copy_see_the_made_fields():
     moved = dataclasses.replace(result, url="https://example.com/")
     assert moved.url == "https://example.com/" and moved.blocks == result.blocks and moved != result
     assert copy.copy(extract(PAGE)).blocks == result.blocks
+
+
+def test_a_deferred_field_is_made_once_then_read_like_any_other():
+    import dataclasses
+
+    from scrapy_web2text.extraction.lazy import Later, deferred
+
+    @deferred("value")
+    @dataclasses.dataclass(frozen=True)
+    class Holder:
+        value: list
+        other: int = 0
+
+    calls = []
+    holder = Holder(Later(lambda: calls.append(1) or [1, 2]), other=3)
+    assert calls == [] and Holder.value.pending(holder) is not None
+    assert holder.value == [1, 2] and holder.value is holder.value and calls == [1]
+    assert vars(holder) == {"value": [1, 2], "other": 3}  # the builder is gone; reads go to the instance
+    assert Holder.value.pending(holder) is None
+    given = Holder([5])
+    assert given.value == [5] and Holder.value.pending(given) is None
+    import copy
+
+    copied = copy.copy(Holder(Later(lambda: [7])))  # pickling's path: the state is taken with the field made
+    assert vars(copied) == {"value": [7], "other": 0}
