@@ -1,4 +1,5 @@
-"""What ``import scrapy_web2text`` does to the interpreter: no import hook added; the 0.1 module paths are gone."""
+"""What ``import scrapy_web2text`` does to the interpreter (no import hook added), and the module paths that moved:
+those of 0.1 are gone, those of ``extraction/`` import the moved module with a warning."""
 
 from __future__ import annotations
 
@@ -43,3 +44,22 @@ def test_the_module_paths_of_0_1_are_gone(old):
 
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module(old)
+
+
+@pytest.mark.parametrize("name", ["blocks", "output", "markup", "responses"])
+def test_the_old_paths_of_the_extraction_modules_give_the_moved_module_with_a_warning(name):
+    """A fresh interpreter: the warning comes on the first import only."""
+    probe = f"""
+import importlib, warnings
+moved = importlib.import_module("scrapy_web2text.extraction.{name}")
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import scrapy_web2text.{name} as old
+    from scrapy_web2text import {name} as attribute
+assert old is moved and attribute is moved, (old, moved)
+assert [w.category.__name__ for w in caught] == ["DeprecationWarning"], caught
+print(caught[0].message)
+"""
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"scrapy_web2text.{name} moved to scrapy_web2text.extraction.{name}" in done.stdout

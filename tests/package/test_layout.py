@@ -51,6 +51,8 @@ TOP_LEVEL = {
     "research": "research",
     "cli": "cli",
     "__main__": "cli",
+    # extraction/'s modules under their old paths, with a DeprecationWarning, until 0.4.0 (test_imports.py)
+    **dict.fromkeys(("blocks", "output", "markup", "responses"), "extraction"),
 }
 #: Top-level folders that hold data, not modules.
 DATA_FOLDERS = {"models"}
