@@ -265,10 +265,10 @@ def test_interrupted_crawl_resumed_from_jobdir_loses_no_item(tmp_path, model_pat
 
 
 def test_crawl_mixing_hostile_pages_and_every_item_kind_loses_no_item(tmp_path, model_path) -> None:
-    """A small run of benchmarks/hostile_crawl.py: every hostile page of issue 10, six item kinds, both components."""
+    """A small run of research/hostile_crawl.py: every hostile page of issue 10, six item kinds, both components."""
     figures = tmp_path / "figures.json"
     completed = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "hostile_crawl.py"), "--articles", "6", "--scale", "0.05"]
+        [sys.executable, str(REPO / "research" / "hostile_crawl.py"), "--articles", "6", "--scale", "0.05"]
         + ["--model", str(model_path), "--json", str(figures)],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")},

@@ -7,7 +7,7 @@ readers.
 and return the kept blocks they find, as a mask; :mod:`.rules` runs the first two on pages typed as articles
 (on a forum the replies are the content; on a shop's page hidden tabs often are), the third on articles and
 services' pages, the fourth on product pages and the last three on every page.
-Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates.py``
+Rules tried beside them and not shipped are in ``research/furniture_candidates.py``
 (docs/research/quality-round3.rst).
 """
 
