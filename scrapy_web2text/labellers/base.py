@@ -88,7 +88,7 @@ _WEIGHT_LOADERS: dict[str, str] = {
     "boilernet": "scrapy_web2text.labellers.boilernet:load_boilernet",
 }
 #: name -> "module:attribute" of a function that loads what the labeller would otherwise load at its first page
-#: that needs it (web2text: the language identifier, 0.8 s); see :func:`warm_up_labeller`.
+#: that needs it (web2text: the language identifier, slow to load); see :func:`warm_up_labeller`.
 _WARM_UPS: dict[str, str] = {
     "web2text": "scrapy_web2text.labellers.web2text.languages:load_identifier",
     "web2text-unary": "scrapy_web2text.labellers.web2text.languages:load_identifier",
@@ -142,7 +142,7 @@ _weights_lock = threading.Lock()
 
 
 #: Absolute paths as given → resolved: extract() asks for its model on every call, and resolving a path (a system
-#: call per component) cost 40 us of a page's 6 ms.  Relative paths are resolved each time: they depend on the
+#: call per component) showed in the time of a small page.  Relative paths are resolved each time: they depend on the
 #: working directory.
 _resolved_paths: dict[str, str] = {}
 
