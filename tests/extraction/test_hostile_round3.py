@@ -358,6 +358,7 @@ OUTPUTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("name", OUTPUTS)
 def test_every_output_grows_linearly_with_the_page(family, name):

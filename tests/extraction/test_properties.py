@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -181,6 +182,7 @@ def block_words(result) -> list[str]:
     return [word for block in result.blocks for word in block.text.split(" ")]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES)
 def test_every_text_node_lands_in_exactly_one_block_in_order(body) -> None:
@@ -200,6 +202,7 @@ def test_every_text_node_lands_in_exactly_one_block_in_order(body) -> None:
     assert not any(word in hidden for word in block_words(result))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.floats(0.05, 0.95))
 def test_main_text_is_the_content_blocks_joined(body, threshold) -> None:

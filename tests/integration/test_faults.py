@@ -235,6 +235,7 @@ def test_page_that_raises_is_logged_counted_and_its_item_still_goes_out(tmp_path
 # --- SIGINT, then resume from JOBDIR ------------------------------------------
 
 
+@pytest.mark.slow
 def test_interrupted_crawl_resumed_from_jobdir_loses_no_item(tmp_path, model_path) -> None:
     site = build_site(articles=60, extras=False)
     paths = sorted(site.expected)
@@ -264,6 +265,7 @@ def test_interrupted_crawl_resumed_from_jobdir_loses_no_item(tmp_path, model_pat
 # --- hostile pages: no item lost (issue 10) ------------------------------------
 
 
+@pytest.mark.slow
 def test_crawl_mixing_hostile_pages_and_every_item_kind_loses_no_item(tmp_path, model_path) -> None:
     """A small run of research/hostile_crawl.py: every hostile page of issue 10, six item kinds, both components."""
     figures = tmp_path / "figures.json"

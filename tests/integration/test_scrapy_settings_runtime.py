@@ -166,6 +166,7 @@ def test_worker_threads_are_recycled_after_many_pages(monkeypatch):
     assert len({id(thread) for thread in threads}) == 3
 
 
+@pytest.mark.slow
 def test_a_thread_pool_loads_the_language_identifier_when_the_crawl_starts(untrained_model):
     """Not at the first page that needs it (0.8 s): on a background thread started with the middleware.  In a fresh
     process, since this one may have loaded the identifier already."""

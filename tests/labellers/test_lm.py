@@ -59,6 +59,7 @@ def reference_embeddings():
     return model.encode(TEXTS, convert_to_numpy=True, batch_size=2)
 
 
+@pytest.mark.slow
 def test_numpy_encoder_matches_sentence_transformers(reference_embeddings):
     ours = encoder_module.load_encoder().encode(TEXTS)
     assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
