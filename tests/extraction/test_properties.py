@@ -217,6 +217,7 @@ def test_main_text_is_the_content_blocks_joined(body, threshold) -> None:
     assert all(any(char == candidate for candidate in characters) for char in squash(result.main_text))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.permutations(" \t\n"))
 def test_swapping_whitespace_characters_changes_nothing(body, permutation) -> None:
@@ -242,6 +243,7 @@ def test_added_whitespace_moves_only_position_features(body, pad) -> None:
     assert np.array_equal(e[:, ~EDGE_POSITION_COLUMNS], f[:, ~EDGE_POSITION_COLUMNS])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES)
 def test_str_and_bytes_agree_and_extraction_is_deterministic(body) -> None:
@@ -255,6 +257,7 @@ def test_str_and_bytes_agree_and_extraction_is_deterministic(body) -> None:
     assert from_str == again
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES)
 def test_collapsed_dom_is_well_formed(body) -> None:
@@ -286,6 +289,7 @@ def test_collapsed_dom_is_well_formed(body) -> None:
     assert np.all(np.diff(page.starts) >= 0)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.floats(0.05, 0.9), st.floats(0.01, 0.09))
 def test_unary_threshold_is_monotone(body, low, step) -> None:

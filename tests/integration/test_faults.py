@@ -190,6 +190,7 @@ def test_pickled_object_array_in_a_model_is_rejected_without_unpickling(tmp_path
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_bad_model_stops_the_crawl_before_the_first_request(tmp_path, model_path) -> None:
     site = build_site(articles=5, extras=False)
     broken = corrupt_models(tmp_path, model_path)

@@ -229,6 +229,7 @@ def test_cli_and_scrapy_setting_select_lm(tmp_path, capsys):
     assert PARAGRAPH in item["main_text"] and "Section 3" not in item["main_text"]
 
 
+@pytest.mark.slow
 def test_training_writes_a_head_with_its_ablation(tmp_path):
     from scrapy_web2text.research.train import lm as train_lm
 
