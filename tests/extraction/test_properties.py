@@ -230,6 +230,7 @@ def test_swapping_whitespace_characters_changes_nothing(body, permutation) -> No
     assert first.main_text == second.main_text
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.sampled_from(["\n", "  \n\t ", "\r\n" * 5]))
 def test_added_whitespace_moves_only_position_features(body, pad) -> None:
@@ -320,6 +321,7 @@ def test_any_bytes_give_an_extraction(data, encoding) -> None:
         block.text.encode("utf-8")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.floats(0.05, 0.95))
 def test_clean_html_and_markdown_hold_exactly_the_content_blocks(body, threshold) -> None:
