@@ -2,14 +2,8 @@
 
     python benchmarks/warc_benchmark.py [--pages 400] [--chunk-records 50] [--workers 1 2]
 
-Builds one gzip WARC (warcio's writer) from the ``validation`` pages of the
-corpora in ``../shared/data`` (each page a request, a response and a metadata
-record, as crawlers write them), then extracts it with
-:func:`scrapy_web2text.batch.runner.run` once per worker count.  Prints, per
-run, HTML records per second over the whole run (cluster start included) and
-over the extraction alone (cluster already up), and the latter per worker
-process (one thread each, so per core).  Also prints a single-process loop
-over the same records without Dask, the ceiling per core.
+Writes the validation pages of ``../shared/data`` as one gzip WARC and extracts it once per worker count; prints
+HTML records per second with and without the cluster's start, per worker, and a loop without Dask beside.
 """
 
 from __future__ import annotations
