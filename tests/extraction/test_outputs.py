@@ -115,7 +115,7 @@ def test_a_binary_item_body_is_counted_as_skipped(untrained_model):
         return [await pipeline.process_item(item) for item in ({"html": png}, {"html": ARTICLE})]
 
     out = asyncio.run(run())
-    assert out[0]["main_text"] == "" and out[0]["web2text_blocks"] == []
+    assert out[0]["main_text"] == "" and out[0]["web2text_blocks"] == ""
     assert out[1]["main_text"] and out[1]["title"] == "Growing winter tomatoes"
     assert stat(crawler, "skipped/binary:png") == 1 and stat(crawler, "pages") == 1
 
