@@ -150,6 +150,20 @@ class Extraction:
         return [(block.element, block.in_tail) for block in known], [block.is_content for block in known]
 
     @property
+    def empty(self) -> str | None:
+        """Why a labelled page's main text is empty: ``"no_blocks"`` (the page has no text), ``"furniture_only"``
+        (all it kept was its furniture around a legal line, a page a script fills: :mod:`~scrapy_web2text.labellers.
+        web2text.nothing_kept`), ``"none_kept"`` (no block reached the threshold); ``None`` for a page with main
+        text or a body that was not labelled (:attr:`skipped`)."""
+        if self.main_text or self.skipped:
+            return None
+        if not self._block_count():
+            return "no_blocks"
+        labelled = self._labelled_page()
+        rules = (labelled.rules or ()) if labelled is not None else [block.rule for block in self.blocks]
+        return "furniture_only" if "furniture_only" in rules else "none_kept"
+
+    @property
     def labels(self) -> list[str]:
         """Each block's label (``"content"`` or ``"boilerplate"``), in page order; a new list each call."""
         labelled = self._labelled_page()

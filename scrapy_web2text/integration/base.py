@@ -249,6 +249,8 @@ class Web2TextComponent:
             self.inc("from_noscript")
         if result.decoded_again:
             self.inc("decoded_again")
+        if result.empty:
+            self.inc(f"empty/{result.empty}")  # a page labelled with nothing kept, and why
         for name, value in result.metadata.items():
             if value:
                 self.inc(f"metadata/{name}")  # pages with this field found

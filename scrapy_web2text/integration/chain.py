@@ -42,6 +42,8 @@ class PageResult:
     truncated: bool = False
     from_noscript: bool = False
     decoded_again: bool = False
+    #: Why a labelled page's main text is empty (``Extraction.empty``: ``"furniture_only"``...), else ``None``.
+    empty: str | None = None
     #: ``{"label", "probability"}`` when ``WEB2TEXT_PAGE_TYPE_FIELD`` asks for it and the labeller tells.
     page_type: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False)
@@ -106,6 +108,7 @@ def run_chain(
         truncated=extraction.truncated,
         from_noscript=extraction.from_noscript,
         decoded_again=extraction.decoded_again,
+        empty=extraction.empty,
         page_type=_page_type(extraction.page_type) if config.page_type_field else None,
         timings=dict(extraction.timings),
         failed_formats=tuple(failed),

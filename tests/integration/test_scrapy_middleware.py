@@ -350,3 +350,12 @@ def test_time_ms_is_the_labelling_threads_cpu_time_not_elapsed_time(untrained_mo
     crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model)})
     run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [{}])
     assert stat(crawler, "time_ms") == 250.0
+
+
+def test_a_page_with_nothing_to_keep_is_counted_with_its_reason():
+    from ..labellers.test_rules import SCRIPT_FILLED
+
+    crawler = make_crawler({})  # the shipped model: what it keeps of the page is its footer line
+    out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(body=SCRIPT_FILLED), [{}])
+    assert out[0]["main_text"] == "" and "1" not in out[0]["web2text_blocks"]
+    assert stat(crawler, "empty/furniture_only") == 1 and stat(crawler, "pages") == 1

@@ -11,7 +11,8 @@ article's code listings kept in part, and on documentation pages the blocks that
 
 A page that the model's own threshold leaves empty is decoded again at a threshold relative to the page's most
 likely block (:func:`decode_empty_page_again`): the model's probabilities rank a page's blocks better than they
-measure them.
+measure them.  A page whose kept blocks are then only furniture around its legal line (a page a script fills,
+crawled without rendering) keeps nothing (:mod:`.nothing_kept`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..base import Labelling, PageType
 from .counts import block_lengths
 from .features import page_features
 from .network import Web2TextModel, load_model
+from .nothing_kept import REASON, furniture_only
 from .page_types import shipped_page_types
 from .rules import FILLS, PageTypeGuess, check_rule_names, run_rules
 from .viterbi import viterbi
@@ -112,6 +114,9 @@ def web2text_labels(
         ruled = run_rules(page, labels, guess, probabilities, skipped=skipped)
         labels = ruled.labels
         changed = ruled.rule_names()
+        if furniture_only(page, labels):  # a page with nothing to keep: empty, not its footer line
+            changed = [REASON if kept else rule for kept, rule in zip(labels.tolist(), changed or [None] * len(page))]
+            labels = np.zeros_like(labels)
     decode_done = time.thread_time()
     timings = {
         "features": 1000 * (features_done - clock),
