@@ -101,7 +101,6 @@ setup(
         # a maintained identifier and maintained per-language lists.
         "py3langid>=0.3",
         "stop-words>=2025.11.4",
-        "parsel>=1.8",
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).
         "webencodings>=0.5",
