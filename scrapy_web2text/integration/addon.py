@@ -7,11 +7,11 @@
 The add-on (Scrapy >= 2.10 add-on API) puts :class:`~scrapy_web2text.Web2TextSpiderMiddleware` into
 ``SPIDER_MIDDLEWARES`` at :data:`MIDDLEWARE_ORDER` and :class:`~scrapy_web2text.Web2TextPipeline` into
 ``ITEM_PIPELINES`` at :data:`PIPELINE_ORDER` and :class:`~scrapy_web2text.Web2TextCharsetMiddleware` into
-``DOWNLOADER_MIDDLEWARES`` at :data:`CHARSET_MIDDLEWARE_ORDER`, unless the project already lists them (its own
-order then wins), makes :class:`~scrapy_web2text.integration.exporters.Web2TextCsvItemExporter` the ``csv`` feed
-exporter (JSON in the cells of lists and dicts) unless the project names one, and gives every ``WEB2TEXT_*``
-setting its documented default at the ``"addon"`` priority, so a value set in ``settings.py``, ``custom_settings``
-or with ``-s`` still wins.
+``DOWNLOADER_MIDDLEWARES`` at :data:`CHARSET_MIDDLEWARE_ORDER`, unless the project already lists them (its own order
+then wins), makes :class:`~scrapy_web2text.integration.exporters.Web2TextCsvItemExporter` the ``csv`` feed exporter
+(JSON in the cells of lists and dicts) unless the project names one, and gives every ``WEB2TEXT_*`` setting its
+documented default at the ``"addon"`` priority, so a value set in ``settings.py``, ``custom_settings`` or with ``-s``
+still wins.
 """
 
 from __future__ import annotations
