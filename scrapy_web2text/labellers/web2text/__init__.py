@@ -114,7 +114,9 @@ def web2text_labels(
         ruled = run_rules(page, labels, guess, probabilities, skipped=skipped)
         labels = ruled.labels
         changed = ruled.rule_names()
-        if furniture_only(page, labels):  # a page with nothing to keep: empty, not its footer line
+        # A page with nothing to keep: empty, not its footer line.  Like the second decoding, at the model's own
+        # threshold only: a threshold given is applied as it is (and a higher one never keeps more).
+        if own_threshold and furniture_only(page, labels):
             changed = [REASON if kept else rule for kept, rule in zip(labels.tolist(), changed or [None] * len(page))]
             labels = np.zeros_like(labels)
     decode_done = time.thread_time()

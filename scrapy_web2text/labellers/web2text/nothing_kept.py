@@ -5,7 +5,8 @@ and a footer; the model keeps its likeliest blocks all the same (the footer's "Â
 rules that drop furniture spare it because it is all the page kept.  :func:`furniture_only` says so: every kept
 block is in a landmark (navigation, header, footer, complementary, or a class or id naming a footer), in a link or a
 copyright line, at least one is a copyright line or in a footer, and together they hold under
-:data:`MAX_FURNITURE_CHARS` characters.  The labeller then keeps nothing and names this module's reason in each
+:data:`MAX_FURNITURE_CHARS` characters.  At the model's own threshold (a threshold given is applied as it is, as for
+the second decoding), the labeller then keeps nothing and names this module's reason in each
 dropped block's ``rule``, :data:`REASON`; a crawl counts the page under ``web2text/empty/furniture_only``.
 
 On the 365 validation pages no page comes out different: the pages the model keeps only landmark or link blocks of
