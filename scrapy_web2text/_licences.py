@@ -21,10 +21,12 @@ from pathlib import Path
 #: The table the docs include (``.. include:: licences.inc``), from the repository root.
 DOCS_TABLE = "docs/licences.inc"
 SETUP = Path(__file__).resolve().parents[1] / "setup.py"
+#: Where a requirement's name ends (a version, a marker, extras).
+_NAME_END = re.compile(r"[\s<>=!~;\[(]")
 
 
 def _name(requirement: str) -> str:
-    return re.split(r"[\s<>=!~;\[(]", requirement.strip(), maxsplit=1)[0]
+    return _NAME_END.split(requirement.strip(), maxsplit=1)[0]
 
 
 def runtime_requirements() -> list[str]:
