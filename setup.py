@@ -73,7 +73,9 @@ class PureWithoutTwins(bdist_wheel):
             ext for ext in self.distribution.ext_modules or () if Path(build_ext.get_ext_fullpath(ext.name)).exists()
         ]
         if not built:
+            # Pure: tagged py3-none-any, and installed into the wheel's root (purelib), as if no twin were declared.
             self.root_is_pure = True
+            self.distribution.ext_modules = []
         super().run()
 
 

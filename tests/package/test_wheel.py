@@ -227,4 +227,6 @@ def test_a_wheel_built_without_a_compiler_is_pure_python(tmp_path):
     assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
     with zipfile.ZipFile(wheel) as archive:
         assert not [name for name in archive.namelist() if name.endswith((".so", ".pyd"))]
-        assert "scrapy_web2text/__init__.py" in archive.namelist()  # the package itself, at the root
+        assert "scrapy_web2text/__init__.py" in archive.namelist()  # the package itself, at the root (purelib)
+        (marker,) = [name for name in archive.namelist() if name.endswith(".dist-info/WHEEL")]
+        assert "Root-Is-Purelib: true" in archive.read(marker).decode()
