@@ -29,7 +29,13 @@ def _extract(args) -> int:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     sources = gather_sources(args.sources, args.input_dir, args.input_file)
     with_metadata = args.json if args.metadata is None else args.metadata
-    options = Options(args.format, args.json, args.blocks, args.threshold, args.model, args.method, with_metadata)
+    from .site_models import load_site_models, parse_site_models
+
+    site_models = parse_site_models(args.site_model, "--site-model")
+    load_site_models(site_models, args.method, "--site-model")  # a missing or broken model fails before any input
+    options = Options(
+        args.format, args.json, args.blocks, args.threshold, args.model, args.method, with_metadata, site_models
+    )
     output = args.output
     folder = bool(output) and (args.input_dir is not None or output.endswith(("/", "\\")) or Path(output).is_dir())
     suffix = SUFFIXES["json" if args.json else args.format]
@@ -274,6 +280,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     extract.add_argument("--no-metadata", dest="metadata", action="store_false", help="with --json: no metadata")
     model_options(extract)
+    extract.add_argument(
+        "--site-model",
+        action="append",
+        default=[],
+        metavar="DOMAIN=MODEL",
+        help="label a site's pages with another model: DOMAIN (its subdomains too) or DOMAIN/PATH/, = a model's name "
+        "or NAME.npz (repeatable; the longest match wins)",
+    )
     extract.set_defaults(handler=_extract)
 
     train = add_command("train", help="train a model on corpus files (needs the 'train' extra)")

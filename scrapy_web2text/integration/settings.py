@@ -61,6 +61,7 @@ POOL_KINDS = ("thread", "process")
 DEFAULTS: dict[str, Any] = {
     "WEB2TEXT_ENABLED": True,
     "WEB2TEXT_MODEL": "default",
+    "WEB2TEXT_SITE_MODELS": {},
     "WEB2TEXT_METHOD": "web2text",
     "WEB2TEXT_THRESHOLD": None,
     "WEB2TEXT_RULES": True,
@@ -231,6 +232,8 @@ class Web2TextConfig:
     error_field: str | None = None
     #: ``WEB2TEXT_RULES``: whether the rules after decoding run (``extract(rules=...)``).
     rules: bool = True
+    #: ``WEB2TEXT_SITE_MODELS``: (domain, path prefix, model) triples, longest key first (:mod:`..site_models`).
+    site_models: tuple[tuple[str, str, str], ...] = ()
 
     @staticmethod
     def check_enabled(settings: Any) -> None:
@@ -252,6 +255,7 @@ class Web2TextConfig:
         cls.check_enabled(settings)
         warn_unknown_settings(settings)
         from ..labellers import get_labeller
+        from ..site_models import parse_site_models
 
         method = str(get("WEB2TEXT_METHOD"))
         get_labeller(method)  # unknown names fail here, at start-up
@@ -309,6 +313,7 @@ class Web2TextConfig:
             metadata=metadata_fields(get("WEB2TEXT_METADATA")),
             show_dir=str(get("WEB2TEXT_SHOW_DIR") or "") or None,
             show_every=show_every,
+            site_models=parse_site_models(get("WEB2TEXT_SITE_MODELS"), "WEB2TEXT_SITE_MODELS"),
         )
 
     @property
