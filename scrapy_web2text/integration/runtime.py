@@ -217,6 +217,10 @@ def threshold_in_force(threshold: float | None, model: Any) -> str:
     own = getattr(model, "threshold", None)
     if not isinstance(own, float):
         return "the method's own"
+    from ..labellers.web2text import takes_offsets
+
+    if not takes_offsets(model):
+        return f"{own:g} (the model's own, rebalanced: no page-type offsets)"
     from ..labellers.web2text.page_types import shipped_page_types
 
     classifier = shipped_page_types()
