@@ -206,8 +206,13 @@
     var index = blockOf(event);
     if (index >= 0 && index !== hovered) { hovered = index; info(index); }
   }, {capture: true, passive: true});
+  var settle = 0;
   window.addEventListener("scroll", function (event) {
-    if (event.target === document) { scrolled(); } else { redraw(); }
+    if (event.target !== document) { redraw(); return; }
+    scrolled();
+    // what the page fixes or makes sticky moves with the viewport: placed again once the scrolling stops
+    clearTimeout(settle);
+    settle = setTimeout(redraw, 150);
   }, {capture: true, passive: true});
   window.addEventListener("resize", redraw);
   window.addEventListener("load", redraw);
