@@ -9,6 +9,8 @@ Setting                      Default                Meaning
 ===========================  =====================  =========================================================
 ``WEB2TEXT_ENABLED``         ``True``               ``False`` disables both components (``NotConfigured``).
 ``WEB2TEXT_MODEL``           ``"default"``          A packaged model's name or the path of ``NAME.npz``.
+``WEB2TEXT_SITE_MODELS``     ``{}``                 ``{"example.org": "x.npz"}``: a model per domain (its
+                                                    subdomains too) or ``"domain/path/"`` prefix.
 ``WEB2TEXT_METHOD``          ``"web2text"``         Labelling method, passed to ``extract(method=...)``.
 ``WEB2TEXT_THRESHOLD``       ``None``               p(content) a block needs; ``None``: the model's own.
 ``WEB2TEXT_RULES``           ``True``               ``False``: no rule after decoding runs (the model alone).
