@@ -29,7 +29,7 @@ def _extract(args) -> int:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     sources = gather_sources(args.sources, args.input_dir, args.input_file)
     with_metadata = args.json if args.metadata is None else args.metadata
-    from .site_models import load_site_models, parse_site_models
+    from .extraction.site_models import load_site_models, parse_site_models
 
     site_models = parse_site_models(args.site_model, "--site-model")
     load_site_models(site_models, args.method, "--site-model")  # a missing or broken model fails before any input

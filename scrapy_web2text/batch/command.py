@@ -57,7 +57,7 @@ def run_warc_command(args) -> int:
         raise ValueError(f"-o {args.output} is a folder: give a JSON Lines file (e.g. {args.output}/a.jsonl)")
     for path in resolve_inputs(args.inputs):  # missing files and other formats fail before a cluster starts
         check_archive(path)
-    from ..site_models import load_site_models, parse_site_models
+    from ..extraction.site_models import load_site_models, parse_site_models
 
     site_models = parse_site_models(args.site_model, "--site-model")
     load_site_models(site_models, "web2text", "--site-model")  # a missing or broken model fails before any record

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__, extract
-from ..site_models import site_model
+from ..extraction.site_models import site_model
 
 #: The file suffix of each output form, in folder mode.
 SUFFIXES = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}

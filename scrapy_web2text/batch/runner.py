@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import Extraction, extract, load_model
 from .._extras import missing_extra
-from ..site_models import site_model
+from ..extraction.site_models import site_model
 from . import DEFAULT_MAX_BYTES
 from .warc import HtmlRecord, plan_chunks, read_html
 
@@ -48,7 +48,7 @@ class Options:
     max_bytes: int = DEFAULT_MAX_BYTES
     #: Each row also carries the page's ``metadata`` (:meth:`scrapy_web2text.metadata.Metadata.to_dict`).
     metadata: bool = False
-    #: ``--site-model``: a model per site (:mod:`scrapy_web2text.site_models`).
+    #: ``--site-model``: a model per site (:mod:`scrapy_web2text.extraction.site_models`).
     site_models: tuple[tuple[str, str, str], ...] = ()
 
 

@@ -24,9 +24,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..extraction.site_models import load_site_models
 from ..labellers.base import load_labeller_weights
 from ..labellers.blas import set_labelling_threads
-from ..site_models import load_site_models
 from .chain import PageResult, run_chain
 from .pools import POOLS, RECYCLE_WORKERS_AFTER, LabellingPool
 

@@ -75,8 +75,8 @@ class ViewWriter:
         from scrapy.utils.defer import maybe_deferred_to_future
         from twisted.internet.threads import deferToThread
 
-        from ..responses import own_encoding
-        from ..site_models import site_model
+        from ..extraction.responses import own_encoding
+        from ..extraction.site_models import site_model
         from .charset import header_charset
 
         config = self.component.config

@@ -11,8 +11,8 @@ import pytest
 
 from scrapy_web2text import load_model
 from scrapy_web2text.cli import main
+from scrapy_web2text.extraction.site_models import parse_site_models, site_model
 from scrapy_web2text.integration.settings import Web2TextConfig
-from scrapy_web2text.site_models import parse_site_models, site_model
 
 from ..scrapy_support import EXAMPLE_PROJECT, make_crawler
 from ..site import LoopbackServer, Resource, Site

@@ -73,7 +73,7 @@ def site_model(site_models: SiteModels, url: str | None) -> str | None:
 def load_site_models(site_models: SiteModels, method: str, source: str) -> dict[str, Any]:
     """Every model of the map loaded (once per process), by the name it is given in the map; ``ValueError`` naming
     ``source`` and the key for one that cannot be loaded or a method that takes no model."""
-    from .labellers.base import load_labeller_weights
+    from ..labellers.base import load_labeller_weights
 
     loaded: dict[str, Any] = {}
     for domain, prefix, model in site_models:
