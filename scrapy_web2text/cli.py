@@ -263,6 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     extract.add_argument("--no-metadata", dest="metadata", action="store_false", help="with --json or csv: none")
     model_options(extract)
+    extract.add_argument(
+        "--site-model",
+        action="append",
+        default=[],
+        metavar="DOMAIN=MODEL",
+        help="label a site's pages with another model: DOMAIN (its subdomains too) or DOMAIN/PATH/, = a model's name "
+        "or NAME.npz (repeatable; the longest match wins)",
+    )
     extract.set_defaults(handler=_extract)
 
     train = add_command("train", help="train a model on corpus files (needs the 'train' extra)")

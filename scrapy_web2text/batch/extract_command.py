@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..extraction.site_models import load_site_models, parse_site_models
 from .files import SUFFIXES, Options, Writer, csv_columns, csv_line, gather_sources, run, stdin_is_piped
 
 
@@ -33,7 +34,11 @@ def extract_command(
     is_folder = check_arguments(args)
     sources = gather_sources(args.sources, args.input_dir, args.input_file, stdin_is_piped())
     with_metadata = (args.json or args.format == "csv") if args.metadata is None else args.metadata
-    options = Options(args.format, args.json, args.blocks, args.threshold, args.model, args.method, with_metadata)
+    site_models = parse_site_models(args.site_model, "--site-model")
+    load_site_models(site_models, args.method, "--site-model")  # a missing or broken model fails before any input
+    options = Options(
+        args.format, args.json, args.blocks, args.threshold, args.model, args.method, with_metadata, site_models
+    )
     folder = bool(args.output) and (args.input_dir is not None or is_folder)
     suffix = SUFFIXES["json" if args.json else args.format]
     preamble = csv_line(csv_columns(with_metadata)) if args.format == "csv" else None

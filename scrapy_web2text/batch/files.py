@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__, extract
+from ..extraction.site_models import site_model
 
 #: The file suffix of each output form, in folder mode.
 SUFFIXES = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json", "csv": ".csv"}
@@ -55,6 +56,7 @@ class Options:
     model: str | None = None
     method: str = "web2text"
     metadata: bool = False  # JSON rows: a "metadata" object; text: a "field: value" header
+    site_models: tuple[tuple[str, str, str], ...] = ()  # --site-model: a model per site (site_models.py)
 
 
 @dataclass(frozen=True)
@@ -169,7 +171,7 @@ def render(source: Source, data: bytes | None, options: Options) -> Outcome:
             body,
             url=url,
             threshold=options.threshold,
-            model=options.model,
+            model=site_model(options.site_models, url) or options.model,
             method=options.method,
             encoding=charset,
             content_type=content_type,

@@ -241,6 +241,8 @@ class Web2TextComponent:
                 extra={"spider": self.crawler.spider},
             )
         self.inc("pages")
+        if result.model:
+            self.inc(f"model/{result.model}/pages")
         self.inc("blocks", result.n_blocks)
         self.inc("content_blocks", result.n_content_blocks)
         if result.truncated:

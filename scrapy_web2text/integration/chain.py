@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..extraction import CONTENT, extract
+from ..extraction.site_models import site_model
+from ..labellers.base import load_labeller_weights
 
 if TYPE_CHECKING:
     from .settings import Web2TextConfig
@@ -50,7 +52,8 @@ class PageResult:
     error: str | None = None
     #: The ``WEB2TEXT_METADATA`` fields asked for -> their values (lists as lists; ``None``/``[]`` when not found).
     metadata: dict[str, Any] = field(default_factory=dict)
-
+    #: The name of the model that labelled the page (``None`` for methods without one).
+    model: str | None = None
     #: ``"<format>: <error>"`` for each optional format (Markdown, HTML, title) that raised: the item keeps its
     #: main text and blocks, and that field goes out empty.
     failed_formats: tuple[str, ...] = ()
@@ -82,6 +85,10 @@ def run_chain(
     # CPU time of this thread, not elapsed time: on a busy crawl a labelling thread waits for the GIL and the CPU,
     # and elapsed time would count those waits as labelling.
     clock = time.thread_time()
+    if config.site_models:
+        site = site_model(config.site_models, url)
+        if site is not None:  # loaded once per process (at start-up here, on its first page in a worker process)
+            model = load_labeller_weights(config.method, site)
     extraction = extract(
         html,
         url,
@@ -112,6 +119,7 @@ def run_chain(
         page_type=_page_type(extraction.page_type) if config.page_type_field else None,
         timings=dict(extraction.timings),
         failed_formats=tuple(failed),
+        model=extraction.model,
     )
     if config.metadata and not extraction.skipped:
         result.metadata.update(requested_metadata(extraction, config))

@@ -29,6 +29,7 @@ POOL_KINDS = ("thread", "process")
 SETTINGS: dict[str, tuple[Any, str]] = {
     "WEB2TEXT_ENABLED": (True, "False disables the three components (NotConfigured)."),
     "WEB2TEXT_MODEL": ("default", "A packaged model's name or the path of NAME.npz."),
+    "WEB2TEXT_SITE_MODELS": ({}, "A model per domain (its subdomains too) or 'domain/path/' prefix: {domain: model}."),
     "WEB2TEXT_METHOD": ("web2text", "The labelling method, as extract(method=...)."),
     "WEB2TEXT_THRESHOLD": (None, "The p(content) a block needs; None: the model's own."),
     "WEB2TEXT_RULES": (True, "False: no rule after decoding runs (the model alone)."),
@@ -207,6 +208,8 @@ class Web2TextConfig:
     error_field: str | None = None
     #: ``WEB2TEXT_RULES``: whether the rules after decoding run (``extract(rules=...)``).
     rules: bool = True
+    #: ``WEB2TEXT_SITE_MODELS``: (domain, path prefix, model) triples, longest key first (extraction.site_models).
+    site_models: tuple[tuple[str, str, str], ...] = ()
 
     @staticmethod
     def check_enabled(settings: Any) -> None:
@@ -227,6 +230,7 @@ class Web2TextConfig:
 
         cls.check_enabled(settings)
         warn_unknown_settings(settings)
+        from ..extraction.site_models import parse_site_models
         from ..labellers import get_labeller
 
         method = str(get("WEB2TEXT_METHOD"))
@@ -288,6 +292,7 @@ class Web2TextConfig:
             metadata=metadata_fields(get("WEB2TEXT_METADATA")),
             show_dir=str(get("WEB2TEXT_SHOW_DIR") or "") or None,
             show_every=show_every,
+            site_models=parse_site_models(get("WEB2TEXT_SITE_MODELS"), "WEB2TEXT_SITE_MODELS"),
         )
 
     @property

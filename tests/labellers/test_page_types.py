@@ -234,3 +234,27 @@ def test_an_offset_keeps_the_threshold_strictly_between_0_and_1():
     assert offset_threshold(0.9, 0.1) == high and offset_threshold(0.1, -0.3) == low
     assert offset_threshold(0.999, 0.1) == 0.999 and offset_threshold(0.01, -0.3) == 0.01  # beyond: kept as it is
     assert offset_threshold(0.999, -0.1) == pytest.approx(0.899)  # inwards: moved
+
+
+def test_a_tuned_models_rebalanced_threshold_gets_no_page_type_offset():
+    """Its threshold already keeps as much text as the model it started from: an article's offset on top of it
+    would move it a second time."""
+    import dataclasses
+
+    from scrapy_web2text.integration.runtime import threshold_in_force
+    from scrapy_web2text.labellers.web2text import page_threshold
+    from scrapy_web2text.labellers.web2text.network import load_model
+    from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
+    from scrapy_web2text.labellers.web2text.rules import PageTypeGuess
+
+    article = PageTypeGuess.certain("article")
+    offset = shipped_page_types().threshold_offset("article")
+    assert offset != 0
+    model = load_model()
+    assert page_threshold(model, article) == pytest.approx(model.threshold + offset)
+    card = {**model.metadata, "fine_tuned": {"from": "default", "threshold": 0.12}}
+    tuned = dataclasses.replace(model, config={**model.config, "threshold": 0.12}, metadata=card)
+    assert page_threshold(tuned, article) == 0.12 and "no page-type offsets" in threshold_in_force(None, tuned)
+    # tuned without rebalancing (--no-rebalance): the shipped threshold, moved by the offsets as before
+    kept = dataclasses.replace(model, metadata={**model.metadata, "fine_tuned": {"from": "default"}})
+    assert page_threshold(kept, article) == pytest.approx(model.threshold + offset)

@@ -142,6 +142,7 @@ WHY_LINEAR = {
     "matches (its end or the text's): disjoint",
     "show.sanitise._CSS_URL": "literal start, possessive blanks, then at most 4096 characters: bounded per attempt",
     "show.sanitise._CSS_IMAGE_SET": "a literal",
+    "show.sanitise._CSS_BACKDROP": "a literal with an optional colon",
     "show.sanitise._CSS_IMPORT": "literal start, then at most 4096 characters: bounded per attempt",
     "show.sanitise._STYLE_TAG_START": "'<' and a lookahead over a possessive blank run: only an attempt at '<' reads",
     "show.view._CLASS_NAMES": "one character class",

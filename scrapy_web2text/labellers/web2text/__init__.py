@@ -173,10 +173,18 @@ def offset_threshold(own: float, offset: float) -> float:
     return min(max(own + offset, min(own, low)), max(own, high))
 
 
+def takes_offsets(model: Web2TextModel) -> bool:
+    """Whether the page types' offsets move ``model``'s threshold: not for a tuned model whose threshold was
+    rebalanced (``web2text train --init``), which already keeps as much text as the model it started from; the
+    offsets were fitted to that model's scale of p(content), and added on top they would move it twice."""
+    return ((getattr(model, "metadata", None) or {}).get("fine_tuned") or {}).get("threshold") is None
+
+
 def page_threshold(model: Web2TextModel, page_type: PageTypeGuess) -> float:
     """The threshold a page is labelled at when the caller gives none: the model's own, moved by the page type's
-    offset (:func:`offset_threshold`)."""
-    return offset_threshold(model.config.get("threshold", 0.5), threshold_offset(page_type))
+    offset (:func:`offset_threshold`) unless the model's threshold was rebalanced (:func:`takes_offsets`)."""
+    own = model.config.get("threshold", 0.5)
+    return offset_threshold(own, threshold_offset(page_type)) if takes_offsets(model) else own
 
 
 def web2text(
