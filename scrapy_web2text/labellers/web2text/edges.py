@@ -12,7 +12,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ...page import Page
-from ...page.compiled import load_twin, speedups_enabled
+from ...page.nodes import ATTRIBUTES_ID, DEPTH, TAGS_ID
+from ...page.twins import load_twin
 from .counts import ENDS_SENTENCE, UPPER, edge_text_properties
 from .tag_groups import HEADING_TAGS, tag_masks
 
@@ -83,7 +84,7 @@ def edge_matrix(
     lengths = lengths.astype(float)
     spaces, first, last = edge_text_properties(page.texts, table)
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
-    leaf_tags = page.node_table[page.block_nodes, 5]
+    leaf_tags = page.node_table[page.block_nodes, TAGS_ID]
     inputs = EdgeInputs(
         chain=chain,
         break_before=page.break_before.view(np.uint8),
@@ -92,7 +93,7 @@ def edge_matrix(
         keywords=page.ancestor_keywords,
         tag_marks=tag_marks,
         leaf_tags=leaf_tags,
-        leaf_attributes=page.node_table[page.block_nodes, 6],
+        leaf_attributes=page.node_table[page.block_nodes, ATTRIBUTES_ID],
         heading=tag_masks(tag_bits, HEADING_TAGS)[leaf_tags, 0].view(np.uint8),
         spaces=np.asarray(spaces, np.int64),
         first=np.asarray(first, np.uint16),
@@ -104,7 +105,7 @@ def edge_matrix(
     else:
         out, distance = edge_comparisons(inputs)
     # float64 logarithms rounded to float32 on assignment, as np.array(..., float32).
-    leaf_depth = page.node_table[page.block_nodes, 1]
+    leaf_depth = page.node_table[page.block_nodes, DEPTH]
     out[:, 15] = np.log1p(np.maximum(page.starts[1:] - page.ends[:-1], 0))
     out[:, 16] = np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:]))
     out[:, 19] = np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1)))
@@ -158,7 +159,5 @@ def edge_comparisons(inputs: EdgeInputs) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(np.array(columns, np.float32).T), distance
 
 
-#: The compiled :func:`edge_comparisons` (``_edges.pyx``), or ``None`` where it is not built or turned off.
-(compiled_edge_comparisons,) = (
-    load_twin(f"{__package__}._edges", "edge_comparisons") if speedups_enabled() else None
-) or (None,)
+#: The compiled :func:`edge_comparisons` (``_edges.pyx``), or ``None`` where it is not in use.
+(compiled_edge_comparisons,) = load_twin(__name__, "edge_comparisons")
