@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from types import ModuleType
 
 from lxml import etree
@@ -60,3 +61,16 @@ def load_twin(original: str, *names: str) -> tuple:
 def twins_in_use() -> dict[str, bool]:
     """Python original -> whether its compiled twin is in use here (``print(twins_in_use())`` after an install)."""
     return {original: twin_module(original) is not None for original in TWINS}
+
+
+def twin_bindings(original: str) -> list[tuple[ModuleType, str]]:
+    """(module, name) of each attribute of the package's imported modules that holds a function of ``original``'s
+    twin: what a benchmark sets to ``None`` to run the Python original in the same process."""
+    twin = TWINS[original][0]
+    return [
+        (module, name)
+        for module_name, module in list(sys.modules.items())
+        if module_name.startswith("scrapy_web2text.") and module_name != twin
+        for name, value in list(vars(module).items())
+        if callable(value) and getattr(value, "__module__", None) == twin
+    ]

@@ -11,13 +11,15 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_web2text import extract, output
-from scrapy_web2text._paths import block_xpaths as compiled_block_xpaths
-from scrapy_web2text._paths import first_blocks_of_headings
 from scrapy_web2text.extraction import Extraction, LabelledPage
 from scrapy_web2text.page import decode_html, parse_page
 from tests.helpers import python_paths
 from tests.hostile import hostile_pages
 from tests.site import build_site
+from tests.twins import twin
+
+compiled_block_xpaths = twin(output.__name__).block_xpaths
+first_blocks_of_headings = twin(output.__name__).first_blocks_of_headings
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

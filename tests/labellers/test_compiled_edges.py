@@ -12,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scrapy_web2text.labellers.web2text import edges
-from scrapy_web2text.labellers.web2text._edges import edge_comparisons as compiled
 from scrapy_web2text.labellers.web2text.counts import ENDS_SENTENCE, UPPER
 from scrapy_web2text.labellers.web2text.features import edge_features
 from scrapy_web2text.page import parse_page
+from tests.twins import twin
+
+compiled = twin(edges.__name__).edge_comparisons
 
 
 def _both(inputs: edges.EdgeInputs) -> tuple[tuple, tuple]:
