@@ -118,6 +118,7 @@ def test_the_environment_variable_turns_the_twins_off(monkeypatch) -> None:
 
 
 def test_a_twin_built_for_another_lxml_is_not_used(monkeypatch) -> None:
+    monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "0")
     major = int(WALK.COMPILED_LXML_VERSION.split(".")[0])
     monkeypatch.setattr(WALK, "COMPILED_LXML_VERSION", f"{major + 1}.0.0")
     assert twins_module.load_twin("scrapy_web2text.page.walk", "walk") == (None,)
