@@ -1,7 +1,7 @@
 """What each compiled twin saves: ``extract()`` per page with one twin switched off at a time.
 
     python benchmarks/twins.py                 # every validation page of ../shared/data, 3 repetitions
-    python benchmarks/twins.py --limit 120 --repeat 5 --twins _viterbi _edges
+    python benchmarks/twins.py --limit 120 --repeat 5 --twins _viterbi _layers
 
 Every configuration runs on a page before the next page (interleaved), a page's time is its fastest repetition in
 CPU time of the thread, and each twin's figure is the median over pages of (time without it) / (time with every
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="validation")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--twins", nargs="+", metavar="NAME", help="only these twins (_viterbi _edges ...)")
+    parser.add_argument("--twins", nargs="+", metavar="NAME", help="only these twins (_viterbi _layers ...)")
     args = parser.parse_args(argv)
     chosen = families(args.twins)
     limit_blas_threads(1)

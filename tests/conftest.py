@@ -39,7 +39,6 @@ MODULE_MARKS = {
     "package/test_wheel.py": ("wheel", "slow"),
     "page/test_speedups.py": ("twins",),
     "labellers/test_compiled_layers.py": ("twins",),
-    "labellers/test_compiled_edges.py": ("twins",),
     "extraction/test_block_paths.py": ("twins",),
 }
 TESTS = Path(__file__).resolve().parent

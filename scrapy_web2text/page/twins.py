@@ -26,7 +26,6 @@ TWINS = {
     "scrapy_web2text.labellers.web2text.counts": ("scrapy_web2text.labellers.web2text._counts", False),
     "scrapy_web2text.labellers.web2text.features": ("scrapy_web2text.labellers.web2text._features", False),
     "scrapy_web2text.labellers.web2text.layers": ("scrapy_web2text.labellers.web2text._layers", False),
-    "scrapy_web2text.labellers.web2text.edges": ("scrapy_web2text.labellers.web2text._edges", False),
     "scrapy_web2text.labellers.web2text.viterbi": ("scrapy_web2text.labellers.web2text._viterbi", False),
 }
 
