@@ -125,10 +125,13 @@ def test_a_twin_built_for_another_lxml_is_not_used(monkeypatch) -> None:
     assert twins_module.load_twin("scrapy_web2text.page.numbering", "number_nodes") == (number_nodes,)
 
 
-def walked(root, source: str, compiled: bool, max_blocks: int = cdom.MAX_BLOCKS) -> Page:
+def walked(root, source: str, compiled: bool, max_blocks: int = cdom.MAX_BLOCKS, numbered: bool | None = None) -> Page:
+    """The page walked and numbered by the twins (``compiled``) or the Python code; ``numbered`` sets the numbering
+    apart from the walk."""
     page = Page(source=source)
     saved = cdom.compiled_walk, cdom.compiled_number_nodes
-    cdom.compiled_walk, cdom.compiled_number_nodes = (walk, number_nodes) if compiled else (None, None)
+    numbered = compiled if numbered is None else numbered
+    cdom.compiled_walk, cdom.compiled_number_nodes = walk if compiled else None, number_nodes if numbered else None
     try:
         collect_blocks(page, root, max_blocks)
     finally:
@@ -178,6 +181,22 @@ def test_same_pages_on_the_test_site_and_the_hostile_pages() -> None:
         if root is not None:
             blocks += len(assert_same_walk(root, source))
     assert blocks > 100
+
+
+@pytest.mark.parametrize("compiled_walk", [True, False], ids=["compiled walk", "Python walk"])
+def test_either_twin_of_the_walk_and_the_numbering_stands_alone(compiled_walk: bool) -> None:
+    # Each twin is loaded on its own (one may be missing): the compiled walk with the Python numbering and the
+    # other way round make the same pages.
+    site = build_site(articles=2, seed=5)
+    resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.02).values())
+    blocks = 0
+    for resource in resources:
+        root, source = parsed(decode_html(resource.body))
+        if root is not None:
+            python = walked(root, source, compiled=False)
+            assert_same_pages(python, walked(root, source, compiled=compiled_walk, numbered=not compiled_walk))
+            blocks += len(python)
+    assert blocks > 50
 
 
 MARKUP = [
