@@ -17,12 +17,12 @@ from types import ModuleType
 from lxml import etree
 
 #: Python original -> (its compiled twin, whether the twin reads lxml's C structures, so it is used only under the
-#: lxml major version it was compiled against).  ``_paths`` keeps its old name until ``output`` moves (issue 56).
+#: lxml major version it was compiled against).
 TWINS = {
     "scrapy_web2text.page.walk": ("scrapy_web2text.page._walk", True),
     "scrapy_web2text.page.numbering": ("scrapy_web2text.page._numbering", False),
     "scrapy_web2text.page.attributes": ("scrapy_web2text.page._attributes", False),
-    "scrapy_web2text.output": ("scrapy_web2text._paths", True),
+    "scrapy_web2text.extraction.output": ("scrapy_web2text.extraction._output", True),
     "scrapy_web2text.labellers.web2text.counts": ("scrapy_web2text.labellers.web2text._counts", False),
     "scrapy_web2text.labellers.web2text.features": ("scrapy_web2text.labellers.web2text._features", False),
     "scrapy_web2text.labellers.web2text.layers": ("scrapy_web2text.labellers.web2text._layers", False),

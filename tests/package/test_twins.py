@@ -12,9 +12,6 @@ from scrapy_web2text.page.twins import TWINS
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "scrapy_web2text"
-#: Twins not yet named after their original: ``_paths.pyx`` becomes ``_output.pyx`` when ``output.py`` moves into
-#: ``extraction/`` (issue 56).
-OLD_NAMES = {"scrapy_web2text._paths"}
 
 
 def _module(path: Path) -> str:
@@ -26,7 +23,7 @@ def test_every_cython_source_is_a_twin_of_the_table_and_named_after_its_original
     for original, (twin, _) in TWINS.items():
         assert (REPO / (original.replace(".", "/") + ".py")).is_file(), original
         package, _, name = original.rpartition(".")
-        assert twin == f"{package}._{name}" or twin in OLD_NAMES, (original, twin)
+        assert twin == f"{package}._{name}", (original, twin)
 
 
 def test_setup_reads_the_table() -> None:
