@@ -1,3 +1,4 @@
+import ast
 import re
 import sys
 from pathlib import Path
@@ -7,19 +8,16 @@ from setuptools.command.bdist_wheel import bdist_wheel
 
 HERE = Path(__file__).parent
 VERSION = re.search(r'^__version__ = "([^"]+)"', (HERE / "scrapy_web2text" / "__init__.py").read_text(), re.M)[1]
-#: The compiled twins: (module, Cython source, whether it reads libxml2's nodes through lxml's C API).  The block
-#: paths' twin (output.block_xpaths) reads the same C structures as the page walk.
-TWINS = [
-    *(
-        (f"scrapy_web2text.page.{name}", f"scrapy_web2text/page/{name}.pyx", True)
-        for name in ("_cdom", "_numbering", "_attributes")
-    ),
-    ("scrapy_web2text.extraction._paths", "scrapy_web2text/extraction/_paths.pyx", True),
-    *(
-        (f"scrapy_web2text.labellers.web2text.{name}", f"scrapy_web2text/labellers/web2text/{name}.pyx", False)
-        for name in ("_counts", "_statistics", "_viterbi", "_layers", "_edges")
-    ),
-]
+
+
+def read_twins() -> dict[str, tuple[str, bool]]:
+    """The table of compiled twins (``scrapy_web2text/page/twins.py``: Python original -> (twin module, whether it
+    reads libxml2's nodes through lxml's C API)), read as data: setup.py does not import the package."""
+    tree = ast.parse((HERE / "scrapy_web2text" / "page" / "twins.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == "TWINS" for target in node.targets):
+            return ast.literal_eval(node.value)
+    raise RuntimeError("scrapy_web2text/page/twins.py has no TWINS table")
 
 
 def compiled_extensions() -> list[Extension]:
@@ -40,7 +38,8 @@ def compiled_extensions() -> list[Extension]:
     # about sixfold); other platforms' linkers are left as they are.
     link_args = ["-s"] if sys.platform.startswith("linux") else []
     extensions = []
-    for module, source, reads_lxml in TWINS:
+    for module, reads_lxml in read_twins().values():
+        source = module.replace(".", "/") + ".pyx"  # each twin's Cython source sits where its module will
         if reads_lxml and lxml_headers is None:
             continue
         if cythonize is None:

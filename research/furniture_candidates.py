@@ -15,6 +15,7 @@ from scrapy_web2text.labellers.web2text.counts import block_lengths
 from scrapy_web2text.labellers.web2text.rules.furniture import longest_kept
 from scrapy_web2text.labellers.web2text.rules.rails import MAX_RAIL_SHARE, heading_ranks, heading_runs, section_ends
 from scrapy_web2text.page import Page
+from scrapy_web2text.page.nodes import PARENT, TAGS_ID
 from scrapy_web2text.page.tags import ANCESTOR_KEYWORD_BITS
 
 #: Caption and credit blocks are short: a longer block under such a class is a figure's whole story.
@@ -149,8 +150,8 @@ def repeats_apart(page: Page, labels: np.ndarray) -> np.ndarray:
     repeats = kept_text.repeated_blocks(page, labels)
     if not repeats.any():
         return repeats
-    parents = page.node_table[page.block_nodes, 0]
-    grandparents = page.node_table[np.maximum(parents, 0), 0]
+    parents = page.node_table[page.block_nodes, PARENT]
+    grandparents = page.node_table[np.maximum(parents, 0), PARENT]
     first: dict[str, int] = {}
     for i in np.flatnonzero(labels != 0).tolist():
         earlier = first.setdefault(page.texts[i], i)
@@ -237,7 +238,7 @@ def code_between_kept(page: Page, labels: np.ndarray, group: str = "pre|code") -
     table = page.node_table
     if not len(page) or not len(table):
         return out
-    code = blocks_under(page, group_mask(tag_list_bits(page), NODE_TAGS, group)[table[:, 5]])
+    code = blocks_under(page, group_mask(tag_list_bits(page), NODE_TAGS, group)[table[:, TAGS_ID]])
     if not code.any():
         return out
     kept = labels != 0

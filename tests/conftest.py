@@ -45,7 +45,6 @@ MODULE_MARKS = {
     "extraction/test_output_growth.py": ("slow",),
     "page/test_speedups.py": ("twins", "slow"),
     "labellers/test_compiled_layers.py": ("twins",),
-    "labellers/test_compiled_edges.py": ("twins",),
     "extraction/test_block_paths.py": ("twins",),
 }
 TESTS = Path(__file__).resolve().parent

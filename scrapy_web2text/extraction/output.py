@@ -14,7 +14,7 @@ from typing import Any
 
 from lxml import etree
 
-from ..page.compiled import load_twin
+from ..page.twins import load_twin
 from .markup import (  # noqa: F401 - re-exported: the formats of an Extraction are all reached from here
     BLOCK_CONTAINERS,
     INLINE_TAGS,
@@ -67,8 +67,8 @@ def block_xpath(element: Any, is_tail: bool) -> str:
     return cut_xpath(owner.getroottree().getpath(owner))
 
 
-#: The compiled twin of :func:`block_xpaths` (``_paths.pyx``), or ``None`` where it is not built or turned off.
-(compiled_block_xpaths,) = load_twin("scrapy_web2text.extraction._paths", "block_xpaths", reads_lxml=True) or (None,)
+#: The compiled twin of :func:`block_xpaths` (``_output.pyx``), or ``None`` where it is not in use.
+(compiled_block_xpaths,) = load_twin(__name__, "block_xpaths")
 
 
 def block_xpaths(root: Any, block_elements: Sequence[tuple[Any, bool]]) -> list[str]:
@@ -224,10 +224,8 @@ def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequ
 
 #: The inline elements a heading's text may sit in (``<h1><a><span>Title</span></a></h1>``).
 _INLINE_IN_HEADINGS = ("a", "span", "em", "strong", "b", "i")
-#: The compiled twin of :func:`_first_blocks_of_headings` (``_paths.pyx``), or ``None``.
-(compiled_first_blocks_of_headings,) = load_twin(
-    "scrapy_web2text.extraction._paths", "first_blocks_of_headings", reads_lxml=True
-) or (None,)
+#: The compiled twin of :func:`_first_blocks_of_headings` (``_output.pyx``), or ``None``.
+(compiled_first_blocks_of_headings,) = load_twin(__name__, "first_blocks_of_headings")
 
 
 def _first_blocks_of_headings(block_elements: Sequence[tuple[Any, bool]]) -> list[tuple[int, Any]]:

@@ -24,8 +24,8 @@ from typing import Any
 from lxml import etree
 
 from .cdom import Page
-from .compiled import SPEEDUPS
 from .marks import first_head
+from .twins import load_twin
 
 MAX_SCRIPTS = 20
 MAX_SCRIPT_CHARS = 200_000
@@ -99,9 +99,13 @@ def _find(source: str, word: str, start: int) -> int:
     """``source.find(word, start)``: the compiled walk's search where it is built, which compares 16 bytes at a time
     on the two-byte strings of most pages (``_search.h``), where ``str.find`` runs its two-way algorithm one code
     point at a time."""
-    if SPEEDUPS is None:
+    if compiled_find is None:
         return source.find(word, start)
-    return SPEEDUPS.find(source, word, start, len(source))
+    return compiled_find(source, word, start, len(source))
+
+
+#: The compiled search (``_walk.pyx``, the twin of :mod:`.walk`), or ``None`` where it is not in use.
+(compiled_find,) = load_twin("scrapy_web2text.page.walk", "find")
 
 
 def _json_ld_bodies(source: str) -> Iterator[str]:

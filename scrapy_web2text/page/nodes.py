@@ -12,6 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: The per-node columns of ``Page.node_table``, in order, and the number of each: code reads a column by its name
+#: here (``table[:, FIRST_BLOCK]``), never by a bare number (``tests/package/test_node_columns.py``).  The compiled
+#: twins read the same numbers from ``nodes.pxd``, which the same test holds to this tuple.
+NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
+PARENT, DEPTH, FIRST_BLOCK, END_BLOCK, N_CHILDREN, TAGS_ID, ATTRIBUTES_ID = range(len(NODE_COLUMNS))
+
 
 @dataclass(eq=False, slots=True)
 class CDOMNode:
@@ -40,7 +46,8 @@ class CDOMNode:
 def nodes_from_table(
     table: np.ndarray, distinct_tags: list[tuple[str, ...]], distinct_attributes: list[str]
 ) -> list[CDOMNode]:
-    """A :class:`CDOMNode` per row of a ``Page.node_table`` (``cdom.NODE_COLUMNS``), in order."""
-    tags = list(map(distinct_tags.__getitem__, table[:, 5].tolist()))
-    attributes = list(map(distinct_attributes.__getitem__, table[:, 6].tolist()))
-    return list(map(CDOMNode, range(len(table)), tags, attributes, *table.T[:5].tolist()))
+    """A :class:`CDOMNode` per row of a ``Page.node_table`` (:data:`NODE_COLUMNS`), in order."""
+    tags = list(map(distinct_tags.__getitem__, table[:, TAGS_ID].tolist()))
+    attributes = list(map(distinct_attributes.__getitem__, table[:, ATTRIBUTES_ID].tolist()))
+    columns = (PARENT, DEPTH, FIRST_BLOCK, END_BLOCK, N_CHILDREN)  # CDOMNode's fields after its tags and attributes
+    return list(map(CDOMNode, range(len(table)), tags, attributes, *table[:, columns].T.tolist()))

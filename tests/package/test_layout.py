@@ -62,7 +62,7 @@ DATA_FOLDERS = {"models"}
 #: Modules longer than 400 lines, each with the reason it is one file.
 LONG_MODULES = {
     "labellers/boilerpipe.py": "a port of Boilerpipe's filter chain, kept in the order the original runs it",
-    "page/_cdom.pyx": "the compiled twin of walk.Walker.walk: one loop, step for step, its node and text readers",
+    "page/_walk.pyx": "the compiled twin of walk.Walker.walk: one loop, step for step, its node and text readers",
     "labellers/web2text/counts.py": "every per-block text count in one vectorised pass, beside its compiled twin's "
     "table: the two must count alike, and a split would put one count's two halves in two files",
 }

@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from scrapy_web2text.page.twins import TWINS
+
 from ..scrapy_support import EXAMPLE_PROJECT, REPO
 
 METHODS = ("web2text", "crf", "boilernet")
@@ -113,23 +115,15 @@ def test_the_wheel_ships_the_models_and_the_type_marker(wheel_venv):
 def test_the_venv_has_the_wheel_the_lowest_scrapy_and_no_torch(wheel_venv):
     probe = (
         "import importlib.util, json, scrapy, scrapy_web2text\n"
-        "from scrapy_web2text.page.compiled import SPEEDUPS\n"
-        "from scrapy_web2text.labellers.web2text.counts import compiled_text_counts\n"
-        "from scrapy_web2text.labellers.web2text.viterbi import compiled_best_path\n"
-        "from scrapy_web2text.labellers.web2text.layers import compiled_shifted_sum\n"
-        "from scrapy_web2text.labellers.web2text.edges import compiled_edge_comparisons\n"
+        "from scrapy_web2text.page.twins import twins_in_use\n"
         "print(json.dumps([scrapy.__version__, scrapy_web2text.__file__, importlib.util.find_spec('torch') is None,"
-        " None not in (SPEEDUPS, compiled_text_counts, compiled_best_path, compiled_shifted_sum,"
-        " compiled_edge_comparisons)]))"
+        " twins_in_use()]))"
     )
     done = _run([str(wheel_venv["python"]), "-c", probe], cwd=wheel_venv["root"], env={"PATH": os.environ["PATH"]})
-    version, location, no_torch, compiled = json.loads(done.stdout)
+    version, location, no_torch, in_use = json.loads(done.stdout)
     assert Version(version) == Version(wheel_venv["pin"].partition("==")[2])
     assert str(wheel_venv["root"] / "venv") in location and no_torch
-    assert compiled, (
-        "the wheel's compiled speed-ups (page/_cdom, _numbering, _attributes, labellers/web2text/_counts, _viterbi,"
-        " _layers, _edges) do not load"
-    )
+    assert in_use == dict.fromkeys(TWINS, True), f"the wheel's compiled twins do not all load: {in_use}"
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -195,7 +189,9 @@ def test_the_wheel_is_stripped_and_its_metadata_complete(wheel_venv):
         names = archive.namelist()
         metadata = archive.read(next(name for name in names if name.endswith(".dist-info/METADATA"))).decode()
         twins = {name: archive.getinfo(name).file_size for name in names if name.endswith(".so")}
-    assert len(twins) == 9
+    assert sorted(name.partition(".")[0].replace("/", ".") for name in twins) == sorted(
+        twin for twin, _ in TWINS.values()
+    )
     for name, size in twins.items():  # unstripped, the twins weigh 0.4-1.4 MB each (debug information)
         assert size < 400_000, (name, size)
     fields = re.findall(r"^([\w-]+): (.*)$", metadata, re.M)

@@ -8,7 +8,7 @@ from scrapy.http import HtmlResponse
 from scrapy_web2text import extract
 from scrapy_web2text.integration.middleware import parsed_tree
 from scrapy_web2text.page import parse_page
-from scrapy_web2text.page.cdom import BLOCK_COLUMNS
+from scrapy_web2text.page.numbering import BLOCK_COLUMNS
 
 from ..helpers import fixture_text
 

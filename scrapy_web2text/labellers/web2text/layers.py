@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...page.compiled import load_twin, speedups_enabled
+from ...page.twins import load_twin
 
 Layers = list[tuple[np.ndarray, np.ndarray]]
 
@@ -73,11 +73,8 @@ def conv_stack(
     return x
 
 
-# The compiled end of a layer (``_layers.pyx``, the same floats to the bit); ``None`` where it is not built or turned
-# off.
-compiled_shifted_sum, compiled_add_bias = (
-    load_twin(f"{__package__}._layers", "shifted_sum", "add_bias") if speedups_enabled() else None
-) or (None, None)
+# The compiled end of a layer (``_layers.pyx``, the same floats to the bit); ``None`` where it is not in use.
+compiled_shifted_sum, compiled_add_bias = load_twin(__name__, "shifted_sum", "add_bias")
 
 
 def _compiled_fits(x: np.ndarray, bias: np.ndarray) -> bool:

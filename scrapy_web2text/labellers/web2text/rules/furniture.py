@@ -21,6 +21,7 @@ import numpy as np
 from ....page import Page
 from ....page.elements import first_letter_alternation
 from ....page.marks import HIDDEN_BIT
+from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 from ..counts import block_lengths
 
@@ -213,7 +214,7 @@ def own_attributes(page: Page, accepts: Callable[[str], bool], among: np.ndarray
     if not len(page.node_table):
         return found
     blocks = np.flatnonzero(among)
-    ids = page.node_table[page.block_nodes[blocks], 6]
+    ids = page.node_table[page.block_nodes[blocks], ATTRIBUTES_ID]
     distinct = np.unique(ids)
     named = np.fromiter((accepts(page.distinct_attributes[i]) for i in distinct.tolist()), bool, len(distinct))
     found[blocks[named[np.searchsorted(distinct, ids)]]] = True
@@ -235,8 +236,8 @@ def under_attributes(
     table = page.node_table
     if among is not None and len(table):
         before = np.concatenate(([0], np.cumsum(among)))
-        table = table[before[table[:, 3]] > before[table[:, 2]]]
-    ids = None if among is None else np.unique(table[:, 6])
+        table = table[before[table[:, END_BLOCK]] > before[table[:, FIRST_BLOCK]]]
+    ids = None if among is None else np.unique(table[:, ATTRIBUTES_ID])
     attributes = page.distinct_attributes if ids is None else [page.distinct_attributes[i] for i in ids.tolist()]
     # One look over the attributes: most pages name no such element, and a match's offset tells whose.
     joined = "\n".join(attributes)
@@ -249,12 +250,14 @@ def under_attributes(
     starts = np.concatenate(([0], ends[:-1]))
     named = np.zeros(len(attributes), bool)
     named[np.searchsorted(starts, found, side="right") - 1] = True
-    nodes = table[named[table[:, 6]]] if ids is None else table[np.isin(table[:, 6], ids[named])]
+    nodes = (
+        table[named[table[:, ATTRIBUTES_ID]]] if ids is None else table[np.isin(table[:, ATTRIBUTES_ID], ids[named])]
+    )
     if skipped_tags:
         tag_lists = page.distinct_tags
-        skipped = [tags for tags in set(nodes[:, 5].tolist()) if not skipped_tags.isdisjoint(tag_lists[tags])]
-        nodes = nodes[~np.isin(nodes[:, 5], skipped)] if skipped else nodes
-    inside = np.bincount(nodes[:, 2], minlength=size) - np.bincount(nodes[:, 3], minlength=size)
+        skipped = [tags for tags in set(nodes[:, TAGS_ID].tolist()) if not skipped_tags.isdisjoint(tag_lists[tags])]
+        nodes = nodes[~np.isin(nodes[:, TAGS_ID], skipped)] if skipped else nodes
+    inside = np.bincount(nodes[:, FIRST_BLOCK], minlength=size) - np.bincount(nodes[:, END_BLOCK], minlength=size)
     return np.cumsum(inside[:-1]) > 0
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....page import Page
+from ....page.nodes import DEPTH, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ..counts import block_lengths
 from ..tag_groups import blocks_under
 from .furniture import LANDMARK_BITS
@@ -35,12 +36,12 @@ def text_element_range(page: Page, kept: np.ndarray) -> tuple[int, int] | None:
     if not kept.any() or not len(table):
         return None
     kept_chars = np.concatenate(([0], np.cumsum(np.where(kept, block_lengths(page.texts), 0))))
-    inside = kept_chars[table[:, 3]] - kept_chars[table[:, 2]]
+    inside = kept_chars[table[:, END_BLOCK]] - kept_chars[table[:, FIRST_BLOCK]]
     holders = np.flatnonzero(inside >= TEXT_ELEMENT_SHARE * kept_chars[-1])
     if not len(holders):
         return None
-    node = holders[np.argmax(table[holders, 1])]  # the first of the deepest
-    return int(table[node, 2]), int(table[node, 3])
+    node = holders[np.argmax(table[holders, DEPTH])]  # the first of the deepest
+    return int(table[node, FIRST_BLOCK]), int(table[node, END_BLOCK])
 
 
 def documentation_gaps(page: Page, labels: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
@@ -63,10 +64,10 @@ def listing_remainders(page: Page, labels: np.ndarray) -> np.ndarray:
     """The blocks left out of ``<pre>`` elements some of whose blocks ``labels`` keeps, as a mask."""
     table = page.node_table
     is_pre = np.fromiter(("pre" in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
-    listings = is_pre[table[:, 5]]
+    listings = is_pre[table[:, TAGS_ID]]
     if not listings.any():
         return np.zeros(len(page), bool)
     kept = labels != 0
     kept_before = np.concatenate(([0], np.cumsum(kept)))
-    touched = listings & (kept_before[table[:, 3]] > kept_before[table[:, 2]])
+    touched = listings & (kept_before[table[:, END_BLOCK]] > kept_before[table[:, FIRST_BLOCK]])
     return blocks_under(page, touched) & ~kept

@@ -13,6 +13,7 @@ from collections import Counter
 import numpy as np
 
 from ....page import Page
+from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ..counts import block_lengths
 from ..tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 from .furniture import unless_most_of_the_kept_text
@@ -30,7 +31,7 @@ def caption_blocks(page: Page) -> np.ndarray:
         return np.zeros(len(page), bool)
     # The tag lists' group bits the features use (shared cache), read for the caption group.
     captions = group_mask(tag_list_bits(page), NODE_TAGS, CAPTION_GROUP)
-    return blocks_under(page, captions[table[:, 5]])
+    return blocks_under(page, captions[table[:, TAGS_ID]])
 
 
 def kept_captions(page: Page, labels: np.ndarray) -> np.ndarray:
@@ -95,7 +96,7 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     repeats = np.zeros(len(page), bool)
     if not len(page.node_table):
         return repeats
-    parents = page.node_table[page.block_nodes, 0]
+    parents = page.node_table[page.block_nodes, PARENT]
     first: dict[str, int] = {}
     pairs = []
     for i in np.flatnonzero(labels != 0).tolist():
@@ -121,7 +122,7 @@ def alike_paragraphs(page: Page, parents: np.ndarray, earlier: int, repeat: int)
     parent, earlier_parent = parents[repeat], parents[earlier]
     if page.in_link[repeat] or page.tag_paths[repeat] != page.tag_paths[earlier] or min(parent, earlier_parent) < 0:
         return False
-    return page.node_table[parent, 0] == page.node_table[earlier_parent, 0]
+    return page.node_table[parent, PARENT] == page.node_table[earlier_parent, PARENT]
 
 
 #: A repeat's parent holding at least this many kept characters of text found once on the page is a passage of its
@@ -151,7 +152,7 @@ class Passages:
         if self.kept_before[repeat + 1] - self.kept_before[earlier] != repeat + 1 - earlier:
             return False
         parent = self.parents[repeat]
-        start, end = self.table[parent, 2], self.table[parent, 3]
+        start, end = self.table[parent, FIRST_BLOCK], self.table[parent, END_BLOCK]
         return self.once_before[end] - self.once_before[start] >= MIN_OWN_CHARS
 
 
@@ -167,7 +168,7 @@ LIST_DEPTH = 6
 def nearest_list(page: Page, block: int) -> int:
     """The CDOM node of the nearest ``ul``/``ol``/``dl``/``table`` above ``block`` (within :data:`LIST_DEPTH`
     levels), or -1."""
-    parent = int(page.node_table[page.block_nodes[block], 0])
+    parent = int(page.node_table[page.block_nodes[block], PARENT])
     return nearest_node_with(page, parent, LIST_TAGS, LIST_DEPTH)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ....page import Page
 from ....page.elements import first_letter_alternation
+from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ....page.tags import ANCESTOR_TAG_BITS
 from ..counts import block_lengths
 from ..tag_groups import blocks_under, nearest_node_with
@@ -122,12 +123,12 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
     before = _prefix_sums(lengths, lengths * page.in_link)  # characters, in links
     by_list: dict[int, list[bool]] = {}
     for item in items:
-        first, past = table[item, 2], table[item, 3]
+        first, past = table[item, FIRST_BLOCK], table[item, END_BLOCK]
         chars, in_links = before[:, past] - before[:, first]
-        by_list.setdefault(int(table[item, 0]), []).append(chars > 0 and in_links >= MIN_ITEM_LINK_SHARE * chars)
+        by_list.setdefault(int(table[item, PARENT]), []).append(chars > 0 and in_links >= MIN_ITEM_LINK_SHARE * chars)
     link_lists = np.zeros(len(table), bool)
     for container, linked in by_list.items():
-        first, past = table[container, 2], table[container, 3]
+        first, past = table[container, FIRST_BLOCK], table[container, END_BLOCK]
         if first < end and past > start:  # around or inside the text's element
             continue
         link_lists[container] = sum(linked) >= MIN_LINKED_ITEMS and sum(linked) >= MIN_LINKED_SHARE * len(linked)
@@ -160,11 +161,11 @@ def heading_ranks(page: Page, in_headings: list[int] | None = None) -> np.ndarra
     for block in in_headings:
         node = int(page.block_nodes[block])
         for _ in range(_HEADING_LEVELS):
-            levels = [_RANKS[tag] for tag in tags[table[node, 5]] if tag in _RANKS]
+            levels = [_RANKS[tag] for tag in tags[table[node, TAGS_ID]] if tag in _RANKS]
             if levels:
                 ranks[block] = min(levels)
                 break
-            node = int(table[node, 0])
+            node = int(table[node, PARENT])
             if node < 0:
                 break
     return ranks

@@ -12,6 +12,8 @@ float32 once, as numpy's assignment rounds it.  ``tests/page/test_speedups.py`` 
 
 from libc.stdint cimport int64_t
 
+from ...page.nodes cimport DEPTH, END_BLOCK, FIRST_BLOCK, N_CHILDREN
+
 import numpy as np
 
 
@@ -41,7 +43,7 @@ def node_statistics(const int64_t[:, :] node_table, const double[:, ::1] summed,
     cdef double[:, ::1] totals = totals_array
     cdef double chars, words
     for node in range(nodes):
-        first, end = node_table[node, 2], node_table[node, 3]
+        first, end = node_table[node, FIRST_BLOCK], node_table[node, END_BLOCK]
         last = end - 1 if end > 1 else 0
         for column in range(width):
             totals[node, column] = prefix[end, column] - prefix[first, column]
@@ -59,9 +61,9 @@ def node_statistics(const int64_t[:, :] node_table, const double[:, ::1] summed,
         out[node, plain_at[4]] = ends_question[last]
         out[node, plain_at[5]] = starts[first] / source_length
         out[node, plain_at[6]] = ends[last] / source_length
-        out[node, plain_at[7]] = node_table[node, 4]
+        out[node, plain_at[7]] = node_table[node, N_CHILDREN]
         out[node, plain_at[8]] = end - first
-        out[node, plain_at[9]] = node_table[node, 1]
+        out[node, plain_at[9]] = node_table[node, DEPTH]
         out[node, plain_at[10]] = words
     return out_array, totals_array
 
@@ -126,10 +128,10 @@ def extended_columns(float[:, :] out, const int64_t[::1] ancestor_tags, int64_t 
         threshold = 0.5 * max(totals[0, chars_at] - totals[0, link_chars_at], 1.0)
         for node in range(nodes):
             outside = totals[node, chars_at] - totals[node, link_chars_at]
-            if outside >= threshold and node_table[node, 1] > deepest:
-                main, deepest = node, node_table[node, 1]
+            if outside >= threshold and node_table[node, DEPTH] > deepest:
+                main, deepest = node, node_table[node, DEPTH]
     if main >= 0:
-        main_first, main_end = node_table[main, 2], node_table[main, 3]
+        main_first, main_end = node_table[main, FIRST_BLOCK], node_table[main, END_BLOCK]
     for i in range(blocks):
         out[i, 0] = 1.0 if ancestor_tags[i] & hidden_bit else 0.0
         out[i, 1] = 1.0 if ancestor_tags[i] & main_bit else 0.0

@@ -14,7 +14,7 @@ Node kinds follow lxml's: the walk visits what lxml's ``iterwalk`` visits (eleme
 ``text``/``tail`` join adjacent text and CDATA nodes, skipping XInclude markers, as lxml's ``_collectText`` does.
 An element whose attributes lxml would name or read in a way this module does not (a namespaced attribute, a value
 that is not plain text nodes) is read through its proxy, as the Python walk reads every element.  What the walk
-needs of :mod:`.cdom` (which imports this module) it reads from the walker object.
+needs of :mod:`.walk` it reads from the walker object.
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
@@ -49,11 +49,11 @@ cdef extern from "strings.h" nogil:
 
 cetree.import_lxml__etree()
 
-#: lxml's version this module was compiled against: :mod:`.compiled` uses the module only under the same major
+#: lxml's version this module was compiled against: :mod:`.twins` uses the module only under the same major
 #: version.
 COMPILED_LXML_VERSION = cetree.LXML_VERSION_STRING.decode("ascii")
 
-# The fields of a state tuple (cdom.py names them the same).
+# The fields of a state tuple (walk.State names them the same).
 cdef enum:
     _NUMBER = 0
     _TAG = 1
@@ -367,8 +367,7 @@ def anchor_word(str raw):
 def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Walker.walk
     """:meth:`.walk.Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
 
-    Returns whether the page has blocks (then ``_numbering.finish`` numbers the nodes, as ``walker.number_nodes`` does
-    after the Python walk).
+    Returns whether the page has blocks (then :func:`.numbering.number_nodes` or its twin numbers the nodes).
     """
     text_chain, block_text = walker.TEXT_CHAIN, walker.block_text
     cdef Py_ssize_t state_width = walker.STATE_WIDTH, segments_kept = walker.TAG_PATH_SEGMENTS

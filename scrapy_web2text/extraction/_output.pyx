@@ -23,7 +23,7 @@ cimport lxml.includes.etreepublic as cetree
 
 cetree.import_lxml__etree()
 
-#: lxml's version this module was compiled against (:mod:`.page.compiled` checks the major version).
+#: lxml's version this module was compiled against (:mod:`scrapy_web2text.page.twins` checks the major version).
 COMPILED_LXML_VERSION = cetree.LXML_VERSION_STRING.decode("ascii")
 
 
