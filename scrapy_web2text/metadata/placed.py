@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
-from .dates import date_in_text, iso_date
+from .dates import iso_date
 from .model import DATE_ELEMENT, TIME_ELEMENT
 from .visible import MAX_LINE_CHARS, Window, bounded_text
+from .written import text_date
 
 MAX_CANDIDATES = 200
 MAX_CANDIDATE_CHARS = 160
@@ -136,7 +137,7 @@ def date_of(element: Any) -> str | None:
     for value in (*attributes, bounded_text(element, MAX_CANDIDATE_CHARS)):
         value = (value or "")[:MAX_CANDIDATE_CHARS].strip()
         if sum(char.isdigit() for char in value) >= 4:
-            stated = iso_date(value) or date_in_text(value)
+            stated = iso_date(value) or text_date(value)
             if stated:
                 return stated
     return None

@@ -16,8 +16,9 @@ from typing import Any
 
 from lxml import etree
 
-from .dates import date_in_text, iso_date
+from .dates import iso_date
 from .names import DATE_WORDS, PARTICLES, cut_before_date, is_name, trimmed
+from .written import text_date
 
 BLOCKS_BEFORE = 15
 BLOCKS_AFTER = 6
@@ -267,5 +268,5 @@ def _date_of(line: str, element: Any) -> str | None:
     if len(_DIGIT.findall(line)) < 4:  # no year: no date (htmldate's own first test)
         return None
     if element is None or len(line) <= 80 or _marked(element, _DATE_MARKS):
-        return date_in_text(line)
+        return text_date(line)
     return None

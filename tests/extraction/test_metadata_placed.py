@@ -173,8 +173,11 @@ def test_licence_categories_and_tags_from_body_links():
 # --- weight ---------------------------------------------------------------------------------------------------
 
 
-def test_htmldate_writes_no_debug_lines(caplog):
-    # at Scrapy's default level (DEBUG) every string htmldate tried was a line of the crawl's log
+def test_metadata_writes_no_library_debug_lines(caplog):
+    # at Scrapy's default level (DEBUG) every string htmldate tried was a line of the crawl's log: no library's
+    # logger writes while dates, bylines and microdata are read
+    item = '<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ann Lee</span></div>'
     with caplog.at_level(logging.DEBUG):
-        assert metadata_of(article(byline="<p>By Ann Lee, 11 June 2024</p>")).date_published == "2024-06-11"
-    assert [record.name for record in caplog.records if record.name.startswith("htmldate")] == []
+        metadata = metadata_of(article(byline=f"<p>By Ann Lee, 11 June 2024</p>{item}"))
+    assert metadata.date_published == "2024-06-11"
+    assert [record.name for record in caplog.records if not record.name.startswith("scrapy_web2text")] == []
