@@ -1,8 +1,8 @@
 """One page's :class:`~.model.Metadata`, from its parsed tree and its labelled blocks.
 
 Each field takes the first source that gives it a value, in this order: JSON-LD, microdata, OpenGraph, other
-``<meta>`` declarations, then what htmldate reads (``<meta>`` dates under other names, ``<time>`` elements), the
-visible byline, and the URL.  Structured data comes first because a site writes it for machines, on purpose,
+``<meta>`` declarations, then ``<meta>`` dates under other names (:mod:`.written`), ``<time>`` and dated elements,
+the visible byline, and the URL.  Structured data comes first because a site writes it for machines, on purpose,
 about this page; a ``<meta>`` can be a template's leftover; the visible byline is a guess from the page's layout.
 """
 

@@ -7,6 +7,7 @@ import logging
 
 from scrapy_web2text import extract
 from scrapy_web2text.metadata import Metadata
+from scrapy_web2text.metadata.written import text_date, url_date
 
 from .test_metadata import ENGLISH, json_ld
 
@@ -87,6 +88,29 @@ def test_json_ld_with_a_stray_control_character_and_a_trailing_comma_is_read():
     )
     metadata = metadata_of(article(head=f'<script type="application/ld+json">{script}</script>'))
     assert (metadata.date_published, metadata.authors, metadata.notes) == ("2024-06-11", ("Aisha Rahman",), ())
+
+
+def test_dates_written_for_people_are_read_without_a_date_library():
+    # the <meta> names, URLs and short texts htmldate's private functions read before; a month alone is no day
+    for text, day in (
+        ("11 June 2024", "2024-06-11"),
+        ("Stand - 12.11.2021", "2021-11-12"),
+        ("June 11th, 2024", "2024-06-11"),
+        ("12 de junio de 2024", "2024-06-12"),
+        ("3. März 2023", "2023-03-03"),
+        ("Jan. 5, 2020", "2020-01-05"),
+        ("20240611", "2024-06-11"),
+        ("Member since 09/2005", None),
+        ("Call 555-1234 today", None),
+    ):
+        assert text_date(text) == day, text
+    assert url_date("https://paper.example/2023/11/08/market.html") == "2023-11-08"
+    head = '<meta name="DC.date.issued" content="11.06.2024"><meta name="lastmod" content="2024-07-01">'
+    assert metadata_of(article(head=head)).date_published == "2024-06-11"
+    modified_only = '<meta name="lastmod" content="2024-07-01">'
+    assert metadata_of(article(head=modified_only)).date_published == "2024-07-01"  # the reserve
+    canonical = '<link rel="canonical" href="https://paper.example/2023/11/08/market.html">'
+    assert metadata_of(article(head=canonical), "https://paper.example/?p=1").date_published == "2023-11-08"
 
 
 def test_a_utc_instant_is_given_on_the_local_day():
