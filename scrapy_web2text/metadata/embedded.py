@@ -215,6 +215,11 @@ def read_microdata(root: Any, base_url: str | None) -> Objects:
     return walk_objects([_as_json_ld(item, 0) for item in extracted], "microdata", notes)
 
 
+def reads_microdata() -> bool:
+    """Whether microdata is read (extruct, the ``metadata`` extra, is installed)."""
+    return _bounded_microdata_extractor() is not None
+
+
 def _as_json_ld(item: Any, depth: int) -> Any:
     """extruct's microdata item (``{"type", "properties"}``) in JSON-LD's shape (``{"@type", property...}``)."""
     if not isinstance(item, dict) or depth > 20:

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .dates import in_zone, iso_date, on_day, stated_zone, utc_instant
-from .embedded import ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
+from .embedded import ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, reads_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .links import read_links
@@ -37,7 +37,7 @@ from .model import (
 )
 from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import PlacedDates, placed_dates
-from .visible import byline_windows, headline_block, itemprop_authors, read_byline, rel_authors
+from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
 from .written import meta_date, url_date
 
 #: schema.org properties read for each field, in order.
@@ -127,6 +127,8 @@ def read_metadata(
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
         chosen.offer("authors", itemprop_authors(root, source), MICRODATA)
+    if chosen.missing("authors") and not reads_microdata():  # no extruct: an article item's author, read here
+        chosen.offer("authors", item_authors(root, source), MICRODATA)
     if chosen.missing("authors"):
         chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)

@@ -353,7 +353,7 @@ print("ok")
 def test_metadata_without_the_metadata_extra():
     # extruct made unimportable, as in an install without the extra: JSON-LD that is JSON, OpenGraph, the <meta>
     # date names, the byline and the language are read; microdata and a JSON-LD script only extruct reads are
-    # skipped with a note
+    # skipped with a note, but for an article item's author
     microdata = '<div itemscope itemtype="https://schema.org/Article"><span itemprop="author">Ann Lee</span></div>'
     lenient = '<script type="application/ld+json">/* a comment */ {"@type": "Article"}</script>'
     structured = page(json_ld(ARTICLE) + lenient).replace("<article>", microdata + "<article>")
@@ -362,20 +362,24 @@ def test_metadata_without_the_metadata_extra():
         '<meta name="dc.date.issued" content="11.06.2024">',
         lang="",
     )
+    person = '<span itemprop="author" itemscope><meta itemprop="name" content="Ann Lee"></span>'  # no visible byline
+    item = page().replace("<article>", '<article itemscope itemtype="https://schema.org/BlogPosting">' + person)
     code = f"""
 import sys
 sys.modules["extruct"] = None
 from scrapy_web2text import extract
-for html in ({structured.encode()!r}, {opengraph.encode()!r}):
+for html in ({structured.encode()!r}, {opengraph.encode()!r}, {item.encode()!r}):
     metadata = extract(html, url="https://town.example/a.html").metadata
-    print(metadata.title, metadata.language, metadata.site_name, metadata.authors, metadata.date_published, sep="|")
+    fields = metadata.title, metadata.language, metadata.site_name, metadata.authors, metadata.date_published
+    print(*fields, metadata.sources.get("authors"), sep="|")
     print(*metadata.notes, sep="|")
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    structured_fields, notes, opengraph_fields, _ = done.stdout.splitlines()
-    title, language, site_name, authors, date = structured_fields.split("|")
+    structured_fields, notes, opengraph_fields, _, item_fields, _ = done.stdout.splitlines()
+    title, language, site_name, authors, date, _ = structured_fields.split("|")
     assert (title, language, site_name) == (ARTICLE["headline"], "en-GB", "The Town Paper")
     assert authors == "('Aisha Rahman', 'Jonas Weber')" and date == ARTICLE["datePublished"]
     assert "microdata: not read (needs extruct" in notes and "json-ld: a script that is not valid JSON" in notes
-    assert opengraph_fields == "Market day|en|Town Gazette|()|2024-06-11"
+    assert opengraph_fields == "Market day|en|Town Gazette|()|2024-06-11|None"
+    assert item_fields.split("|")[3:] == ["('Ann Lee',)", "None", "microdata"]
