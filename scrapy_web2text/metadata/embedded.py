@@ -45,7 +45,7 @@ MIN_HEADLINE_IN_TITLE = 12
 #: string ``strict=False`` accepts it), a comma before a closing bracket.
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
-_JSON_LD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
+_JSON_LD_SCRIPTS = etree.XPath('/descendant::script[@type="application/ld+json"]')
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
 _ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
 
@@ -213,11 +213,6 @@ def read_microdata(root: Any, base_url: str | None) -> Objects:
         notes.append(f"microdata: not read ({type(error).__name__}: {error})")
         return Objects("microdata", notes=notes)
     return walk_objects([_as_json_ld(item, 0) for item in extracted], "microdata", notes)
-
-
-def reads_microdata() -> bool:
-    """Whether microdata is read (extruct, the ``metadata`` extra, is installed)."""
-    return _bounded_microdata_extractor() is not None
 
 
 def _as_json_ld(item: Any, depth: int) -> Any:

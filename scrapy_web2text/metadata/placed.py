@@ -121,8 +121,10 @@ def _marked_around(holder: Any) -> list[Any]:
 
 
 def _is_marked(element: Any) -> bool:
-    names = " ".join(element.get(name) or "" for name in ("class", "id"))[:300]
-    return element.tag in _DATE_TAGS or bool(names.strip() and _DATE_CLASS.search(names))
+    if element.tag in _DATE_TAGS:
+        return True
+    names = f"{element.get('class') or ''} {element.get('id') or ''}"[:300]
+    return len(names) > 1 and _DATE_CLASS.search(names) is not None
 
 
 def dated(element: Any) -> Dated | None:

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .dates import in_zone, iso_date, on_day, stated_zone, utc_instant
-from .embedded import ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, reads_microdata, types_of
+from .embedded import EXTRA_NOTE, ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .links import read_links
@@ -127,7 +127,7 @@ def read_metadata(
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
         chosen.offer("authors", itemprop_authors(root, source), MICRODATA)
-    if chosen.missing("authors") and not reads_microdata():  # no extruct: an article item's author, read here
+    if chosen.missing("authors") and any(EXTRA_NOTE in note for note in notes):  # items not read: no extruct
         chosen.offer("authors", item_authors(root, source), MICRODATA)
     if chosen.missing("authors"):
         chosen.offer("authors", rel_authors(links.authors), BYLINE)

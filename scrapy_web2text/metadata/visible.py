@@ -53,11 +53,12 @@ _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 
 #: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads
 #: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
-_ITEMPROP_AUTHORS = etree.XPath('//*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
+_ITEMPROP_AUTHORS = etree.XPath('/descendant::*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
 MAX_MARKED = 10
 #: The authors of an article's microdata item, for a reading without extruct (which reads the items whole).
 _ITEM_AUTHORS = etree.XPath(
-    '//*[@itemscope][contains(@itemtype, "Article") or contains(@itemtype, "Posting")]//*[@itemprop="author"]'
+    '/descendant::*[@itemscope][contains(@itemtype, "Article") or contains(@itemtype, "Posting")]'
+    '/descendant::*[@itemprop="author"]'
 )
 _ITEM_NAME = etree.XPath('.//*[@itemprop="name"]')
 _ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'")
@@ -249,8 +250,9 @@ def _marked(element: Any, pattern: re.Pattern[str]) -> bool:
     for _ in range(ANCESTORS + 1):
         if element is None:
             return False
-        names = " ".join(element.get(name) or "" for name in ("class", "id", "rel", "itemprop"))
-        if names.strip() and pattern.search(names[:300]):
+        get = element.get
+        names = f"{get('class') or ''} {get('id') or ''} {get('rel') or ''} {get('itemprop') or ''}"
+        if len(names) > 3 and pattern.search(names[:300]):
             return True
         element = element.getparent()
     return False
