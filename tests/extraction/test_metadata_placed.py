@@ -146,7 +146,7 @@ def test_labels_buttons_and_weekdays_are_not_names():
 
 def test_slugs_handles_and_addresses_are_not_names():
     # class 11: a template's user name in the markup
-    for slug in ("robert.stitz", "edilson.la.rosa", "name[at]example.net", "@robert"):
+    for slug in ("robert.stitz", "edilson.la.rosa", "name[at]example.net", "@robert", "mcupdate"):
         head = f'<meta name="author" content="{slug}">'
         assert metadata_of(article(head=head)).authors == (), slug
     assert metadata_of(article(head='<meta name="author" content="Robert Stitz">')).authors == ("Robert Stitz",)
