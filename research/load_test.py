@@ -190,7 +190,7 @@ def crawl(
             "SPIDER_MIDDLEWARES": {"scrapy_web2text.Web2TextSpiderMiddleware": 543},
             "WEB2TEXT_MODEL": model,
             "WEB2TEXT_ENABLED": enabled,
-            "WEB2TEXT_INCLUDE_BLOCKS": True,
+            "WEB2TEXT_BLOCKS": "labels",
             "CONCURRENT_REQUESTS": concurrency,
             "CONCURRENT_REQUESTS_PER_DOMAIN": concurrency,
             "ROBOTSTXT_OBEY": False,

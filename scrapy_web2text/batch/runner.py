@@ -195,7 +195,7 @@ def start_client(workers: int | None, scheduler: str | None):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as error:
-        raise missing_extra("dask[distributed]", "warc", "web2text warc") from error
+        raise missing_extra("dask[distributed]", "warc", "running on a Dask cluster") from error
 
     if not logging.getLogger().isEnabledFor(logging.INFO):
         # Dask logs every worker start and stop at INFO; web2text -v shows them.

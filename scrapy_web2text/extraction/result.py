@@ -31,6 +31,7 @@ from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     _label_names,
     build_blocks,
     join_main_text,
+    label_string,
 )
 from .lazy import Deferred, Later, deferred
 from .responses import is_response, response_input
@@ -58,7 +59,7 @@ class Extraction:
     in the unstyled page (or by dropped boilerplate) start a new line,
     inline neighbours are joined with a space where the source has white
     space between them, as a browser shows them.  ``timings`` holds
-    milliseconds per stage: ``parse``, ``features``, ``network``, ``decode``.
+    milliseconds of the calling thread's CPU time per stage: ``parse``, ``features``, ``network``, ``decode``.
     ``skipped`` names why a body was not labelled (``"binary:png"``, ``"binary:pdf"``, ``"binary"``,
     ``"not_html:json"``: a family of types, never the server's own words); it then has no blocks and empty main
     text.  :attr:`title`, :attr:`markdown`, :attr:`html` and :attr:`metadata` are computed on first access, from
@@ -112,6 +113,20 @@ class Extraction:
             return labelled.elements()
         known = [block for block in self.blocks if block.element is not None]
         return [(block.element, block.in_tail) for block in known], [block.is_content for block in known]
+
+    @property
+    def empty(self) -> str | None:
+        """Why a labelled page's main text is empty: ``"no_blocks"`` (the page has no text), ``"furniture_only"``
+        (all it kept was its furniture around a legal line, a page a script fills: :mod:`~scrapy_web2text.labellers.
+        web2text.nothing_kept`), ``"none_kept"`` (no block reached the threshold); ``None`` for a page with main
+        text or a body that was not labelled (:attr:`skipped`)."""
+        if self.main_text or self.skipped:
+            return None
+        if not self._block_count():
+            return "no_blocks"
+        labelled = self._labelled_page()
+        rules = (labelled.rules or ()) if labelled is not None else [block.rule for block in self.blocks]
+        return "furniture_only" if "furniture_only" in rules else "none_kept"
 
     @property
     def labels(self) -> list[str]:
@@ -172,10 +187,13 @@ class Extraction:
 
         return self._format("xpaths", compute)
 
-    def block_records(self, form: str = "full") -> list[Any]:
+    def block_records(self, form: str = "full") -> list[Any] | str:
         """The blocks for a feed, with :meth:`xpaths`: ``"full"``, a dict each (:meth:`Block.to_dict`);
-        ``"compact"``, ``[label, probability, xpath]`` each (:meth:`Block.to_compact`).  Computed once per form;
-        a new list each call."""
+        ``"compact"``, ``[label, probability, xpath]`` each (:meth:`Block.to_compact`); ``"labels"``, one string
+        with a character per block in page order, ``"1"`` content and ``"0"`` boilerplate (no XPath computed).
+        Computed once per form; a new list each call."""
+        if form == "labels":
+            return self._format("blocks:labels", lambda: label_string(self.labels))
 
         def compute() -> list[Any]:
             labelled = self._labelled_page()
@@ -270,7 +288,7 @@ def extract(
         html, tree, url = response.html, response.tree if tree is None else tree, url or response.url
         content_type, encoding = content_type or response.content_type, encoding or response.encoding
     labeller = get_labeller(method)
-    clock = time.perf_counter()
+    clock = time.thread_time()
     reason = declared_reason(html, content_type)
     encoded = None
     if reason is None and not isinstance(html, str):
@@ -282,7 +300,7 @@ def extract(
     if reason is not None:
         return Extraction(main_text="", blocks=(), url=url, method=method, skipped=reason)
     page = parse_page(html, encoded=encoded, tree=tree)
-    parse_ms = 1000 * (time.perf_counter() - clock)
+    parse_ms = 1000 * (time.thread_time() - clock)
     # passed only where asked for: a labeller without rules after decoding takes neither argument
     switches = {} if rules is True and not skip_rules else {"rules": bool(rules), "skip_rules": frozenset(skip_rules)}
     with blas_for_labelling():

@@ -34,8 +34,7 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     "WEB2TEXT_RULES": (True, "False: no rule after decoding runs (the model alone)."),
     "WEB2TEXT_TEXT_FIELD": ("main_text", "The item field of the main text."),
     "WEB2TEXT_BLOCKS_FIELD": ("web2text_blocks", "The item field of the labelled blocks."),
-    "WEB2TEXT_INCLUDE_BLOCKS": (True, "False: fill only the text field (as WEB2TEXT_BLOCKS = 'none')."),
-    "WEB2TEXT_BLOCKS": ("compact", "The blocks' form: 'compact', 'full' or 'none'."),
+    "WEB2TEXT_BLOCKS": ("labels", "The blocks' form: 'labels' (a character per block), 'compact', 'full' or 'none'."),
     "WEB2TEXT_FORMATS": (["text"], "Also 'markdown' and 'html': main_markdown, main_html."),
     "WEB2TEXT_TITLE_FIELD": ("title", "The item field of the headline ('': none); never overwritten."),
     "WEB2TEXT_METADATA": ([], "Metadata fields into web2text_<field>, or a dict {field: item field}."),
@@ -56,7 +55,11 @@ DEFAULTS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.ite
 
 #: Settings of the prefix read elsewhere (the scrapy-redis scheduler) or from the environment, besides
 #: :data:`DEFAULTS`: a name the package knows, which no warning calls misspelt.
-OTHER_SETTINGS = frozenset({"WEB2TEXT_REDIS_IDLE_POLL", "WEB2TEXT_DATA", "WEB2TEXT_PURE_PYTHON", "WEB2TEXT_CACHE"})
+OTHER_SETTINGS = frozenset(
+    {"WEB2TEXT_REDIS_IDLE_POLL", "WEB2TEXT_DATA", "WEB2TEXT_PURE_PYTHON", "WEB2TEXT_CACHE", "WEB2TEXT_INCLUDE_BLOCKS"}
+)
+#: Deprecated settings -> what to set instead (read still, with a warning at start-up).
+DEPRECATED_SETTINGS = {"WEB2TEXT_INCLUDE_BLOCKS": 'WEB2TEXT_BLOCKS = "none" (False) or a block form (True)'}
 #: The prefix this package owns: every setting under it is one of its own.
 SETTINGS_PREFIX = "WEB2TEXT_"
 
@@ -66,7 +69,7 @@ logger = logging.getLogger(__name__)
 _checked_settings: dict[int, weakref.ref] = {}
 
 #: ``WEB2TEXT_BLOCKS`` values.
-BLOCK_FORMS = ("compact", "full", "none")
+BLOCK_FORMS = ("labels", "compact", "full", "none")
 #: ``WEB2TEXT_FORMATS`` values -> the item field each fills (``"text"`` fills ``WEB2TEXT_TEXT_FIELD``).
 FORMAT_FIELDS = {"markdown": "main_markdown", "html": "main_html"}
 
@@ -107,6 +110,9 @@ def warn_unknown_settings(settings: Any) -> None:
             f"; did you mean {near}?" if near else f"; see the settings documentation for the {SETTINGS_PREFIX}* names"
         )
         logger.warning("Unknown setting %s is ignored%s", name, hint)
+    for name, instead in DEPRECATED_SETTINGS.items():
+        if settings.get(name) is not None:
+            logger.warning("%s is deprecated and will be removed: use %s", name, instead)
 
 
 def _integer(settings: Any, name: str, minimum: int) -> int:
@@ -124,7 +130,7 @@ def _integer(settings: Any, name: str, minimum: int) -> int:
 def _boolean(settings: Any, name: str) -> bool:
     """A boolean setting (``True``/``False``, ``1``/``0``, ``"true"``/``"false"``), with a message that names it."""
     try:
-        return settings.getbool(name, DEFAULTS[name])
+        return settings.getbool(name, DEFAULTS.get(name, False))
     except ValueError:
         raise ValueError(f"{name} must be True or False (or 1/0), not {settings.get(name)!r}") from None
 
@@ -188,7 +194,7 @@ class Web2TextConfig:
     drop_html: bool
     max_bytes: int
     concurrency: int
-    block_form: str = "compact"
+    block_form: str = "labels"
     formats: tuple[str, ...] = ()
     title_field: str | None = "title"
     page_type_field: str | None = None
@@ -233,7 +239,10 @@ class Web2TextConfig:
             )
         text_field = str(get("WEB2TEXT_TEXT_FIELD") or "")
         blocks_field = str(get("WEB2TEXT_BLOCKS_FIELD") or "")
-        include_blocks = _boolean(settings, "WEB2TEXT_INCLUDE_BLOCKS")
+        # deprecated: WEB2TEXT_BLOCKS = "none" says the same (warned about in warn_unknown_settings)
+        include_blocks = settings.get("WEB2TEXT_INCLUDE_BLOCKS") is None or _boolean(
+            settings, "WEB2TEXT_INCLUDE_BLOCKS"
+        )
         block_form = str(get("WEB2TEXT_BLOCKS") or "none").lower()
         if block_form not in BLOCK_FORMS:
             raise ValueError(f"WEB2TEXT_BLOCKS must be one of {', '.join(BLOCK_FORMS)}, not {block_form!r}")

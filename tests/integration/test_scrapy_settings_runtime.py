@@ -30,8 +30,9 @@ def test_defaults(untrained_model):
         "main_text",
         "web2text_blocks",
     )
-    assert (config.include_blocks, config.html_field, config.max_bytes, config.concurrency) == (
+    assert (config.include_blocks, config.block_form, config.html_field, config.max_bytes, config.concurrency) == (
         True,
+        "labels",
         "html",
         5_000_000,
         2,
@@ -42,7 +43,7 @@ def test_defaults(untrained_model):
         "WEB2TEXT_THRESHOLD",
         "WEB2TEXT_TEXT_FIELD",
         "WEB2TEXT_BLOCKS_FIELD",
-        "WEB2TEXT_INCLUDE_BLOCKS",
+        "WEB2TEXT_BLOCKS",
         "WEB2TEXT_HTML_FIELD",
         "WEB2TEXT_MAX_BYTES",
         "WEB2TEXT_CONCURRENCY",
@@ -56,7 +57,7 @@ def test_command_line_strings_are_parsed(untrained_model):
             {
                 "WEB2TEXT_MODEL": str(untrained_model),
                 "WEB2TEXT_THRESHOLD": "0.7",
-                "WEB2TEXT_INCLUDE_BLOCKS": "0",
+                "WEB2TEXT_BLOCKS": "none",
                 "WEB2TEXT_MAX_BYTES": "123",
                 "WEB2TEXT_CONCURRENCY": "3",
                 "WEB2TEXT_METHOD": "web2text-unary",
@@ -103,11 +104,10 @@ def test_threshold_changes_labels(untrained_model):
     high = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.99})
     [kept] = run_output(Web2TextSpiderMiddleware.from_crawler(low), html_response(), [{}])
     [dropped] = run_output(Web2TextSpiderMiddleware.from_crawler(high), html_response(), [{}])
-    # The compact block form: [label, probability, xpath].  Every block clears 0.01; the navigation's two links and
-    # the footer are landmarks, which the rules after decoding drop whatever the threshold.
-    labels = [label for label, _, _ in kept["web2text_blocks"]]
-    assert labels == ["boilerplate", "boilerplate", "content", "content", "content", "boilerplate"]
-    assert all(label == "boilerplate" for label, _, _ in dropped["web2text_blocks"]) and dropped["main_text"] == ""
+    # The default block form: a character per block, 1 content.  Every block clears 0.01; the navigation's two links
+    # and the footer are landmarks, which the rules after decoding drop whatever the threshold.
+    assert kept["web2text_blocks"] == "001110"
+    assert dropped["web2text_blocks"] == "000000" and dropped["main_text"] == ""
 
 
 def test_model_is_shared_by_crawlers_and_components_and_announced_once(untrained_model, caplog):

@@ -51,6 +51,7 @@ TOP_LEVEL = {
     "research": "research",
     "cli": "cli",
     "__main__": "cli",
+    "_licences": "cli",  # python -m scrapy_web2text._licences: the dependencies' licence table of docs/model.rst
     # extraction/'s modules under their old paths, with a DeprecationWarning, until 0.4.0 (test_imports.py)
     **dict.fromkeys(("blocks", "output", "markup", "responses"), "extraction"),
 }

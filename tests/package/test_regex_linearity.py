@@ -89,6 +89,8 @@ WHY_LINEAR = {
     "labellers.web2text.counts._URL": "literal alternatives: bounded per attempt",
     "labellers.web2text.counts._YEAR": "fixed length: bounded per attempt",
     "labellers.web2text.counts._COPYRIGHT": "literal alternatives: bounded per attempt",
+    "labellers.web2text.nothing_kept.LEGAL_LINE": "literal alternatives: bounded per attempt",
+    "_licences._NAME_END": "one character class: bounded per position",
     "labellers.web2text.counts._EMAIL_DOMAIN": "starts at '@', possessive runs without '@': disjoint",
     "labellers.web2text.counts._EMAIL_LOCAL_PART_AT_END": r"lookbehind + possessive run + \Z: disjoint",
     "extraction.output._TITLE_SEPARATORS": "lookbehind: a blank run is entered only at its start, possessive",

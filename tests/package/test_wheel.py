@@ -204,3 +204,30 @@ def test_the_wheel_is_stripped_and_its_metadata_complete(wheel_venv):
     assert ("License-Expression", "BSD-3-Clause") in fields and ("Author", "scrapy-web2text maintainers") in fields
     assert not [value for key, value in fields if key == "Classifier" and value.startswith("License ::")]
     assert {value.split(",")[0] for key, value in fields if key == "Project-URL"} >= {"Source", "Documentation"}
+
+
+def test_a_wheel_built_without_a_compiler_is_pure_python(tmp_path):
+    # Cython is there (so the twins are declared) but no compiler works: every optional twin fails, and the wheel
+    # must not claim this interpreter and platform.
+    pytest.importorskip("Cython")
+    source = tmp_path / "src"
+    source.mkdir()
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, files.decode("utf-8").split("\0")):
+        target = source / name
+        if (REPO / name).is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes((REPO / name).read_bytes())
+    env = {**CLEAN_ENV, "CC": "/bin/false", "CXX": "/bin/false", "LDSHARED": "/bin/false"}
+    _run(
+        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path / "dist"), "."],
+        cwd=source,
+        env=env,
+    )
+    (wheel,) = (tmp_path / "dist").glob("scrapy_web2text-*.whl")
+    assert wheel.name.endswith("-py3-none-any.whl"), wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        assert not [name for name in archive.namelist() if name.endswith((".so", ".pyd"))]
+        assert "scrapy_web2text/__init__.py" in archive.namelist()  # the package itself, at the root (purelib)
+        (marker,) = [name for name in archive.namelist() if name.endswith(".dist-info/WHEEL")]
+        assert "Root-Is-Purelib: true" in archive.read(marker).decode()
