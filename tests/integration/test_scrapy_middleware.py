@@ -322,7 +322,7 @@ def test_server_chosen_content_types_never_become_stats_keys(crawler, middleware
 def test_the_responses_own_encoding_wins_over_its_headers(untrained_model):
     """scrapy-playwright's response: the browser's UTF-8 bytes, ``encoding="utf-8"``, the server's windows-1252
     header.  The crawl and ``extract(response)`` read the bytes as UTF-8; a response given no encoding, by its
-    header."""
+    header (valid UTF-8 under it is UTF-8 all the same, issue 54)."""
     words = "Łódź ☃ 中文: the words a script put into the page"
     body = f'<html><head><meta charset="windows-1252"></head><body><p>{words}, read as they are.</p></body></html>'
     headers = {"Content-Type": "text/html; charset=windows-1252"}
@@ -332,8 +332,12 @@ def test_the_responses_own_encoding_wins_over_its_headers(untrained_model):
     out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), rendered, [{}])
     assert words in out[0]["main_text"]
     assert words in extract(rendered, model=str(untrained_model), threshold=0.001).main_text
-    served = HtmlResponse(url, body=body.encode("utf-8"), headers=headers, request=Request(url))  # no own encoding
-    assert words not in run_output(Web2TextSpiderMiddleware.from_crawler(crawler), served, [{}])[0]["main_text"]
+    latin = "Café crème, naïve façade: the words a server wrote"
+    served_body = body.replace(words, latin).encode("cp1252")
+    served = HtmlResponse(url, body=served_body, headers=headers, request=Request(url))  # no own encoding
+    assert latin in run_output(Web2TextSpiderMiddleware.from_crawler(crawler), served, [{}])[0]["main_text"]
+    mislabelled = HtmlResponse(url, body=body.encode("utf-8"), headers=headers, request=Request(url))
+    assert words in run_output(Web2TextSpiderMiddleware.from_crawler(crawler), mislabelled, [{}])[0]["main_text"]
 
 
 def test_time_ms_is_the_labelling_threads_cpu_time_not_elapsed_time(untrained_model, monkeypatch):

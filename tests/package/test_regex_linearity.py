@@ -120,9 +120,16 @@ WHY_LINEAR = {
     "metadata.model.URL_SCHEME": "a lookbehind: attempts start only at a run's start, which "
     "a possessive run reads once: disjoint",
     "metadata.model._NOT_IN_URL": "one character class",
-    "metadata.dates._ISO_IN_TEXT": "a lookbehind, then fixed-width digit groups with possessive optional parts: "
+    "metadata.dates.ISO_IN_TEXT": "a lookbehind, then fixed-width digit groups with possessive optional parts: "
     "bounded per attempt",
     "metadata.dates._ISO": r"anchored at \A (one attempt), digit counts bounded, blank runs possessive",
+    "metadata.written._URL_DATE": "fixed-width groups (at most 4 digits each): bounded per attempt",
+    "metadata.written._EIGHT_DIGITS": r"\b, eight digits, \b: bounded per attempt",
+    "metadata.written._NUMERIC": "digit groups of at most 4 and single separators: bounded per attempt",
+    "metadata.written._WRITTEN": "a word starts an attempt only at its first letter (lookbehind) and is taken whole "
+    "(possessive); a day's digits start the other branch; the rest bounded",
+    "metadata.written._NOT_A_DATE": r"anchored alternatives (^, no MULTILINE) with possessive runs; the others "
+    "literals or bounded classes",
     "metadata.language._TAG": r"anchored at ^ without MULTILINE (one attempt), repetitions bounded",
     "metadata.language._WORDS": r"\w+ always matches the whole run",
     "metadata.embedded._CONTROL_CHARACTERS": "one character class",
