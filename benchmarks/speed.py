@@ -42,13 +42,13 @@ from lxml import etree  # noqa: E402
 from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.blas import limit_blas_threads  # noqa: E402
 from scrapy_web2text.extraction import build_extraction  # noqa: E402
-from scrapy_web2text.labellers.web2text import counts, features, layers, logarithms, resolve_model  # noqa: E402
+from scrapy_web2text.labellers.web2text import resolve_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
-from scrapy_web2text.page import Page, attributes, cdom, declared, decode_html  # noqa: E402
+from scrapy_web2text.page import Page, decode_html  # noqa: E402
 from scrapy_web2text.page.cdom import collect_blocks  # noqa: E402
-from scrapy_web2text.page.compiled import SPEEDUPS  # noqa: E402
 from scrapy_web2text.page.parse import PARSER_OPTIONS, _parse_tree, _to_utf8  # noqa: E402
+from scrapy_web2text.page.twins import TWINS, twin_bindings, twins_in_use  # noqa: E402
 from scrapy_web2text.research.corpus import iter_records  # noqa: E402
 
 DATA = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
@@ -143,21 +143,7 @@ def staged(data: bytes, model) -> dict[str, float]:
 def python_only(function, *args):
     """``function(*args)`` with the compiled twins switched off in this process (docs/installation.rst): the same
     chain as a package installed without a C compiler, measured in the same run as the compiled one."""
-    decoder = sys.modules["scrapy_web2text.labellers.web2text.viterbi"]
-    switched = [
-        (cdom, "compiled_walk"),
-        (attributes, "SPEEDUPS"),
-        (declared, "SPEEDUPS"),
-        (counts, "compiled_text_counts"),
-        (features, "compiled_node_statistics"),
-        (features, "compiled_block_rows"),
-        (features, "compiled_ancestors"),
-        (features, "compiled_extended_columns"),
-        (logarithms, "compiled_log1p_counts"),
-        (decoder, "compiled_best_path"),
-        (layers, "compiled_shifted_sum"),
-        (layers, "compiled_add_bias"),
-    ]
+    switched = [binding for original in TWINS for binding in twin_bindings(original)]
     saved = [getattr(module, name) for module, name in switched]
     for module, name in switched:
         setattr(module, name, None)
@@ -275,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         contenders["extract() + metadata"] = lambda data: extract(data).metadata
     crawl_job = crawl_job_with_default_settings()
     contenders["crawl job"] = lambda data: crawl_job(data)
-    if SPEEDUPS is not None:
+    if any(twins_in_use().values()):
         contenders["extract(), Python only"] = lambda data: python_only(extract, data)
     if trafilatura is not None:
         # trafilatura is handed the decoded text (decoding outside its time); extract() decodes the bytes itself.
@@ -355,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
             f"(goal <= 1.25; median of per-page ratios {statistics.median(per_page):.3f}, "
             f"90th percentile {percentile(per_page, 0.9):.3f})"
         )
-    if SPEEDUPS is not None:
+    if any(twins_in_use().values()):
         per_page = [a / b for a, b in zip(times["extract()"], times["extract(), Python only"])]
         print(
             f"  extract() / extract(), Python only: median of per-page ratios {statistics.median(per_page):.3f} "

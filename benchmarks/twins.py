@@ -1,11 +1,11 @@
-"""What each compiled twin saves: ``extract()`` per page with one family of twins switched off at a time.
+"""What each compiled twin saves: ``extract()`` per page with one twin switched off at a time.
 
     python benchmarks/twins.py                 # every validation page of ../shared/data, 3 repetitions
-    python benchmarks/twins.py --limit 120 --repeat 5
+    python benchmarks/twins.py --limit 120 --repeat 5 --twins _viterbi _layers
 
 Every configuration runs on a page before the next page (interleaved), a page's time is its fastest repetition in
-CPU time of the thread, and each family's figure is the median over pages of (time without it) / (time with every
-twin): the share of ``extract()`` the family saves.  docs/speed.rst states the rule that keeps a twin.
+CPU time of the thread, and each twin's figure is the median over pages of (time without it) / (time with every
+twin): the share of ``extract()`` the twin saves.  docs/speed.rst states the rule that keeps a twin.
 """
 
 from __future__ import annotations
@@ -24,26 +24,18 @@ from speed import load_pages  # noqa: E402
 
 from scrapy_web2text import extract  # noqa: E402
 from scrapy_web2text.blas import limit_blas_threads  # noqa: E402
-from scrapy_web2text.labellers.web2text import counts, edges, features, layers, logarithms  # noqa: E402
-from scrapy_web2text.page import attributes, cdom  # noqa: E402
+from scrapy_web2text.page.twins import TWINS, twin_bindings  # noqa: E402
 
-decoder = sys.modules["scrapy_web2text.labellers.web2text.viterbi"]
 
-FAMILIES = {
-    "walk (_cdom, _numbering)": [(cdom, "compiled_walk")],
-    "attribute scan (_attributes)": [(attributes, "SPEEDUPS")],
-    "text counts (_counts)": [(counts, "compiled_text_counts")],
-    "statistics (_statistics)": [
-        (features, "compiled_node_statistics"),
-        (features, "compiled_block_rows"),
-        (features, "compiled_ancestors"),
-        (features, "compiled_extended_columns"),
-        (logarithms, "compiled_log1p_counts"),
-    ],
-    "viterbi (_viterbi)": [(decoder, "compiled_best_path")],
-    "layers (_layers)": [(layers, "compiled_shifted_sum"), (layers, "compiled_add_bias")],
-    "edges (_edges)": [(edges, "compiled_edge_comparisons")],
-}
+def families(chosen: list[str] | None) -> dict[str, list]:
+    """Twin (its module's last name) -> what switching it off sets to ``None``, for every twin of the table or those
+    ``chosen``."""
+    extract(b"<p>warm</p>")  # imports every module that binds a twin
+    names = {twin.rpartition(".")[2]: original for original, (twin, _) in TWINS.items()}
+    unknown = sorted(set(chosen or ()) - set(names))
+    if unknown:
+        raise SystemExit(f"no such twin: {', '.join(unknown)} (the table: {', '.join(names)})")
+    return {name: twin_bindings(original) for name, original in names.items() if not chosen or name in chosen}
 
 
 def run(data: bytes, switched: list, repeat: int) -> float:
@@ -68,26 +60,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="validation")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--twins", nargs="+", metavar="NAME", help="only these twins (_viterbi _layers ...)")
     args = parser.parse_args(argv)
+    chosen = families(args.twins)
     limit_blas_threads(1)
     pages = load_pages(args.corpus, args.split, args.limit)
     if not pages:
         print("no pages: is ../shared/data (or $WEB2TEXT_DATA) there?", file=sys.stderr)
         return 2
-    missing = [name for name, switched in FAMILIES.items() if any(getattr(m, n) is None for m, n in switched)]
+    missing = [name for name, switched in chosen.items() if not switched]
     if missing:
         print(f"not built or switched off: {', '.join(missing)}", file=sys.stderr)
         return 2
-    base, ratios = [], {name: [] for name in FAMILIES}
+    base, ratios = [], {name: [] for name in chosen}
     for _, data in pages:
         extract(data)  # caches warm, as in a crawl
         on = run(data, [], args.repeat)
         base.append(on)
-        for name, switched in FAMILIES.items():
+        for name, switched in chosen.items():
             ratios[name].append(run(data, switched, args.repeat) / on)
     median = statistics.median(base)
     print(f"{len(pages)} pages, extract() with every twin: median {median:.2f} ms")
-    print(f"{'family switched off':32} {'time / all twins':>17} {'ms saved (median page)':>23}")
+    print(f"{'twin switched off':32} {'time / all twins':>17} {'ms saved (median page)':>23}")
     for name, values in ratios.items():
         share = statistics.median(values)
         print(f"{name:32} {share:17.3f} {median * (share - 1):23.2f}")

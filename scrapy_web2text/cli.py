@@ -23,28 +23,13 @@ def progress(iterable: Iterable, total: int | None, description: str, unit: str 
 
 
 def _extract(args) -> int:
-    from .batch.files import SUFFIXES, Options, Writer, gather_sources, run
+    from .batch.extract_command import extract_command
 
-    if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    sources = gather_sources(args.sources, args.input_dir, args.input_file)
-    with_metadata = args.json if args.metadata is None else args.metadata
-    options = Options(args.format, args.json, args.blocks, args.threshold, args.model, args.method, with_metadata)
-    output = args.output
-    folder = bool(output) and (args.input_dir is not None or output.endswith(("/", "\\")) or Path(output).is_dir())
-    suffix = SUFFIXES["json" if args.json else args.format]
-    writer = Writer(output, folder, suffix, several=len(sources) > 1, headers=not args.json)
-    try:
-        return run(
-            sources,
-            options,
-            writer,
-            workers=args.workers,
-            report=lambda line: print(f"web2text extract: {line}", file=sys.stderr),
-            progress=lambda items, total: progress(items, total, "extract", "file"),
-        )
-    finally:
-        writer.close()
+    return extract_command(
+        args,
+        report=lambda line: print(f"web2text extract: {line}", file=sys.stderr),
+        progress=lambda items, total: progress(items, total, "extract", "file"),
+    )
 
 
 def _default_data_files() -> list[str]:
@@ -237,7 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     extract = add_command("extract", help="print the main text of HTML files or URLs")
     extract.add_argument(
-        "sources", nargs="*", metavar="FILE|GLOB|URL", help="HTML files, globs ('pages/**/*.html'), URLs, - for stdin"
+        "sources",
+        nargs="*",
+        metavar="FILE|GLOB|URL",
+        help="HTML files, globs ('pages/**/*.html'), URLs, - for stdin (read by default when piped)",
     )
     extract.add_argument("--input-dir", metavar="DIR", help="also every file below DIR (then -o is a folder)")
     extract.add_argument(
@@ -259,9 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     extract.add_argument(
         "--format",
-        choices=("text", "markdown", "html"),
+        choices=("text", "markdown", "html", "csv"),
         default="text",
-        help="main content as plain text (default), Markdown or clean HTML; with --json adds that key",
+        help="main content as plain text (default), Markdown or clean HTML (with --json adds that key); csv: a row "
+        "per input (url, title, main_text, a column per metadata field unless --no-metadata)",
     )
     extract.add_argument("--no-blocks", dest="blocks", action="store_false", help="with --json: leave out the blocks")
     extract.add_argument(
@@ -269,11 +258,19 @@ def build_parser() -> argparse.ArgumentParser:
         dest="metadata",
         action="store_true",
         default=None,
-        help="authors, dates, language, site... (docs: metadata): a 'metadata' object in --json rows (the default "
-        "there), 'field: value' lines before the text otherwise",
+        help="authors, dates, language, site... (docs: metadata): a 'metadata' object in --json rows and columns "
+        "in csv (the default there), a front-matter header between --- lines before the text otherwise",
     )
-    extract.add_argument("--no-metadata", dest="metadata", action="store_false", help="with --json: no metadata")
+    extract.add_argument("--no-metadata", dest="metadata", action="store_false", help="with --json or csv: none")
     model_options(extract)
+    extract.add_argument(
+        "--site-model",
+        action="append",
+        default=[],
+        metavar="DOMAIN=MODEL",
+        help="label a site's pages with another model: DOMAIN (its subdomains too) or DOMAIN/PATH/, = a model's name "
+        "or NAME.npz (repeatable; the longest match wins)",
+    )
     extract.set_defaults(handler=_extract)
 
     train = add_command("train", help="train a model on corpus files (needs the 'train' extra)")

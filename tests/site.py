@@ -232,6 +232,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.delay:
             time.sleep(self.server.delay)
         path = self.path.split("?", 1)[0]
+        if "://" in path:  # asked as a proxy (meta "proxy"): every host gets the same site
+            path = "/" + path.split("://", 1)[1].partition("/")[2]
         if path == "/":
             path = "/index.html"
         resource = self.server.site.resources.get(path) or Resource(b"<html><body>Not found</body></html>", status=404)

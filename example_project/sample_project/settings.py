@@ -20,6 +20,9 @@ FEED_EXPORT_ENCODING = "utf-8"
 # first item otherwise, so a first item without ``main_text`` (a PDF, an image) would drop the column.
 FEED_EXPORT_FIELDS = ["url", "status", "content_type", "title", "main_text", "web2text_blocks"]
 
+# CSV cells of lists and dicts (metadata, other block forms) as JSON, not Python repr (the add-on sets this).
+FEED_EXPORTERS = {"csv": "scrapy_web2text.integration.exporters.Web2TextCsvItemExporter"}
+
 SPIDER_MIDDLEWARES = {"scrapy_web2text.Web2TextSpiderMiddleware": 543}
 ITEM_PIPELINES = {"scrapy_web2text.Web2TextPipeline": 300}
 
@@ -29,8 +32,7 @@ WEB2TEXT_METHOD = "web2text"
 WEB2TEXT_THRESHOLD = None  # None: the model's own threshold
 WEB2TEXT_TEXT_FIELD = "main_text"
 WEB2TEXT_BLOCKS_FIELD = "web2text_blocks"
-WEB2TEXT_INCLUDE_BLOCKS = True
-WEB2TEXT_BLOCKS = "compact"  # [label, probability, xpath] per block; "full": dicts with the text; "none"
+WEB2TEXT_BLOCKS = "labels"  # "0011...": a label per block; "compact": [label, p, xpath]; "full"; "none"
 WEB2TEXT_FORMATS = ["text"]  # add "markdown" / "html" for main_markdown / main_html
 WEB2TEXT_TITLE_FIELD = "title"  # the headline, when the spider did not set a title itself
 # What each page says about itself (docs/metadata.rst), into web2text_authors, web2text_date_published...

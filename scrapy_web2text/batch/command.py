@@ -31,6 +31,14 @@ def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> N
         "--with-metadata", action="store_true", help="a 'metadata' object per row: authors, dates, language, site..."
     )
     warc.add_argument("--model", default=None, help="packaged model name or path to NAME.npz (default: shipped)")
+    warc.add_argument(
+        "--site-model",
+        action="append",
+        default=[],
+        metavar="DOMAIN=MODEL",
+        help="label a site's pages with another model: DOMAIN (its subdomains too) or DOMAIN/PATH/, = a model's name "
+        "or NAME.npz (repeatable; the longest match wins)",
+    )
     warc.add_argument("--chunk-records", type=int, default=None, help="records per task (default 1000)")
     warc.add_argument(
         "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="skip larger pages (default 5000000; 0: no limit)"
@@ -49,8 +57,16 @@ def run_warc_command(args) -> int:
         raise ValueError(f"-o {args.output} is a folder: give a JSON Lines file (e.g. {args.output}/a.jsonl)")
     for path in resolve_inputs(args.inputs):  # missing files and other formats fail before a cluster starts
         check_archive(path)
+    from ..extraction.site_models import load_site_models, parse_site_models
+
+    site_models = parse_site_models(args.site_model, "--site-model")
+    load_site_models(site_models, "web2text", "--site-model")  # a missing or broken model fails before any record
     options = Options(
-        check_formats(args.formats.split(",")), args.model, max(0, args.max_bytes), metadata=args.with_metadata
+        check_formats(args.formats.split(",")),
+        args.model,
+        max(0, args.max_bytes),
+        metadata=args.with_metadata,
+        site_models=site_models,
     )
     summary = run(
         args.inputs,

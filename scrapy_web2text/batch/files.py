@@ -3,15 +3,18 @@
 Inputs are files, globs, http(s) URLs or ``-`` (standard input), from the command line, from ``--input-dir`` (every
 file below it) and from ``-i`` (a file of URLs or paths, one a line).  Output goes to standard output, to one file
 (``-o FILE``) or, one file per input with its name kept (``-o DIR/``, or ``--input-dir``), to a folder.  With
-``--workers N`` the pages are extracted in N processes; outputs are written in input order either way.
+``--workers N`` the pages are extracted in N processes; outputs are written in input order either way.  With no input
+named, standard input is read when it is not a terminal (``cat page.html | web2text extract``).
 
 Uses only the public :func:`scrapy_web2text.extract`; never Scrapy.
 """
 
 from __future__ import annotations
 
+import csv
 import glob
 import http.client
+import io
 import json
 import sys
 import urllib.request
@@ -21,9 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__, extract
+from ..extraction.site_models import site_model
 
 #: The file suffix of each output form, in folder mode.
-SUFFIXES = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json"}
+SUFFIXES = {"text": ".txt", "markdown": ".md", "html": ".html", "json": ".json", "csv": ".csv"}
+#: ``--format csv``'s columns before the metadata fields (the metadata's own ``title`` is left out: the headline is
+#: the title column).
+CSV_COLUMNS = ("url", "title", "main_text")
 
 
 class ExtractionFailed(Exception):
@@ -42,13 +49,14 @@ class Source:
 class Options:
     """What each input's output is: the ``extract`` arguments and the output form."""
 
-    form: str = "text"  # text, markdown or html
+    form: str = "text"  # text, markdown, html or csv
     json: bool = False
     blocks: bool = True
     threshold: float | None = None
     model: str | None = None
     method: str = "web2text"
     metadata: bool = False  # JSON rows: a "metadata" object; text: a "field: value" header
+    site_models: tuple[tuple[str, str, str], ...] = ()  # --site-model: a model per site (site_models.py)
 
 
 @dataclass(frozen=True)
@@ -98,11 +106,19 @@ def safe_name(name: str) -> str:
     return "".join("_" if "\udc80" <= char <= "\udcff" else char for char in name)
 
 
-def gather_sources(arguments: Iterable[str], input_dir: str | None, input_file: str | None) -> list[Source]:
+def gather_sources(
+    arguments: Iterable[str], input_dir: str | None, input_file: str | None, stdin_piped: bool = False
+) -> list[Source]:
     """Every input, in order: the arguments (globs expanded), then ``-i``'s lines, then the files below
-    ``--input-dir`` (sorted, their relative paths as names).  Raises ``FileNotFoundError`` for a missing
-    ``-i`` file or ``--input-dir``, ``ValueError`` when there is no input at all."""
+    ``--input-dir`` (sorted, their relative paths as names); standard input (``-``) when nothing is named and
+    ``stdin_piped``.  Raises ``FileNotFoundError`` for a missing ``-i`` file or ``--input-dir``, ``ValueError``
+    for a folder given as an input or when there is no input at all."""
     locations = list(expand_sources(arguments))
+    if not locations and input_dir is None and input_file is None and stdin_piped:
+        locations = ["-"]
+    for location in locations:
+        if location != "-" and not is_url(location) and Path(location).is_dir():
+            raise ValueError(f"{shown(location)} is a folder: give it as --input-dir {shown(location)}")
     if input_file is not None:
         with open(input_file, encoding="utf-8", errors="replace") as lines:
             locations += [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
@@ -114,8 +130,16 @@ def gather_sources(arguments: Iterable[str], input_dir: str | None, input_file: 
         files = sorted(path for path in root.rglob("*") if path.is_file())
         sources += [Source(str(path), str(path.relative_to(root))) for path in files]
     if not sources:
-        raise ValueError("no input: give files, URLs or -, --input-dir DIR or -i FILE")
+        raise ValueError("no input: give files, URLs or -, --input-dir DIR or -i FILE, or pipe a page in")
     return sources
+
+
+def stdin_is_piped() -> bool:
+    """Standard input is open and not a terminal (a pipe, a file): what ``web2text extract`` reads by default."""
+    try:
+        return sys.stdin is not None and not sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):  # closed, or a stand-in without a terminal test
+        return False
 
 
 def read_source(location: str) -> tuple[bytes, str | None, str | None, str | None]:
@@ -147,11 +171,15 @@ def render(source: Source, data: bytes | None, options: Options) -> Outcome:
             body,
             url=url,
             threshold=options.threshold,
-            model=options.model,
+            model=site_model(options.site_models, url) or options.model,
             method=options.method,
             encoding=charset,
             content_type=content_type,
         )
+        if result.skipped and not options.json:  # a JSON row says it itself ("skipped")
+            return Outcome(source, None, f"{shown(source.location)}: not an HTML page ({result.skipped}), skipped")
+        if options.form == "csv":
+            return Outcome(source, csv_row(result, url or shown(source.location), options.metadata))
         if not options.json:
             text = result.main_text if options.form == "text" else getattr(result, options.form)
             return Outcome(source, metadata_header(result.metadata) + "\n" + text if options.metadata else text)
@@ -166,12 +194,38 @@ def render(source: Source, data: bytes | None, options: Options) -> Outcome:
 
 
 def metadata_header(metadata) -> str:
-    """The fields a page has, one ``field: value`` line each, and a blank line: the text output's header."""
-    lines = []
+    """The text output's header: front matter between ``---`` lines, one ``field: value`` line for each field the
+    page has, each value in JSON (a string quoted, a list in brackets), which YAML reads as well."""
+    lines = ["---"]
     for name in metadata.found():
         value = getattr(metadata, name)
-        lines.append(f"{name}: {'; '.join(value) if isinstance(value, tuple) else value}")
-    return "\n".join(lines) + "\n"
+        lines.append(f"{name}: {json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)}")
+    return "\n".join([*lines, "---"]) + "\n"
+
+
+def csv_columns(metadata: bool) -> list[str]:
+    """``--format csv``'s header: url, title, main_text and, with metadata, each metadata field but its title."""
+    from ..metadata.model import FIELDS
+
+    return [*CSV_COLUMNS, *(name for name in FIELDS if name != "title")] if metadata else list(CSV_COLUMNS)
+
+
+def csv_line(values: Iterable) -> str:
+    """One CSV record without its line end (a cell's own line breaks are quoted)."""
+    stream = io.StringIO()
+    csv.writer(stream, lineterminator="").writerow(values)
+    return stream.getvalue()
+
+
+def csv_row(result, url: str, metadata: bool) -> str:
+    """One input's ``--format csv`` record: lists as JSON, missing values empty."""
+    values: list = [url, result.title or "", result.main_text]
+    if metadata:
+        found = result.metadata
+        for name in csv_columns(True)[len(CSV_COLUMNS) :]:
+            value = getattr(found, name)
+            values.append(json.dumps(list(value), ensure_ascii=False) if isinstance(value, tuple) else value or "")
+    return csv_line(values)
 
 
 def _render_job(job: tuple[Source, bytes | None, Options]) -> Outcome:
@@ -210,10 +264,14 @@ class Writer:
     """Where outputs go: standard output or one file (each input's output a paragraph, headed by its name when
     there are several), or a folder (a file per input, its name kept and its suffix the form's)."""
 
-    def __init__(self, output: str | None, folder: bool, suffix: str, several: bool, headers: bool):
+    def __init__(
+        self, output: str | None, folder: bool, suffix: str, several: bool, headers: bool, preamble: str | None = None
+    ):
         self.folder = Path(output) if folder and output else None
         self.suffix = suffix
         self.headers = several and headers
+        #: A first line for the output and for each file of a folder (a CSV header).
+        self.preamble = preamble
         self._names: set[str] = set()
         if self.folder is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -224,6 +282,8 @@ class Writer:
             if sys.stdout is None:
                 raise OSError("standard output is closed: give -o FILE or -o DIR/")
             self.stream = sys.stdout
+        if self.stream is not None and preamble is not None:
+            self.stream.write(preamble + "\n")
 
     def write(self, outcome: Outcome) -> Path | None:
         """Write one output; returns the file written in folder mode."""
@@ -235,7 +295,8 @@ class Writer:
             return None
         target = self._target(outcome.source)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(outcome.output + "\n", encoding="utf-8")
+        preamble = "" if self.preamble is None else self.preamble + "\n"
+        target.write_text(preamble + outcome.output + "\n", encoding="utf-8")
         return target
 
     def _target(self, source: Source) -> Path:
@@ -271,8 +332,8 @@ def run(
     report: Callable[[str], None] = print,
     progress: Callable[[Iterable, int], Iterable] | None = None,
 ) -> int:
-    """Extract every input and write its output; returns 0, or 1 if some input could not be read (each reported
-    in one line; the others are still done)."""
+    """Extract every input and write its output; returns 0, or 1 if some input could not be read or was not HTML
+    (each reported in one line; the others are still done)."""
     status = 0
     pending = outcomes(sources, options, workers)
     shown: Iterable[Outcome] = progress(pending, len(sources)) if progress and len(sources) > 1 else pending

@@ -30,6 +30,7 @@ from typing import Any
 
 from .. import Extraction, extract, load_model
 from .._extras import missing_extra
+from ..extraction.site_models import site_model
 from . import DEFAULT_MAX_BYTES
 from .warc import HtmlRecord, plan_chunks, read_html
 
@@ -47,6 +48,8 @@ class Options:
     max_bytes: int = DEFAULT_MAX_BYTES
     #: Each row also carries the page's ``metadata`` (:meth:`scrapy_web2text.metadata.Metadata.to_dict`).
     metadata: bool = False
+    #: ``--site-model``: a model per site (:mod:`scrapy_web2text.extraction.site_models`).
+    site_models: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
@@ -112,7 +115,8 @@ def record_row(record: HtmlRecord, options: Options) -> dict[str, Any]:
     if record.error is not None:  # read_html could not read it: counted there, and still one row
         return {**row, "title": None, "main_text": None, "error": record.error}
     try:
-        extraction = extract(record.body, record.url, model=worker_model(options.model), encoding=record.charset)
+        model = worker_model(site_model(options.site_models, record.url) or options.model)
+        extraction = extract(record.body, record.url, model=model, encoding=record.charset)
     except Exception as error:  # a page that breaks the chain still gets its row, with the reason
         logger.warning("web2text warc: %s failed: %s: %s", record.url or record.record_id, type(error).__name__, error)
         return {**row, "title": None, "main_text": None, "error": f"{type(error).__name__}: {error}"}
@@ -195,7 +199,7 @@ def start_client(workers: int | None, scheduler: str | None):
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as error:
-        raise missing_extra("dask[distributed]", "warc", "web2text warc") from error
+        raise missing_extra("dask[distributed]", "warc", "running on a Dask cluster") from error
 
     if not logging.getLogger().isEnabledFor(logging.INFO):
         # Dask logs every worker start and stop at INFO; web2text -v shows them.
@@ -226,7 +230,9 @@ def run(
 ) -> Summary:
     """Extract every HTML response of ``inputs`` into ``output`` (appended); see the module documentation."""
     paths = resolve_inputs(inputs)
-    options = Options(check_formats(options.formats), options.model, options.max_bytes, options.metadata)
+    options = Options(
+        check_formats(options.formats), options.model, options.max_bytes, options.metadata, options.site_models
+    )
     if chunk_records < 1:
         raise ValueError(f"--chunk-records must be at least 1, not {chunk_records}")
     output = Path(output)

@@ -41,7 +41,7 @@ try:
     from warcio.bufferedreaders import ChunkedDataReader
     from warcio.timeutils import timestamp_to_iso_date
 except ImportError as error:
-    raise missing_extra("warcio", "warc", "web2text warc") from error
+    raise missing_extra("warcio", "warc", "reading web archives") from error
 
 #: Declared types that are HTML.
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})

@@ -88,7 +88,7 @@ class Web2TextComponent:
             logger.warning(
                 "Web2Text: %s.%s does not declare the field(s) %s, so its items go out without main text. "
                 "Declare them (for a scrapy.Item: %s), use a dict item, or point WEB2TEXT_TEXT_FIELD / "
-                "WEB2TEXT_BLOCKS_FIELD at declared fields (WEB2TEXT_INCLUDE_BLOCKS=False needs only the text field).",
+                "WEB2TEXT_BLOCKS_FIELD at declared fields (WEB2TEXT_BLOCKS='none' needs only the text field).",
                 item_class.__module__,
                 item_class.__qualname__,
                 ", ".join(missing),
@@ -110,7 +110,8 @@ class Web2TextComponent:
             config = self.config
             adapter[config.text_field] = "" if failed else result.main_text
             if config.include_blocks:
-                adapter[config.blocks_field] = [] if failed else list(result.blocks)
+                blocks = PageResult.empty_blocks(config.block_form) if failed else result.item_blocks()
+                adapter[config.blocks_field] = blocks
             for name in config.formats:
                 adapter[FORMAT_FIELDS[name]] = "" if failed else getattr(result, name)
             if failed:
@@ -240,6 +241,8 @@ class Web2TextComponent:
                 extra={"spider": self.crawler.spider},
             )
         self.inc("pages")
+        if result.model:
+            self.inc(f"model/{result.model}/pages")
         self.inc("blocks", result.n_blocks)
         self.inc("content_blocks", result.n_content_blocks)
         if result.truncated:
@@ -248,6 +251,8 @@ class Web2TextComponent:
             self.inc("from_noscript")
         if result.decoded_again:
             self.inc("decoded_again")
+        if result.empty:
+            self.inc(f"empty/{result.empty}")  # a page labelled with nothing kept, and why
         for name, value in result.metadata.items():
             if value:
                 self.inc(f"metadata/{name}")  # pages with this field found

@@ -5,7 +5,7 @@ and returns a :class:`PageResult`: plain strings, numbers and the block records,
 tree.  So a result pickles in microseconds to cross from a worker process, the page's lxml tree is freed on the
 worker as soon as the job ends, and both pool kinds fill items by the same code.
 
-This module imports no Scrapy: worker processes import it, and Scrapy would cost each of them 0.7 s and 44 MB.
+This module imports no Scrapy: worker processes import it, and Scrapy would cost each its import time and memory.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..extraction import CONTENT, extract
+from ..extraction.site_models import site_model
+from ..labellers.base import load_labeller_weights
 
 if TYPE_CHECKING:
     from .settings import Web2TextConfig
@@ -24,14 +26,15 @@ if TYPE_CHECKING:
 class PageResult:
     """What a crawl keeps of one page's :class:`~scrapy_web2text.Extraction`, in the forms the crawler asked for.
 
-    ``blocks`` holds the block records in ``WEB2TEXT_BLOCKS``'s form (empty for ``"none"``); ``title``,
-    ``markdown`` and ``html`` are ``None`` unless the settings ask for them.  ``skipped`` names why a body was not
-    labelled (``"binary:png"``, ``"not_html:json"``...).  ``timings`` holds milliseconds per stage and
-    ``total``.  ``error`` says why labelling raised (``"TypeError: ..."``); the other fields are then empty.
+    ``blocks`` holds the block records in ``WEB2TEXT_BLOCKS``'s form (a string for ``"labels"``, empty for
+    ``"none"``); ``title``, ``markdown`` and ``html`` are ``None`` unless the settings ask for them.  ``skipped``
+    names why a body was not labelled (``"binary:png"``, ``"not_html:json"``...).  ``timings`` holds milliseconds
+    of the labelling thread's CPU time per stage and ``total``.  ``error`` says why labelling raised
+    (``"TypeError: ..."``); the other fields are then empty.
     """
 
     main_text: str
-    blocks: tuple[Any, ...] = ()
+    blocks: tuple[Any, ...] | str = ()
     title: str | None = None
     markdown: str | None = None
     html: str | None = None
@@ -41,15 +44,28 @@ class PageResult:
     truncated: bool = False
     from_noscript: bool = False
     decoded_again: bool = False
+    #: Why a labelled page's main text is empty (``Extraction.empty``: ``"furniture_only"``...), else ``None``.
+    empty: str | None = None
     #: ``{"label", "probability"}`` when ``WEB2TEXT_PAGE_TYPE_FIELD`` asks for it and the labeller tells.
     page_type: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict, compare=False)
     error: str | None = None
     #: The ``WEB2TEXT_METADATA`` fields asked for -> their values (lists as lists; ``None``/``[]`` when not found).
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: The name of the model that labelled the page (``None`` for methods without one).
+    model: str | None = None
     #: ``"<format>: <error>"`` for each optional format (Markdown, HTML, title) that raised: the item keeps its
     #: main text and blocks, and that field goes out empty.
     failed_formats: tuple[str, ...] = ()
+
+    def item_blocks(self) -> list[Any] | str:
+        """The blocks field's value: the labels string, or a new list of the records."""
+        return self.blocks if isinstance(self.blocks, str) else list(self.blocks)
+
+    @staticmethod
+    def empty_blocks(form: str) -> list[Any] | str:
+        """The blocks field of a page that failed: an empty value of the form's type."""
+        return "" if form == "labels" else []
 
 
 def run_chain(
@@ -66,7 +82,13 @@ def run_chain(
     the reactor only copies strings into items.  ``tree`` (parsel's tree of ``html``) only comes from the thread
     pool: a tree cannot cross to another process.
     """
-    clock = time.perf_counter()
+    # CPU time of this thread, not elapsed time: on a busy crawl a labelling thread waits for the GIL and the CPU,
+    # and elapsed time would count those waits as labelling.
+    clock = time.thread_time()
+    if config.site_models:
+        site = site_model(config.site_models, url)
+        if site is not None:  # loaded once per process (at start-up here, on its first page in a worker process)
+            model = load_labeller_weights(config.method, site)
     extraction = extract(
         html,
         url,
@@ -83,7 +105,7 @@ def run_chain(
     labels = extraction.labels  # not extraction.blocks: a frozen Block per block that nothing here keeps
     result = PageResult(
         main_text=extraction.main_text,
-        blocks=tuple(extraction.block_records(config.block_form)) if config.block_form != "none" else (),
+        blocks=_blocks(extraction, config.block_form),
         title=title,
         markdown=formats.get("markdown"),
         html=formats.get("html"),
@@ -93,14 +115,23 @@ def run_chain(
         truncated=extraction.truncated,
         from_noscript=extraction.from_noscript,
         decoded_again=extraction.decoded_again,
+        empty=extraction.empty,
         page_type=_page_type(extraction.page_type) if config.page_type_field else None,
         timings=dict(extraction.timings),
         failed_formats=tuple(failed),
+        model=extraction.model,
     )
     if config.metadata and not extraction.skipped:
         result.metadata.update(requested_metadata(extraction, config))
-    result.timings["total"] = 1000 * (time.perf_counter() - clock)
+    result.timings["total"] = 1000 * (time.thread_time() - clock)
     return result
+
+
+def _blocks(extraction: Any, form: str) -> tuple[Any, ...] | str:
+    if form == "none":
+        return ()
+    records = extraction.block_records(form)
+    return records if isinstance(records, str) else tuple(records)
 
 
 def requested_metadata(extraction: Any, config: Web2TextConfig) -> dict[str, Any]:

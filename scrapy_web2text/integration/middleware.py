@@ -8,8 +8,8 @@ For every response whose callback yields items, the middleware runs the
 Web2Text chain on the response body, on a worker thread and at most once
 per response however many items the callback yields, and writes to each
 item the fields named by ``WEB2TEXT_TEXT_FIELD`` (``main_text``) and
-``WEB2TEXT_BLOCKS_FIELD`` (``web2text_blocks``: ``{"text", "label",
-"probability"}`` per block; ``WEB2TEXT_INCLUDE_BLOCKS=False`` leaves it out).
+``WEB2TEXT_BLOCKS_FIELD`` (``web2text_blocks``: ``"0011"``, a label per
+block, by default; ``WEB2TEXT_BLOCKS`` picks the form, ``"none"`` leaves it out).
 
 An item that carries HTML of its own in ``WEB2TEXT_HTML_FIELD`` is labelled
 from that HTML instead (the response's labelling is reused when it is the
@@ -38,9 +38,9 @@ from itemadapter import ItemAdapter, is_item
 from scrapy import Request
 from scrapy.http import HtmlResponse, TextResponse
 
+from ..extraction.responses import own_encoding
 from ..page.decode import decode_html
 from ..page.sniff import XML_TYPES, media_type, xhtml_root
-from ..responses import own_encoding
 from .base import Web2TextComponent
 from .charset import header_charset
 from .pools import POOLS
@@ -97,7 +97,7 @@ class _ResponsePage:
     def text(self) -> str | None:
         """The body decoded by the project's decoder (WHATWG rules): never raises, unlike ``response.text``,
         which fails on a ``Content-Type`` charset Python does not know (``undefined``, ``punycode``).  The response's
-        own encoding wins over its headers (see :func:`scrapy_web2text.responses.own_encoding`)."""
+        own encoding wins over its headers (see :func:`scrapy_web2text.extraction.responses.own_encoding`)."""
         if self.skip_reason:
             return None
         if self._text is None:
@@ -202,7 +202,10 @@ class Web2TextSpiderMiddleware(Web2TextComponent):
             if page is None or not page.same_html(html):
                 await self.label_item_html(adapter, html, page.response.url if page else None)
                 return item
-        elif page is None or page.skip_reason:
+        elif page is None:
+            self.skip("no_html")  # a start item without HTML of its own: nothing to label, counted once, here
+            return item
+        elif page.skip_reason:
             return item
         if not self.accepts_output(adapter):
             return item

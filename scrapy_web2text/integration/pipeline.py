@@ -14,8 +14,9 @@ Division of labour with :class:`~scrapy_web2text.Web2TextSpiderMiddleware`:
 the middleware owns response bodies, the pipeline owns HTML carried by
 items.  When both are enabled, the middleware leaves items that carry HTML
 to the pipeline, and the pipeline leaves alone items whose text field is
-already filled, so no page is labelled twice (and does not count them as skipped).  Items without HTML are
-counted as ``web2text/skipped/no_html`` and pass on untouched; a failed
+already filled, so no page is labelled twice (and does not count them as skipped).  Items without HTML pass on
+untouched, counted once: by the middleware when it is in the crawl (its response's reason), else as
+``web2text/skipped/no_html``; a failed
 labelling leaves the output fields empty and the item goes on.
 
 Settings: every ``WEB2TEXT_*`` setting (see :mod:`scrapy_web2text.integration.settings`);
@@ -54,7 +55,10 @@ class Web2TextPipeline(Web2TextComponent):
             return item
         html = self.item_html(adapter)
         if html is None:
-            self.skip("no_html")
+            # With the middleware in the crawl, an item without HTML is its to count: the response it came from
+            # (non_html, empty, disabled_by_meta...) or, for a start item, no_html there.
+            if not self.runtime.has_component(self.crawler, "middleware"):
+                self.skip("no_html")
             return item
         await self.label_item_html(adapter, html)
         return item

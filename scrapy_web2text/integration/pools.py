@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .settings import Web2TextConfig
 
 #: Pages a pool labels before fresh workers replace its workers.  Threads: libxml2 keeps every element and
-#: attribute name a thread has parsed for the thread's life (40,000 pages of generated names: +40 MB); a fresh
+#: attribute name a thread has parsed for the thread's life (pages of generated names grow it without end); a fresh
 #: thread starts with an empty dictionary.  Processes: the same dictionary, and whatever else a long-lived
 #: process keeps.  Processes are recycled by replacing the executor, not with ``max_tasks_per_child``: on Python
 #: 3.11 to 3.13 that option deadlocks once a worker reaches its limit while pages queue (CPython gh-115634).
@@ -155,7 +155,7 @@ class ProcessPool(LabellingPool):
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=start_worker,
-            initargs=(self.config.method, self.config.model, self.config.blas_threads),
+            initargs=(self.config.method, self.config.model, self.config.blas_threads, self.config.site_models),
         )
         # Start every worker now, not when the first pages arrive (a spawned worker takes about a second: the
         # interpreter, numpy, lxml and the model); ProcessPoolExecutor starts one per job submitted to no idle one.
@@ -216,12 +216,15 @@ class ProcessPool(LabellingPool):
 # --- in the worker process ------------------------------------------------------------------------------------
 
 
-def start_worker(method: str, model: str, blas_threads: str | None) -> None:
-    """A worker process's initializer: its BLAS threads, then the model, loaded once for all its pages, and what
-    the labeller loads lazily (the language identifier), on a background thread while the worker takes pages."""
+def start_worker(method: str, model: str, blas_threads: str | None, site_models: tuple = ()) -> None:
+    """A worker process's initializer: its BLAS threads, then the model and the sites' models, loaded once for all
+    its pages, and what the labeller loads lazily (the language identifier), on a background thread while the
+    worker takes pages."""
     set_labelling_threads(blas_threads)
     try:
         load_labeller_weights(method, model)
+        for _, _, site in site_models:
+            load_labeller_weights(method, site)
     except Exception:
         # Not raised here: a failing initializer breaks the pool with no message.  The first job loads again and
         # raises the error itself, where the crawl reports it (ProcessPool.check, at start-up).

@@ -21,15 +21,19 @@ Importing this module needs ``scrapy-redis`` (``pip install scrapy-web2text[redi
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from scrapy import Request
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.misc import load_object
 from twisted.internet.threads import deferToThread
 
 from .._extras import missing_extra
 
 try:
+    from scrapy_redis import defaults
     from scrapy_redis.pipelines import RedisPipeline
     from scrapy_redis.scheduler import Scheduler
 except ImportError as error:
@@ -100,7 +104,7 @@ class RedisScheduler(Scheduler):
         return scheduler
 
     def open(self, spider: Any) -> Any:
-        opened = super().open(spider)
+        opened = self._open_queue(spider)
         if self.idle_poll > 0:
             try:
                 # Scrapy's own looping call: asyncio's loop or Twisted's reactor, whichever the crawl runs on.
@@ -110,6 +114,26 @@ class RedisScheduler(Scheduler):
                 self._poller = None
                 logger.debug("Web2Text: no shared-queue poll: %s", error)
         return opened
+
+    def _open_queue(self, spider: Any) -> None:
+        """scrapy-redis's ``Scheduler.open``, saying "Resuming crawl" through a logger: upstream calls
+        ``spider.log``, deprecated since Scrapy 2.13, whenever a worker joins a queue that holds requests."""
+        self.spider = spider
+        try:
+            self.queue = load_object(self.queue_cls)(
+                server=self.server,
+                spider=spider,
+                key=self.queue_key % {"spider": spider.name},
+                serializer=self.serializer,
+            )
+        except TypeError as error:
+            raise ValueError(f"Failed to instantiate queue class '{self.queue_cls}': {error}") from None
+        if not self.df:
+            self.df = load_object(self.dupefilter_cls).from_spider(spider)
+        if self.flush_on_start:
+            self.flush()
+        if len(self.queue):
+            logger.info("Resuming crawl (%d requests scheduled)", len(self.queue), extra={"spider": spider})
 
     def close(self, reason: str) -> Any:
         if self._poller is not None and self._poller.running:
@@ -140,3 +164,57 @@ class RedisScheduler(Scheduler):
                 raise
         except Exception as error:  # a Redis hiccup: the heartbeat still pulls, and the next look may succeed
             logger.warning("Web2Text: looking at the shared queue failed: %s: %s", type(error).__name__, error)
+
+
+class _SpiderName:
+    """What scrapy-redis's queue reads of a spider to push requests without callbacks: its name."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def requeue(server: Any, spider: str, urls: Iterable[str], priority: int = 0) -> int:
+    """Push a request for each of ``urls`` with ``dont_filter=True`` to the shared queue ``<spider>:requests``
+    (scrapy-redis's default queue and serializer), and return how many: the recovery after a worker's ``SIGKILL``.
+
+    The pages it was crawling have their fingerprints recorded, so a URL pushed to ``<spider>:start_urls`` (which the
+    documented spider sends through the duplicate filter) or enqueued again is dropped as already seen; a request
+    in the queue itself, with ``dont_filter=True``, is crawled by the next worker that takes it.  ``server``: a
+    ``redis.Redis`` client, or a ``redis://`` URL."""
+    if isinstance(server, str):
+        from scrapy.settings import Settings
+        from scrapy_redis.connection import from_settings
+
+        server = from_settings(Settings({"REDIS_URL": server}))
+    queue = load_object(defaults.SCHEDULER_QUEUE_CLASS)(
+        server=server, spider=_SpiderName(spider), key=defaults.SCHEDULER_QUEUE_KEY
+    )
+    pushed = 0
+    for url in urls:
+        url = url.strip()
+        if url and not url.startswith("#"):
+            queue.push(Request(url, dont_filter=True, priority=priority))
+            pushed += 1
+    return pushed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m scrapy_web2text.integration.redis REDIS_URL SPIDER [URL ...]`` (no URL: one a line on stdin)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="python -m scrapy_web2text.integration.redis",
+        description="Push URLs, with dont_filter=True, to <spider>:requests: the pages lost with a killed worker.",
+    )
+    parser.add_argument("redis_url", metavar="REDIS_URL", help="redis://host:6379/0, as REDIS_URL in the settings")
+    parser.add_argument("spider", metavar="SPIDER", help="the spider's name (the queue is SPIDER:requests)")
+    parser.add_argument("urls", nargs="*", metavar="URL", help="the URLs to crawl again (default: stdin, one a line)")
+    args = parser.parse_args(argv)
+    pushed = requeue(args.redis_url, args.spider, args.urls or sys.stdin)
+    print(f"{pushed} request(s) pushed to {args.spider}:requests", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

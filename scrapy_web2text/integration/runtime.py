@@ -24,6 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..extraction.site_models import load_site_models
 from ..labellers.base import load_labeller_weights
 from ..labellers.blas import set_labelling_threads
 from .chain import PageResult, run_chain
@@ -102,6 +103,7 @@ class Web2TextRuntime:
         clock = time.perf_counter()
         model = load_labeller_weights(config.method, config.model)
         model_name = getattr(model, "name", None) or (config.method if model is not None else "none")
+        sites = load_site_models(config.site_models, config.method, "WEB2TEXT_SITE_MODELS")
         load_ms = 1000 * (time.perf_counter() - clock)
         pool = self.ensure_workers(config.concurrency, config)
         if self.notice_once(("pool check", pool.kind, config.method, config.model)):
@@ -123,6 +125,14 @@ class Web2TextRuntime:
                 pool.kind,
                 extra={"spider": getattr(crawler, "spider", None)},
             )
+            for domain, prefix, path in config.site_models:
+                logger.info(
+                    "Web2Text: model %r (%s) on %s",
+                    getattr(sites[path], "name", path),
+                    getattr(sites[path], "path", None) or path,
+                    domain + prefix,
+                    extra={"spider": getattr(crawler, "spider", None)},
+                )
             if pool.kind == "process":
                 from scrapy import signals
 
@@ -207,10 +217,16 @@ def threshold_in_force(threshold: float | None, model: Any) -> str:
     own = getattr(model, "threshold", None)
     if not isinstance(own, float):
         return "the method's own"
-    from ..labellers.web2text.page_types import shipped_page_types
+    from ..labellers.web2text import takes_offsets
 
-    classifier = shipped_page_types()
-    offsets = classifier.threshold_offsets if classifier is not None else {}
+    offsets = (getattr(model, "config", None) or {}).get("threshold_offsets")  # a tuned model's own
+    if offsets is None and not takes_offsets(model):
+        return f"{own:g} (the model's own, rebalanced: no page-type offsets)"
+    if offsets is None:
+        from ..labellers.web2text.page_types import shipped_page_types
+
+        classifier = shipped_page_types()
+        offsets = classifier.threshold_offsets if classifier is not None else {}
     added = "".join(f"; {label} {value:+g}" for label, value in sorted(offsets.items()) if value)
     return f"{own:g} (the model's own{added})"
 

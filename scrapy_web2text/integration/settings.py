@@ -1,46 +1,13 @@
 """The ``WEB2TEXT_*`` settings: defaults, validation, and the spider override.
 
-Every setting can be set in a project's ``settings.py``, on the command
-line (``-s WEB2TEXT_THRESHOLD=0.6``) or per spider in ``custom_settings``.
-Both components read them once, when the crawler builds them.
+Every setting can be set in a project's ``settings.py``, on the command line (``-s WEB2TEXT_THRESHOLD=0.6``) or per
+spider in ``custom_settings``; both components read them once, when the crawler builds them.  :data:`SETTINGS` holds
+each one's default and a line on what it does; docs/settings.rst describes each at length, under an anchor of its
+name (``:setting:`WEB2TEXT_MODEL```), and a test holds the two to the same names and defaults.
 
-===========================  =====================  =========================================================
-Setting                      Default                Meaning
-===========================  =====================  =========================================================
-``WEB2TEXT_ENABLED``         ``True``               ``False`` disables both components (``NotConfigured``).
-``WEB2TEXT_MODEL``           ``"default"``          A packaged model's name or the path of ``NAME.npz``.
-``WEB2TEXT_METHOD``          ``"web2text"``         Labelling method, passed to ``extract(method=...)``.
-``WEB2TEXT_THRESHOLD``       ``None``               p(content) a block needs; ``None``: the model's own.
-``WEB2TEXT_RULES``           ``True``               ``False``: no rule after decoding runs (the model alone).
-``WEB2TEXT_TEXT_FIELD``      ``"main_text"``        Item field that receives the main text.
-``WEB2TEXT_BLOCKS_FIELD``    ``"web2text_blocks"``  Item field that receives the labelled blocks.
-``WEB2TEXT_INCLUDE_BLOCKS``  ``True``               ``False``: fill only the text field (``WEB2TEXT_BLOCKS="none"``).
-``WEB2TEXT_BLOCKS``          ``"compact"``          Block form: ``"compact"`` (label, probability, XPath),
-                                                    ``"full"`` (also the text) or ``"none"``.
-``WEB2TEXT_FORMATS``         ``["text"]``           Also ``"markdown"``, ``"html"``: ``main_markdown``/``main_html``.
-``WEB2TEXT_TITLE_FIELD``     ``"title"``            Item field for the headline (``""``: none); never overwritten.
-``WEB2TEXT_METADATA``        ``[]``                 Metadata fields (``"authors"``, ``"date_published"``...) into
-                                                    ``web2text_<field>``, or a dict ``{field: item field}``.
-``WEB2TEXT_HTML_FIELD``      ``"html"``             Item field holding raw HTML put there by the spider.
-``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
-``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
-``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
-``WEB2TEXT_CONCURRENCY``     ``2``                  Workers that label pages (process-wide pool).
-``WEB2TEXT_POOL``            ``"thread"``           Worker kind: ``"thread"`` or ``"process"`` (spawned).
-``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads while a page is labelled (``None``: the
-                                                    environment variable of that name, else 1; ``"keep"``).
-``WEB2TEXT_ERROR_FIELD``     ``""``                 Item field that says why labelling failed (``""``: none).
-``WEB2TEXT_SHOW_DIR``        ``None``               A folder: write the view (``web2text show``) of some pages.
-``WEB2TEXT_SHOW_EVERY``      ``10``                 With a show folder: one labelled page in N per spider.
-===========================  =====================  =========================================================
-
-``WEB2TEXT_PAGE_TYPE_FIELD`` (default ``""``: none) names an item field for the page's type,
-``{"label": "article", "probability": 0.93}`` (see ``Extraction.page_type``); a value the spider set is never
-overwritten.
-
-A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
-overrides ``WEB2TEXT_THRESHOLD``; per request, ``meta={"web2text": False}`` leaves the items of its response
-unlabelled and ``meta={"web2text_threshold": 0.6}`` sets the threshold for them.
+A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``) overrides ``WEB2TEXT_THRESHOLD``; per
+request, ``meta={"web2text": False}`` leaves the items of its response unlabelled and ``meta={"web2text_threshold":
+0.6}`` sets the threshold for them.
 """
 
 from __future__ import annotations
@@ -58,35 +25,42 @@ if TYPE_CHECKING:
 #: The labelling pools ``WEB2TEXT_POOL`` may name (``pools.POOLS`` holds one class each).
 POOL_KINDS = ("thread", "process")
 
-DEFAULTS: dict[str, Any] = {
-    "WEB2TEXT_ENABLED": True,
-    "WEB2TEXT_MODEL": "default",
-    "WEB2TEXT_METHOD": "web2text",
-    "WEB2TEXT_THRESHOLD": None,
-    "WEB2TEXT_RULES": True,
-    "WEB2TEXT_TEXT_FIELD": "main_text",
-    "WEB2TEXT_BLOCKS_FIELD": "web2text_blocks",
-    "WEB2TEXT_INCLUDE_BLOCKS": True,
-    "WEB2TEXT_BLOCKS": "compact",
-    "WEB2TEXT_FORMATS": ["text"],
-    "WEB2TEXT_TITLE_FIELD": "title",
-    "WEB2TEXT_METADATA": [],
-    "WEB2TEXT_PAGE_TYPE_FIELD": "",
-    "WEB2TEXT_HTML_FIELD": "html",
-    "WEB2TEXT_URL_FIELD": "url",
-    "WEB2TEXT_DROP_HTML": False,
-    "WEB2TEXT_MAX_BYTES": 5_000_000,
-    "WEB2TEXT_CONCURRENCY": 2,
-    "WEB2TEXT_BLAS_THREADS": None,
-    "WEB2TEXT_POOL": "thread",
-    "WEB2TEXT_ERROR_FIELD": "",
-    "WEB2TEXT_SHOW_DIR": None,
-    "WEB2TEXT_SHOW_EVERY": 10,
+#: Every setting: (default, what it does).  docs/settings.rst says more of each, under an anchor of its name.
+SETTINGS: dict[str, tuple[Any, str]] = {
+    "WEB2TEXT_ENABLED": (True, "False disables the three components (NotConfigured)."),
+    "WEB2TEXT_MODEL": ("default", "A packaged model's name or the path of NAME.npz."),
+    "WEB2TEXT_SITE_MODELS": ({}, "A model per domain (its subdomains too) or 'domain/path/' prefix: {domain: model}."),
+    "WEB2TEXT_METHOD": ("web2text", "The labelling method, as extract(method=...)."),
+    "WEB2TEXT_THRESHOLD": (None, "The p(content) a block needs; None: the model's own."),
+    "WEB2TEXT_RULES": (True, "False: no rule after decoding runs (the model alone)."),
+    "WEB2TEXT_TEXT_FIELD": ("main_text", "The item field of the main text."),
+    "WEB2TEXT_BLOCKS_FIELD": ("web2text_blocks", "The item field of the labelled blocks."),
+    "WEB2TEXT_BLOCKS": ("labels", "The blocks' form: 'labels' (a character per block), 'compact', 'full' or 'none'."),
+    "WEB2TEXT_FORMATS": (["text"], "Also 'markdown' and 'html': main_markdown, main_html."),
+    "WEB2TEXT_TITLE_FIELD": ("title", "The item field of the headline ('': none); never overwritten."),
+    "WEB2TEXT_METADATA": ([], "Metadata fields into web2text_<field>, or a dict {field: item field}."),
+    "WEB2TEXT_PAGE_TYPE_FIELD": ("", "The item field of the page's type ('': none); never overwritten."),
+    "WEB2TEXT_HTML_FIELD": ("html", "The item field of raw HTML put there by the spider."),
+    "WEB2TEXT_URL_FIELD": ("url", "The item field of the page's URL (logs, results)."),
+    "WEB2TEXT_DROP_HTML": (False, "Remove the HTML field from items once labelled."),
+    "WEB2TEXT_MAX_BYTES": (5_000_000, "Larger pages are skipped (0: no limit)."),
+    "WEB2TEXT_CONCURRENCY": (2, "Workers that label pages (a process-wide pool)."),
+    "WEB2TEXT_BLAS_THREADS": (None, "BLAS threads while a page is labelled (None: the environment's, else 1)."),
+    "WEB2TEXT_POOL": ("thread", "The workers' kind: 'thread' or 'process' (spawned)."),
+    "WEB2TEXT_ERROR_FIELD": ("", "The item field that says why labelling failed ('': none)."),
+    "WEB2TEXT_SHOW_DIR": (None, "A folder: write the view (web2text show) of some pages."),
+    "WEB2TEXT_SHOW_EVERY": (10, "With a show folder: one labelled page in N per spider."),
 }
+#: Each setting's default.
+DEFAULTS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}
 
 #: Settings of the prefix read elsewhere (the scrapy-redis scheduler) or from the environment, besides
 #: :data:`DEFAULTS`: a name the package knows, which no warning calls misspelt.
-OTHER_SETTINGS = frozenset({"WEB2TEXT_REDIS_IDLE_POLL", "WEB2TEXT_DATA", "WEB2TEXT_PURE_PYTHON", "WEB2TEXT_CACHE"})
+OTHER_SETTINGS = frozenset(
+    {"WEB2TEXT_REDIS_IDLE_POLL", "WEB2TEXT_DATA", "WEB2TEXT_PURE_PYTHON", "WEB2TEXT_CACHE", "WEB2TEXT_INCLUDE_BLOCKS"}
+)
+#: Deprecated settings -> what to set instead (read still, with a warning at start-up).
+DEPRECATED_SETTINGS = {"WEB2TEXT_INCLUDE_BLOCKS": 'WEB2TEXT_BLOCKS = "none" (False) or a block form (True)'}
 #: The prefix this package owns: every setting under it is one of its own.
 SETTINGS_PREFIX = "WEB2TEXT_"
 
@@ -96,7 +70,7 @@ logger = logging.getLogger(__name__)
 _checked_settings: dict[int, weakref.ref] = {}
 
 #: ``WEB2TEXT_BLOCKS`` values.
-BLOCK_FORMS = ("compact", "full", "none")
+BLOCK_FORMS = ("labels", "compact", "full", "none")
 #: ``WEB2TEXT_FORMATS`` values -> the item field each fills (``"text"`` fills ``WEB2TEXT_TEXT_FIELD``).
 FORMAT_FIELDS = {"markdown": "main_markdown", "html": "main_html"}
 
@@ -137,6 +111,9 @@ def warn_unknown_settings(settings: Any) -> None:
             f"; did you mean {near}?" if near else f"; see the settings documentation for the {SETTINGS_PREFIX}* names"
         )
         logger.warning("Unknown setting %s is ignored%s", name, hint)
+    for name, instead in DEPRECATED_SETTINGS.items():
+        if settings.get(name) is not None:
+            logger.warning("%s is deprecated and will be removed: use %s", name, instead)
 
 
 def _integer(settings: Any, name: str, minimum: int) -> int:
@@ -154,7 +131,7 @@ def _integer(settings: Any, name: str, minimum: int) -> int:
 def _boolean(settings: Any, name: str) -> bool:
     """A boolean setting (``True``/``False``, ``1``/``0``, ``"true"``/``"false"``), with a message that names it."""
     try:
-        return settings.getbool(name, DEFAULTS[name])
+        return settings.getbool(name, DEFAULTS.get(name, False))
     except ValueError:
         raise ValueError(f"{name} must be True or False (or 1/0), not {settings.get(name)!r}") from None
 
@@ -218,7 +195,7 @@ class Web2TextConfig:
     drop_html: bool
     max_bytes: int
     concurrency: int
-    block_form: str = "compact"
+    block_form: str = "labels"
     formats: tuple[str, ...] = ()
     title_field: str | None = "title"
     page_type_field: str | None = None
@@ -231,6 +208,8 @@ class Web2TextConfig:
     error_field: str | None = None
     #: ``WEB2TEXT_RULES``: whether the rules after decoding run (``extract(rules=...)``).
     rules: bool = True
+    #: ``WEB2TEXT_SITE_MODELS``: (domain, path prefix, model) triples, longest key first (extraction.site_models).
+    site_models: tuple[tuple[str, str, str], ...] = ()
 
     @staticmethod
     def check_enabled(settings: Any) -> None:
@@ -251,6 +230,7 @@ class Web2TextConfig:
 
         cls.check_enabled(settings)
         warn_unknown_settings(settings)
+        from ..extraction.site_models import parse_site_models
         from ..labellers import get_labeller
 
         method = str(get("WEB2TEXT_METHOD"))
@@ -263,7 +243,10 @@ class Web2TextConfig:
             )
         text_field = str(get("WEB2TEXT_TEXT_FIELD") or "")
         blocks_field = str(get("WEB2TEXT_BLOCKS_FIELD") or "")
-        include_blocks = _boolean(settings, "WEB2TEXT_INCLUDE_BLOCKS")
+        # deprecated: WEB2TEXT_BLOCKS = "none" says the same (warned about in warn_unknown_settings)
+        include_blocks = settings.get("WEB2TEXT_INCLUDE_BLOCKS") is None or _boolean(
+            settings, "WEB2TEXT_INCLUDE_BLOCKS"
+        )
         block_form = str(get("WEB2TEXT_BLOCKS") or "none").lower()
         if block_form not in BLOCK_FORMS:
             raise ValueError(f"WEB2TEXT_BLOCKS must be one of {', '.join(BLOCK_FORMS)}, not {block_form!r}")
@@ -309,6 +292,7 @@ class Web2TextConfig:
             metadata=metadata_fields(get("WEB2TEXT_METADATA")),
             show_dir=str(get("WEB2TEXT_SHOW_DIR") or "") or None,
             show_every=show_every,
+            site_models=parse_site_models(get("WEB2TEXT_SITE_MODELS"), "WEB2TEXT_SITE_MODELS"),
         )
 
     @property

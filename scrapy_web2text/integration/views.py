@@ -75,14 +75,15 @@ class ViewWriter:
         from scrapy.utils.defer import maybe_deferred_to_future
         from twisted.internet.threads import deferToThread
 
-        from ..responses import own_encoding
+        from ..extraction.responses import own_encoding
+        from ..extraction.site_models import site_model
         from .charset import header_charset
 
         config = self.component.config
         spider = self.component.crawler.spider
         folder = self.directory / _UNSAFE.sub("-", getattr(spider, "name", None) or "spider")
         options = {
-            "model": config.model,
+            "model": site_model(config.site_models, response.url) or config.model,
             "threshold": config.threshold,
             "method": config.method,
             "encoding": own_encoding(response) or header_charset(response),

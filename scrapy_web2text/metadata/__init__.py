@@ -3,7 +3,8 @@ canonical URL, image, tags, categories, breadcrumbs, licence (:class:`Metadata`)
 
 This layer reads the parsed tree and the labelled blocks (``page`` and ``labellers`` below it) and is read by
 ``extraction`` (:attr:`scrapy_web2text.Extraction.metadata`, computed on first access).  Structured data is read
-by ``extruct`` (:mod:`.embedded`), dates by ``htmldate`` (:mod:`.dates`); nothing here makes a network call.
+here, microdata by ``extruct`` where the ``metadata`` extra installs it (:mod:`.embedded`); nothing here makes a
+network call.
 """
 
 from __future__ import annotations

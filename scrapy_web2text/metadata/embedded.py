@@ -1,10 +1,11 @@
-"""Structured data embedded in the page: JSON-LD and microdata, read by ``extruct`` from the tree already parsed,
+"""Structured data embedded in the page: JSON-LD, and microdata read by ``extruct`` from the tree already parsed,
 then reduced to schema.org's objects (:class:`Objects`) that the reader takes fields from.
 
-extruct (Zyte's library for this) handles what hand-written code gets wrong: JSON-LD with comments or HTML
-comment markers around it, microdata's nested items and ``itemref``.  A JSON-LD script that is JSON (or JSON but
-for a control character or a trailing comma) is parsed here: extruct, whose import costs about a third of a second,
-is loaded only for a page with microdata or with a script that needs its lenient reader.  What it is given is bounded
+A JSON-LD script that is JSON (or JSON but for a control character or a trailing comma) is parsed here with
+:mod:`json`.  extruct (Zyte's library for this, the ``metadata`` extra) handles what hand-written code gets wrong:
+JSON-LD with comments around it, microdata's nested items and ``itemref``; its import costs about a third of a
+second, so it is loaded only for a page with microdata or with a script that needs its lenient reader, and where it
+is not installed such a script or such a page's microdata is skipped with a note.  What it is given is bounded
 first: a JSON-LD script over :data:`MAX_JSON_LD_CHARS` is skipped, a page with more microdata items or properties than
 :data:`MAX_MICRODATA_ITEMS`/:data:`MAX_MICRODATA_PROPERTIES` is not read for microdata, and the objects found are
 walked up to :data:`MAX_OBJECTS` dictionaries.
@@ -23,6 +24,8 @@ from typing import Any
 
 from lxml import etree
 
+#: What a note says where extruct is needed and not installed.
+EXTRA_NOTE = "needs extruct: pip install 'scrapy-web2text[metadata]'"
 MAX_JSON_LD_CHARS = 200_000
 MAX_JSON_LD_SCRIPTS = 20
 MAX_MICRODATA_ITEMS = 50
@@ -42,7 +45,7 @@ MIN_HEADLINE_IN_TITLE = 12
 #: string ``strict=False`` accepts it), a comma before a closing bracket.
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
-_JSON_LD_SCRIPTS = etree.XPath('//script[@type="application/ld+json"]')
+_JSON_LD_SCRIPTS = etree.XPath('/descendant::script[@type="application/ld+json"]')
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
 _ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
 
@@ -182,7 +185,8 @@ def read_json_ld(root: Any) -> Objects:
             items.extend(_script_items(script))
         except (ValueError, RecursionError, TypeError, AttributeError) as error:
             # invalid JSON (extruct's lenient second try failed too), or nesting deeper than Python's parser goes
-            notes.append(f"json-ld: a script that is not valid JSON skipped ({type(error).__name__})")
+            reason = EXTRA_NOTE if str(error) == EXTRA_NOTE else type(error).__name__
+            notes.append(f"json-ld: a script that is not valid JSON skipped ({reason})")
     return walk_objects(items, "json-ld", notes)
 
 
@@ -199,8 +203,12 @@ def read_microdata(root: Any, base_url: str | None) -> Objects:
             f"{MAX_MICRODATA_PROPERTIES})"
         )
         return Objects("microdata", notes=notes)
+    extractor = _bounded_microdata_extractor()
+    if extractor is None:
+        notes.append(f"microdata: not read ({EXTRA_NOTE})")
+        return Objects("microdata", notes=notes)
     try:
-        extracted = _bounded_microdata_extractor()().extract_items(root, base_url)
+        extracted = extractor().extract_items(root, base_url)
     except (ValueError, TypeError, AttributeError) as error:
         notes.append(f"microdata: not read ({type(error).__name__}: {error})")
         return Objects("microdata", notes=notes)
@@ -246,20 +254,29 @@ def _script_items(script: Any) -> list[Any]:
         try:
             data = json.loads(repaired(text), strict=False, parse_int=bounded_int)
         except ValueError:
-            return list(_lenient_json_ld_extractor().extract_items(script))  # its XPath is descendant-or-self
+            lenient = _lenient_json_ld_extractor()
+            if lenient is None:
+                raise ValueError(EXTRA_NOTE) from None
+            return list(lenient.extract_items(script))  # its XPath is descendant-or-self
     return [item for item in (data if isinstance(data, list) else [data]) if item]
 
 
 @functools.cache
 def _lenient_json_ld_extractor() -> Any:
-    from extruct.jsonld import JsonLdExtractor
+    try:
+        from extruct.jsonld import JsonLdExtractor
+    except ImportError:
+        return None
 
     return JsonLdExtractor()
 
 
 @functools.cache
-def _bounded_microdata_extractor() -> type:
-    from extruct.w3cmicrodata import MicrodataExtractor
+def _bounded_microdata_extractor() -> type | None:
+    try:
+        from extruct.w3cmicrodata import MicrodataExtractor
+    except ImportError:
+        return None
 
     class BoundedMicrodataExtractor(MicrodataExtractor):
         """extruct's microdata reader with a property's text read up to :data:`MAX_PROPERTY_TEXT` characters: its

@@ -17,8 +17,9 @@ from .model import MAX_TEXT_CHARS, clean_list, http_url
 MAX_LINKS = 200
 #: Links with a ``rel`` (a plain attribute test: XPath string functions on each link of a page cost more than the
 #: rest of the reading), and links to creativecommons.org on a page whose text names it.
-_REL_LINKS = etree.XPath("//a[@rel][@href]")
-_CC_LINKS = etree.XPath("//a[contains(@href, 'creativecommons.org/')]")
+#: (``/descendant::`` walks the tree once; ``//`` first collects every node of the page, then their children.)
+_REL_LINKS = etree.XPath("/descendant::a[@rel][@href]")
+_CC_LINKS = etree.XPath("/descendant::a[contains(@href, 'creativecommons.org/')]")
 _CREATIVE_COMMONS = ("creativecommons.org/licenses/", "creativecommons.org/publicdomain/")
 
 

@@ -61,13 +61,14 @@ def trimmed(name: str) -> str:
 
 
 def is_name(name: str) -> bool:
-    """Whether ``name`` (trimmed) can be a person's name: no label's word, no slug, handle or address."""
+    """Whether ``name`` (trimmed) can be a person's name: no label's word, no slug, handle or address (a single
+    word in lower case is a user name)."""
     words = name.split()
     if not words or any(_plain(word) in LABEL_WORDS for word in words):
         return False
     if _ADDRESS.search(name) or name.startswith(("#", "http://", "https://", "/")):
         return False
-    return len(words) > 1 or not _slug(name)
+    return len(words) > 1 or not (_slug(name) or name.islower())  # "mcupdate": a handle, not a name
 
 
 def organisation_keys(names: Iterable[str | None], host: str | None) -> frozenset[str]:

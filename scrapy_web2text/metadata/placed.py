@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
-from .dates import date_in_text, iso_date
+from .dates import iso_date
 from .model import DATE_ELEMENT, TIME_ELEMENT
 from .visible import MAX_LINE_CHARS, Window, bounded_text
+from .written import text_date
 
 MAX_CANDIDATES = 200
 MAX_CANDIDATE_CHARS = 160
@@ -120,8 +121,10 @@ def _marked_around(holder: Any) -> list[Any]:
 
 
 def _is_marked(element: Any) -> bool:
-    names = " ".join(element.get(name) or "" for name in ("class", "id"))[:300]
-    return element.tag in _DATE_TAGS or bool(names.strip() and _DATE_CLASS.search(names))
+    if element.tag in _DATE_TAGS:
+        return True
+    names = f"{element.get('class') or ''} {element.get('id') or ''}"[:300]
+    return len(names) > 1 and _DATE_CLASS.search(names) is not None
 
 
 def dated(element: Any) -> Dated | None:
@@ -136,7 +139,7 @@ def date_of(element: Any) -> str | None:
     for value in (*attributes, bounded_text(element, MAX_CANDIDATE_CHARS)):
         value = (value or "")[:MAX_CANDIDATE_CHARS].strip()
         if sum(char.isdigit() for char in value) >= 4:
-            stated = iso_date(value) or date_in_text(value)
+            stated = iso_date(value) or text_date(value)
             if stated:
                 return stated
     return None

@@ -1,8 +1,8 @@
 """One page's :class:`~.model.Metadata`, from its parsed tree and its labelled blocks.
 
 Each field takes the first source that gives it a value, in this order: JSON-LD, microdata, OpenGraph, other
-``<meta>`` declarations, then what htmldate reads (``<meta>`` dates under other names, ``<time>`` elements), the
-visible byline, and the URL.  Structured data comes first because a site writes it for machines, on purpose,
+``<meta>`` declarations, then ``<meta>`` dates under other names (:mod:`.written`), ``<time>`` and dated elements,
+the visible byline, and the URL.  Structured data comes first because a site writes it for machines, on purpose,
 about this page; a ``<meta>`` can be a template's leftover; the visible byline is a guess from the page's layout.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from .dates import date_in_url, htmldate_header, in_zone, iso_date, on_day, stated_zone, utc_instant
-from .embedded import ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
+from .dates import in_zone, iso_date, on_day, stated_zone, utc_instant
+from .embedded import EXTRA_NOTE, ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .links import read_links
@@ -37,7 +37,8 @@ from .model import (
 )
 from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import PlacedDates, placed_dates
-from .visible import byline_windows, headline_block, itemprop_authors, read_byline, rel_authors
+from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
+from .written import meta_date, url_date
 
 #: schema.org properties read for each field, in order.
 _PROPERTIES = {
@@ -115,7 +116,7 @@ def read_metadata(
         chosen.offer(name, getattr(links, name), LINK)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
         chosen.offer("title", clean_text(headline()), HEADLINE)
-    _dates_from_htmldate(chosen, root)
+    _dates_from_meta(chosen, root)
     windows = byline_windows(keep, headline_block(texts, keep, title))
     placed = placed_dates(root, texts, elements, windows) if chosen.missing("date_published") else PlacedDates()
     chosen.offer("date_published", *(placed.near or (None, None)))
@@ -126,13 +127,15 @@ def read_metadata(
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
         chosen.offer("authors", itemprop_authors(root, source), MICRODATA)
+    if chosen.missing("authors") and any(EXTRA_NOTE in note for note in notes):  # items not read: no extruct
+        chosen.offer("authors", item_authors(root, source), MICRODATA)
     if chosen.missing("authors"):
         chosen.offer("authors", rel_authors(links.authors), BYLINE)
-    if chosen.missing("date_published"):
-        chosen.offer("date_published", date_in_url(url), URL)
+    if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)
+        chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
     chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
     days = (  # each read only where the one before does not decide
-        lambda: date_in_url(url),
+        lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
         lambda: (placed_dates(root, texts, elements, windows).near or ("",))[0],
         lambda: read_byline(texts, keep, elements, False, True, windows=windows).date,
     )
@@ -310,9 +313,9 @@ def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
             chosen.offer(name, value, source)
 
 
-def _dates_from_htmldate(chosen: _Fields, root: Any) -> None:
+def _dates_from_meta(chosen: _Fields, root: Any) -> None:
     if chosen.missing("date_published"):
-        chosen.offer("date_published", htmldate_header(head_of(root)), META)
+        chosen.offer("date_published", meta_date(head_of(root)), META)
 
 
 def _local_day(chosen: _Fields, head: HeadValues, days: Sequence[Callable[[], str | None]]) -> None:

@@ -16,8 +16,9 @@ from typing import Any
 
 from lxml import etree
 
-from .dates import date_in_text, iso_date
+from .dates import iso_date
 from .names import DATE_WORDS, PARTICLES, cut_before_date, is_name, trimmed
+from .written import text_date
 
 BLOCKS_BEFORE = 15
 BLOCKS_AFTER = 6
@@ -52,8 +53,14 @@ _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 
 #: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads
 #: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
-_ITEMPROP_AUTHORS = etree.XPath('//*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
+_ITEMPROP_AUTHORS = etree.XPath('/descendant::*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
 MAX_MARKED = 10
+#: The authors of an article's microdata item, for a reading without extruct (which reads the items whole).
+_ITEM_AUTHORS = etree.XPath(
+    '/descendant::*[@itemscope][contains(@itemtype, "Article") or contains(@itemtype, "Posting")]'
+    '/descendant::*[@itemprop="author"]'
+)
+_ITEM_NAME = etree.XPath('.//*[@itemprop="name"]')
 _ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'")
 #: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
 COMMENT_ANCESTORS = 12
@@ -144,7 +151,26 @@ def itemprop_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
     looked for where the page's ``source`` text never names it)."""
     if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
         return ()
-    for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED]:
+    return _names_of(_ITEMPROP_AUTHORS(root)[:MAX_MARKED])
+
+
+def item_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
+    """The names of the first ``itemprop="author"`` of an article's microdata item outside a comment section (a
+    ``Person`` item's ``name``), read where extruct, which reads microdata whole, is not installed."""
+    if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
+        return ()
+    authors = []
+    for element in _ITEM_AUTHORS(root)[:MAX_MARKED]:
+        if element.get("itemscope") is not None:
+            element = next(iter(_ITEM_NAME(element)), None)
+        if element is not None and not _in_comments(element):
+            authors.append(element)
+    return _names_of(authors)
+
+
+def _names_of(elements: Sequence[Any]) -> tuple[str, ...]:
+    """The names of the first of ``elements`` that holds any: a ``<meta>``'s content, else its text."""
+    for element in elements:
         value = element.get("content") if element.tag == "meta" else bounded_text(element)
         match = _BY.match(value or "")
         names = tuple(name for name in _split_names(match.group(1) if match else value or "") if is_name(name))
@@ -224,8 +250,9 @@ def _marked(element: Any, pattern: re.Pattern[str]) -> bool:
     for _ in range(ANCESTORS + 1):
         if element is None:
             return False
-        names = " ".join(element.get(name) or "" for name in ("class", "id", "rel", "itemprop"))
-        if names.strip() and pattern.search(names[:300]):
+        get = element.get
+        names = f"{get('class') or ''} {get('id') or ''} {get('rel') or ''} {get('itemprop') or ''}"
+        if len(names) > 3 and pattern.search(names[:300]):
             return True
         element = element.getparent()
     return False
@@ -267,5 +294,5 @@ def _date_of(line: str, element: Any) -> str | None:
     if len(_DIGIT.findall(line)) < 4:  # no year: no date (htmldate's own first test)
         return None
     if element is None or len(line) <= 80 or _marked(element, _DATE_MARKS):
-        return date_in_text(line)
+        return text_date(line)
     return None

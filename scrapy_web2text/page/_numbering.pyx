@@ -1,14 +1,18 @@
 # cython: language_level=3
-"""The numbering of the CDOM nodes of :meth:`.walk.Walker.number_nodes`, compiled: the same steps in loops over C arrays.
+"""The numbering of the CDOM nodes of :func:`.numbering.number_nodes`, compiled: the same steps in loops over C arrays.
 
-:meth:`.walk.Walker.number_nodes` is the reference and explains the numbering; ``tests/page/test_speedups.py`` holds the two
-to identical node tables, nodes and block columns.  What it needs of :mod:`.cdom` (which imports this module) it
-reads from the walker object, whose ``fill_page`` stores the result, as it does for the Python numbering.
+:func:`.numbering.number_nodes` is the reference and explains the numbering; ``tests/page/test_speedups.py`` holds
+the two to identical node tables, nodes and block columns.  It reads the walk's lists from the walker object and
+stores the result with :func:`.numbering.fill_page`, as the Python numbering does.
 """
 
 from libc.stdint cimport int64_t
 
+from .nodes cimport ATTRIBUTES_ID, DEPTH, END_BLOCK, FIRST_BLOCK, N_CHILDREN, NODE_WIDTH, PARENT, TAGS_ID
+
 import numpy as np
+
+from .numbering import fill_page
 
 
 cdef _int64_array(list values):
@@ -23,7 +27,7 @@ cdef _int64_array(list values):
 
 
 cdef tuple _unchain(list links, Py_ssize_t chain):
-    """:func:`.walk._unchain`: the tags and the attributes of a chain, outermost first (a Python call for each of a
+    """:func:`.numbering._unchain`: the tags and the attributes of a chain, outermost first (a Python call for each of a
     page's hundred-odd chains cost more than the loop)."""
     cdef list tags = [], attributes = []
     cdef tuple link
@@ -36,8 +40,8 @@ cdef tuple _unchain(list links, Py_ssize_t chain):
     return tuple(tags), " ".join(attributes)
 
 
-def finish(walker):
-    """:meth:`.walk.Walker.number_nodes`: the same numbering and the same ``page`` fields, in loops over C arrays."""
+def number_nodes(walker):
+    """:func:`.numbering.number_nodes`: the same numbering and the same ``page`` fields, in loops over C arrays."""
     cdef Py_ssize_t count = len(walker.node_chains)
     sizes_array = _int64_array(walker.node_sizes)
     run_starts_array = _int64_array(walker.node_run_starts)
@@ -72,7 +76,7 @@ def finish(walker):
         leaves += sizes[node] == 0
         leaves_through[node] = leaves
         order[preorder[node]] = node
-    node_table_array = np.empty((count, walker.NODE_WIDTH), np.int64)
+    node_table_array = np.empty((count, NODE_WIDTH), np.int64)
     cdef int64_t[:, ::1] node_table = node_table_array
     cdef list links = list(walker.chains)
     numbers_array = np.full((len(links), 2), -1, np.int64)
@@ -83,17 +87,17 @@ def finish(walker):
     for row in range(count):
         node = order[row]
         start = run_starts[node]
-        node_table[row, 0] = preorder[parents[node]] if parents[node] >= 0 else -1
-        node_table[row, 1] = depths[node]
-        node_table[row, 2] = leaves_through[start] - (sizes[start] == 0)
-        node_table[row, 3] = leaves_through[node]
-        node_table[row, 4] = sizes[node]
+        node_table[row, PARENT] = preorder[parents[node]] if parents[node] >= 0 else -1
+        node_table[row, DEPTH] = depths[node]
+        node_table[row, FIRST_BLOCK] = leaves_through[start] - (sizes[start] == 0)
+        node_table[row, END_BLOCK] = leaves_through[node]
+        node_table[row, N_CHILDREN] = sizes[node]
         # Equal tag lists and attribute strings are numbered in pre-order of first use (the empty attributes first).
         chain = node_chains[node]
         if numbers[chain, 0] < 0:
             tags, attributes = _unchain(links, chain)
             numbers[chain, 0] = tag_ids.setdefault(tags, len(tag_ids))
             numbers[chain, 1] = attribute_ids.setdefault(attributes, len(attribute_ids))
-        node_table[row, 5] = numbers[chain, 0]
-        node_table[row, 6] = numbers[chain, 1]
-    walker.fill_page(node_table_array, tag_ids, attribute_ids, preorder_array[sizes_array == 0])
+        node_table[row, TAGS_ID] = numbers[chain, 0]
+        node_table[row, ATTRIBUTES_ID] = numbers[chain, 1]
+    fill_page(walker, node_table_array, tag_ids, attribute_ids, preorder_array[sizes_array == 0])

@@ -1,7 +1,7 @@
 """A guard against elements with huge numbers of attributes, run before libxml2 sees the page.
 
 libxml2 checks each new attribute of an element against the ones before it: an element with 100,000 attributes
-takes it 12 s (quadratic), holding the GIL, so one such page stalls every spider of the process.  A page that may
+takes it seconds (quadratic), holding the GIL, so one such page stalls every spider of the process.  A page that may
 hold an element with more than :data:`MAX_ATTRIBUTES` attributes (found by one bounded regex search) is rewritten
 with the attributes past that number removed from such elements; ``Page.stripped_attributes`` records it.  Only
 ``class`` and ``id`` feed the features, and real pages stay far below the cap.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from .compiled import SPEEDUPS
 from .flatten import _ATTRIBUTE_STEP, _RAW_TEXT_END, _TAG_NAME, _markup_declaration_end
 from .tags import RAW_TEXT_TAGS
+from .twins import load_twin
 
 #: Attributes kept per element.
 MAX_ATTRIBUTES = 256
@@ -29,15 +29,15 @@ _CROWDED_TAG = re.compile(
 
 def may_have_crowded_tags(html: str) -> bool:
     """Whether some start tag of ``html`` may have more than :data:`MAX_ATTRIBUTES` attributes."""
-    if SPEEDUPS is not None:
-        return SPEEDUPS.crowded_tag(html, MAX_ATTRIBUTES)
+    if compiled_crowded_tag is not None:
+        return compiled_crowded_tag(html, MAX_ATTRIBUTES)
     return _CROWDED_TAG.search(html) is not None
 
 
 def strip_excess_attributes(html: str, cap: int = MAX_ATTRIBUTES) -> tuple[str, int]:
     """``html`` with the attributes of each start tag past the first ``cap`` removed, and how many tags changed."""
-    if SPEEDUPS is not None:
-        cuts = SPEEDUPS.excess_attribute_cuts(html, cap, RAW_TEXT_TAGS, _RAW_TEXT_END)
+    if compiled_excess_attribute_cuts is not None:
+        cuts = compiled_excess_attribute_cuts(html, cap, RAW_TEXT_TAGS, _RAW_TEXT_END)
     else:
         cuts = excess_attribute_cuts(html, cap)
     out: list[str] = []
@@ -56,7 +56,7 @@ def excess_attribute_cuts(html: str, cap: int = MAX_ATTRIBUTES) -> list[tuple[in
     One forward scan with the tokenizer of :mod:`.flatten` (the HTML standard's), so linear.  The reference of the
     compiled twin (``_attributes.pyx``), which :func:`strip_excess_attributes` runs where it is built: on pages
     whose scripts the search of :func:`may_have_crowded_tags` reads as tags (``i<n;`` followed by hundreds of
-    words), this scan took 9 to 31 ms a page in Python.
+    words), this scan is slow in Python.
     """
     cuts: list[tuple[int, int]] = []
     position = 0
@@ -96,3 +96,7 @@ def excess_attribute_cuts(html: str, cap: int = MAX_ATTRIBUTES) -> list[tuple[in
             close = _RAW_TEXT_END[name].search(html, position)
             position = close.start() if close else length
     return cuts
+
+
+#: The compiled scans (``_attributes.pyx``), each ``None`` where it is not in use: the regex and the loop above run.
+compiled_crowded_tag, compiled_excess_attribute_cuts = load_twin(__name__, "crowded_tag", "excess_attribute_cuts")

@@ -22,14 +22,13 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from .compiled import SPEEDUPS
 from .marks import head_titles, unmark_page_wrapper
-from .nodes import CDOMNode, nodes_from_table
+from .nodes import NODE_COLUMNS, CDOMNode, nodes_from_table
+from .numbering import number_nodes
+from .twins import load_twin
 from .walk import (  # noqa: F401 - the walk's names that callers read from here
     _ANCHOR_WORD,
     _NONCHARACTERS,
-    BLOCK_COLUMNS,
-    NODE_COLUMNS,
     TAG_PATH_SEGMENTS,
     Walker,
     block_text,
@@ -61,7 +60,7 @@ class Page:
     ancestor_keywords: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: Per CDOM node, the columns of ``NODE_COLUMNS``: parent, depth, first_block, end_block, n_children, and
     #: the node's index in ``distinct_tags`` and in ``distinct_attributes`` (equal ids: equal values).
-    node_table: np.ndarray = field(default_factory=lambda: np.zeros((0, 7), np.int64))
+    node_table: np.ndarray = field(default_factory=lambda: np.zeros((0, len(NODE_COLUMNS)), np.int64))
     distinct_tags: list[tuple[str, ...]] = field(default_factory=list)
     distinct_attributes: list[str] = field(default_factory=list)
     #: The parsed lxml tree (``None`` for an empty page) and, per block, where its text sits in it:
@@ -91,8 +90,10 @@ class Page:
         return self.nodes
 
 
-#: The compiled walk and numbering (:mod:`.compiled`), or ``None``: :meth:`.walk.Walker.walk` runs.
-compiled_walk, compiled_finish = (SPEEDUPS.walk, SPEEDUPS.finish) if SPEEDUPS is not None else (None, None)
+#: The compiled walk and numbering (:mod:`.twins`), each ``None`` where it is not in use: :meth:`.walk.Walker.walk`
+#: and :func:`.numbering.number_nodes` run.
+(compiled_walk,) = load_twin("scrapy_web2text.page.walk", "walk")
+(compiled_number_nodes,) = load_twin("scrapy_web2text.page.numbering", "number_nodes")
 
 
 def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
@@ -100,8 +101,7 @@ def collect_blocks(page: Page, root, max_blocks: int = MAX_BLOCKS) -> None:
     page.title, page.og_title = map(block_text, head_titles(root))
     page.root = root
     walker = Walker(page, max_blocks)
-    if compiled_walk is None or not isinstance(root, etree._Element):
-        walker.walk(root)
-    elif compiled_walk(walker, root):
-        compiled_finish(walker)
+    walk = Walker.walk if compiled_walk is None or not isinstance(root, etree._Element) else compiled_walk
+    if walk(walker, root):
+        (number_nodes if compiled_number_nodes is None else compiled_number_nodes)(walker)
     unmark_page_wrapper(page)

@@ -2,8 +2,8 @@
 
 The walk numbers a page's CDOM nodes into ``Page.node_table``, one row each, which the features and the networks
 read.  The objects are for readers that want one per node (a result's blocks, the LM labeller, research code):
-making them for every page cost 0.09 ms of its 6, so the walk leaves ``Page.nodes`` unset and the page makes them
-here when they are first read.
+making them for every page would cost every page for the few readers, so the walk leaves ``Page.nodes`` unset and
+the page makes them here when they are first read.
 """
 
 from __future__ import annotations
@@ -11,6 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+#: The per-node columns of ``Page.node_table``, in order, and the number of each: code reads a column by its name
+#: here (``table[:, FIRST_BLOCK]``), never by a bare number (``tests/package/test_node_columns.py``).  The compiled
+#: twins read the same numbers from ``nodes.pxd``, which the same test holds to this tuple.
+NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
+PARENT, DEPTH, FIRST_BLOCK, END_BLOCK, N_CHILDREN, TAGS_ID, ATTRIBUTES_ID = range(len(NODE_COLUMNS))
 
 
 @dataclass(eq=False, slots=True)
@@ -40,7 +46,8 @@ class CDOMNode:
 def nodes_from_table(
     table: np.ndarray, distinct_tags: list[tuple[str, ...]], distinct_attributes: list[str]
 ) -> list[CDOMNode]:
-    """A :class:`CDOMNode` per row of a ``Page.node_table`` (``cdom.NODE_COLUMNS``), in order."""
-    tags = list(map(distinct_tags.__getitem__, table[:, 5].tolist()))
-    attributes = list(map(distinct_attributes.__getitem__, table[:, 6].tolist()))
-    return list(map(CDOMNode, range(len(table)), tags, attributes, *table.T[:5].tolist()))
+    """A :class:`CDOMNode` per row of a ``Page.node_table`` (:data:`NODE_COLUMNS`), in order."""
+    tags = list(map(distinct_tags.__getitem__, table[:, TAGS_ID].tolist()))
+    attributes = list(map(distinct_attributes.__getitem__, table[:, ATTRIBUTES_ID].tolist()))
+    columns = (PARENT, DEPTH, FIRST_BLOCK, END_BLOCK, N_CHILDREN)  # CDOMNode's fields after its tags and attributes
+    return list(map(CDOMNode, range(len(table)), tags, attributes, *table[:, columns].T.tolist()))

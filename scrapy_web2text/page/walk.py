@@ -1,17 +1,17 @@
 """One pass over the lxml tree: preprocess, collapse, collect blocks (Vogels et al. 2018, §3.1).
 
-:class:`Walker` is the reference of the CDOM walk and of the node numbering; ``_cdom.pyx`` and ``_numbering.pyx``
-are its compiled twins (``tests/page/test_speedups.py`` holds them equal).  The walk reads each element twice, at its
-start and its end, in four named steps: :meth:`Walker.open_element` (the element's state: tag path, ancestor masks),
-:meth:`Walker.close_element` (the preprocessing and the collapse: an element with nothing below is dropped, one
-with a single child merges into it), :meth:`Walker.add_block` (a text node becomes a block) and
-:meth:`Walker.close_root`.  :meth:`Walker.number_nodes` then numbers the CDOM nodes in pre-order.
+:class:`Walker` is the reference of the CDOM walk; ``_walk.pyx`` is its compiled twin (``tests/page/test_speedups.py``
+holds them equal).  The walk reads each element twice, at its start and its end, in four named steps:
+:meth:`Walker.open_element` (the element's state: tag path, ancestor masks), :meth:`Walker.close_element` (the
+preprocessing and the collapse: an element with nothing below is dropped, one with a single child merges into it),
+:meth:`Walker.add_block` (a text node becomes a block) and :meth:`Walker.close_root`.  :func:`.numbering.number_nodes`
+then numbers the CDOM nodes in pre-order.
 
 While the page is walked, an open element is a :class:`State`, shared by the siblings that look alike (same parent
 state, tag, class, id and attribute marks), looked up once per element, at its start.  A CDOM node is numbered when
 it is made (a leaf at its text, an inner node when an element with two or more children closes): that is post-order,
-and :meth:`Walker.number_nodes` renumbers in pre-order.  A node's tags and attributes are a chain, numbered per page:
-(the chain inside it, the tag and the attributes of the element that collapsed around it), so a collapse is one
+and :func:`.numbering.number_nodes` renumbers in pre-order.  A node's tags and attributes are a chain, numbered per
+page: (the chain inside it, the tag and the attributes of the element that collapsed around it), so a collapse is one
 look-up and equal tag lists are one number; only the distinct chains become tuples and strings, at the end.
 """
 
@@ -21,11 +21,11 @@ import re
 from itertools import islice
 from typing import Any, NamedTuple
 
-import numpy as np
 from lxml import etree
 
 from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
 from .marks import MARKING_ATTRIBUTES, attribute_marks
+from .numbering import STATE_COLUMNS
 from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
 
 #: Trailing segments a tag path keeps (its id tells full paths apart): 100,000-deep pages make no quadratic strings.
@@ -54,15 +54,6 @@ def block_text(raw: str) -> str:
     return text.translate(_NONCHARACTERS) if "\ufffe" in text or "\uffff" in text else text
 
 
-#: The per-block columns the walk records, each the ``Page`` attribute of that name (int64; bool if in
-#: ``_BOOL_BLOCK_COLUMNS``): the text's, in the order of the row :meth:`Walker.add_block` appends for a block, then
-#: the open element's state's, in the order of the state's row (a new column: a name here, a value in that row).
-_TEXT_COLUMNS = ("starts", "ends", "break_before", "space_before")
-_STATE_COLUMNS = ("path_ids", "in_link", "ancestor_tags", "ancestor_keywords")
-BLOCK_COLUMNS = _TEXT_COLUMNS + _STATE_COLUMNS
-_BOOL_BLOCK_COLUMNS = frozenset({"in_link", "break_before", "space_before"})
-#: The per-node columns of ``Page.node_table``, in order.
-NODE_COLUMNS = ("parent", "depth", "first_block", "end_block", "n_children", "tags_id", "attributes_id")
 _TEXT_CHAIN = 0  # the chain of a leaf: ("#text",), no attributes
 
 
@@ -93,33 +84,22 @@ def svg_mode(parent_mode: int, tag: str) -> int:
     return parent_mode
 
 
-def _unchain(links: list[tuple[int, str, str]], chain: int) -> tuple[tuple[str, ...], str]:
-    """The tags and the attributes of a chain, outermost first."""
-    tags, attributes = [], []
-    while chain >= 0:
-        chain, tag, attribute = links[chain]
-        tags.append(tag)
-        if attribute:
-            attributes.append(attribute)
-    return tuple(tags), " ".join(attributes)
-
-
 class Walker:
     """The walk of one page into ``page``: its blocks' texts, tag paths and columns, and its CDOM nodes."""
 
-    # What the compiled walk and numbering (_cdom.pyx, _numbering.pyx) read of this class, which they fill (the walk's
-    # anchor word is _ANCHOR_WORD's match written out there, _unchain is written out in _numbering.pyx).
+    # What the compiled walk (_walk.pyx) reads of this class, which it fills (the walk's anchor word is _ANCHOR_WORD's
+    # match written out there).
     TEXT_CHAIN, TAG_PATH_SEGMENTS = _TEXT_CHAIN, TAG_PATH_SEGMENTS
-    STATE_WIDTH, NODE_WIDTH = len(_STATE_COLUMNS), len(NODE_COLUMNS)
+    STATE_WIDTH = len(STATE_COLUMNS)
     block_text = staticmethod(block_text)
 
     def __init__(self, page: Any, max_blocks: int):
         self.page = page
         self.max_blocks = max_blocks
-        #: Per block, flat: ``_TEXT_COLUMNS``, then the state number.
+        #: Per block, flat: ``TEXT_COLUMNS``, then the state number.
         self.block_rows: list[int] = []
-        #: Per state number, flat: ``_STATE_COLUMNS``.
-        self.state_rows: list[int] = [0] * len(_STATE_COLUMNS)  # the root state
+        #: Per state number, flat: ``STATE_COLUMNS``.
+        self.state_rows: list[int] = [0] * len(STATE_COLUMNS)  # the root state
         #: Per CDOM node, in post-order: chain, number of children, first node of its subtree.
         self.node_chains: list[int] = []
         self.node_sizes: list[int] = []
@@ -144,8 +124,9 @@ class Walker:
         self._cursor = 0  # where the previous block's text ends in the source (best effort)
         self._missed_until: dict[str, int] = {}  # word → end of a window it is absent from
 
-    def walk(self, root) -> None:
-        """Every element of ``root``'s tree, at its start and its end, then the root node and the numbering."""
+    def walk(self, root) -> bool:
+        """Every element of ``root``'s tree, at its start and its end, then the root node.  Whether the page has a
+        node (then :func:`.numbering.number_nodes` numbers them)."""
         events = etree.iterwalk(root, events=("start", "end"))
         skipped, skipped_block_level = None, False  # an element skipped with its subtree: its end event comes next
         for event, element in events:
@@ -174,8 +155,7 @@ class Walker:
                     self._pending_space = True
                 else:
                     self.add_block(element, raw, is_tail)
-        if self.close_root():
-            self.number_nodes()
+        return self.close_root()
 
     def skips(self, element, tag: str) -> bool:
         """Whether an element of ``CHECKED_TAGS`` is skipped: a ``<template>`` unless it is a declarative shadow root;
@@ -219,7 +199,7 @@ class Walker:
         if len(key) > 4:
             tag_bit |= key[4]
         state = State(
-            number=len(self.state_rows) // len(_STATE_COLUMNS),
+            number=len(self.state_rows) // len(STATE_COLUMNS),
             tag=tag,
             attributes=attributes,
             path_id=path_id,
@@ -327,62 +307,3 @@ class Walker:
         if len(self._top_children) > 1:
             self._inner_node("#root", "", self._top_children)
         return bool(self._top_children)
-
-    def number_nodes(self) -> None:
-        """Number the CDOM nodes in pre-order into ``page.node_table`` and ``page.nodes``; fill the block columns.
-
-        Nodes were made in post-order, where a subtree is one run ending at its root: in pre-order a node comes
-        after the nodes of the subtrees to its left (the run before its own) and after its ancestors, so its
-        pre-order number is the start of its run plus its depth.
-        """
-        count = len(self.node_chains)  # the root is the last node made
-        n_children = np.array(self.node_sizes, np.int64)
-        parents = np.full(count, -1, np.int64)
-        parents[self.children] = np.repeat(np.arange(count), n_children)
-        depth_list = [0] * count  # parents are made after their children: walk down from the root
-        parent_list = parents.tolist()
-        for node in range(count - 2, -1, -1):
-            depth_list[node] = depth_list[parent_list[node]] + 1
-        depths = np.array(depth_list, np.int64)
-        run_starts = np.array(self.node_run_starts, np.int64)
-        preorder = run_starts + depths
-        is_leaf = n_children == 0
-        leaves_through = np.cumsum(is_leaf)  # leaves up to and including each node (post-order)
-        order = np.empty(count, np.int64)
-        order[preorder] = np.arange(count)
-        node_table = np.empty((count, len(NODE_COLUMNS)), np.int64)
-        parent_rows = np.where(parents >= 0, preorder[parents], -1)
-        first_blocks = leaves_through[run_starts] - is_leaf[run_starts]
-        for position, column in enumerate((parent_rows, depths, first_blocks, leaves_through, n_children)):
-            node_table[:, position] = column[order]
-        # Equal tag lists and attribute strings are stored once and numbered in pre-order of first use (the empty
-        # attributes first): the features compare and look up numbers, and nodes share the objects.
-        node_chains = np.array(self.node_chains, np.int64)[order]
-        used, first_use = np.unique(node_chains, return_index=True)
-        links = list(self.chains)
-        tag_ids: dict[tuple[str, ...], int] = {}
-        attribute_ids = {"": 0}
-        numbers = np.zeros((len(links), 2), np.int64)
-        for chain in used[np.argsort(first_use)].tolist():
-            tags, attributes = _unchain(links, chain)
-            numbers[chain] = (
-                tag_ids.setdefault(tags, len(tag_ids)),
-                attribute_ids.setdefault(attributes, len(attribute_ids)),
-            )
-        node_table[:, 5:] = numbers[node_chains]
-        self.fill_page(node_table, tag_ids, attribute_ids, preorder[is_leaf])
-
-    def fill_page(self, node_table: np.ndarray, tag_ids: dict, attribute_ids: dict, block_nodes: np.ndarray) -> None:
-        """The last step of :meth:`number_nodes` and of its compiled twin: the numbered nodes (``node_table`` in
-        pre-order; tag lists and attribute strings in id order), the blocks' nodes and the block columns the walk
-        recorded."""
-        page = self.page
-        page.distinct_tags[:], page.distinct_attributes[:] = tag_ids, attribute_ids
-        page.node_table, page.block_nodes = node_table, block_nodes
-        del page.nodes  # made from node_table on first read (Page.__getattr__)
-        text_columns = np.array(self.block_rows, np.int64).reshape(-1, len(_TEXT_COLUMNS) + 1)
-        state_columns = np.array(self.state_rows, np.int64).reshape(-1, len(_STATE_COLUMNS))[text_columns[:, -1]]
-        for names, columns in ((_TEXT_COLUMNS, text_columns), (_STATE_COLUMNS, state_columns)):
-            for position, name in enumerate(names):
-                column = columns[:, position]
-                setattr(page, name, column.astype(bool) if name in _BOOL_BLOCK_COLUMNS else column)

@@ -81,6 +81,7 @@ def run_show_command(args) -> int:
         name=Path(named_by).stem if named_by else None,
     )
     if args.save_page:
+        Path(args.save_page).parent.mkdir(parents=True, exist_ok=True)
         Path(args.save_page).write_bytes(data)
     written = write_view(args.output, view)
     print(f"web2text show: view written to {written}", file=sys.stderr)

@@ -37,6 +37,8 @@ _CSS_ESCAPE_OR_COMMENT = re.compile(
 _CSS_URL = re.compile(r"url\(\s*+(?!['\"]?data:)[^)]{0,4096}\)?", re.IGNORECASE)
 _CSS_IMAGE_SET = re.compile(r"image-set\(", re.IGNORECASE)
 _CSS_IMPORT = re.compile(r"@import\b[^;]{0,4096};?", re.IGNORECASE)
+#: The backdrop the top layer draws under the view's own element: the page may not paint it over the page.
+_CSS_BACKDROP = re.compile(r"::?backdrop\b", re.IGNORECASE)
 #: A ``<`` that would start ``</style`` or ``<style`` inside the sheet.
 _STYLE_TAG_START = re.compile(r"<(?=/?\s*+style)", re.IGNORECASE)
 
@@ -53,10 +55,12 @@ ATTRIBUTES = _attributes()
 
 
 def neutralise_css(css: str) -> str:
-    """``css`` with every ``@import``, non-``data:`` ``url(...)`` and ``image-set(...)`` made inert, escaped or not."""
+    """``css`` with every ``@import``, non-``data:`` ``url(...)``, ``image-set(...)`` and ``::backdrop`` made inert,
+    escaped or not."""
     css = unescape_css(css)
     css = _CSS_IMPORT.sub("", css)
     css = _CSS_URL.sub("none", css)
+    css = _CSS_BACKDROP.sub("::x-backdrop", css)
     return _CSS_IMAGE_SET.sub("x-image-set(", css)
 
 

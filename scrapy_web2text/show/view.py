@@ -1,10 +1,13 @@
 """One self-contained HTML file showing what the model kept on a page, with labels a reader can correct.
 
 The page is shown as its author laid it out: its own markup, inline styles and ``<style>`` sheets, sanitised
-(:mod:`scrapy_web2text.show.sanitise`).  Each block's text is wrapped in a ``<span data-w2t="i">`` that the style
-sheet outlines by label (solid green: content; dashed red: boilerplate) and shades by p(content).  The view's own
-script (allowed by its hash in the Content-Security-Policy, the only script that runs) flips labels and saves them
-as JSON (:data:`LABELS_FORMAT`), which ``web2text train --labels`` reads back.
+(:mod:`scrapy_web2text.show.sanitise`).  Each block's text is wrapped in a ``<span data-w2t="i">``.  The view's
+own bar, side panel and outlines live in the shadow root of one element shown in the top layer, out of reach of
+the page's style sheets: its script (allowed by its hash in the Content-Security-Policy, the only script that
+runs) draws a box over each block's line boxes, outlined by label (solid green: content; dashed red: boilerplate)
+and shaded by p(content), maps a click to the block under it (so overlays of the page cannot hide a block from
+the mouse), flips labels and saves them as JSON (:data:`LABELS_FORMAT`), which ``web2text train --labels`` reads
+back.
 """
 
 from __future__ import annotations
@@ -164,7 +167,7 @@ def _wrap(element: Any, in_tail: bool, index: int, block: Any, xpath: str | None
     span = etree.Element("span")
     span.set("data-w2t", str(index))
     span.set("class", f"w2t-block w2t-{block.label}")
-    span.set("style", f"--w2t-p:{block.probability:.3f}")
+    span.set("style", "display: inline !important")  # a rule of the page hiding spans or classes spares it
     span.set("title", f"p(content) {block.probability:.3f} · {len(block.text)} characters · {xpath or '?'}")
     if in_tail:
         span.text, element.tail = _xml_text(element.tail), None
@@ -177,6 +180,26 @@ def _wrap(element: Any, in_tail: bool, index: int, block: Any, xpath: str | None
 def _json_for_script(value: Any) -> str:
     """JSON that cannot end the ``<script>`` element holding it."""
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace("\u2028", "\\u2028")
+
+
+#: Held on the root by its style attribute (which no page rule outweighs): what could hide the view's top-layer host.
+_ROOT_STYLE = "; ".join(
+    f"{name}: {value} !important"
+    for name, value in (
+        ("display", "block"),
+        ("visibility", "visible"),
+        ("content-visibility", "visible"),
+        ("opacity", "1"),
+        ("filter", "none"),
+        ("transform", "none"),
+        ("clip-path", "none"),
+        ("mask", "none"),
+        ("zoom", "1"),
+        ("pointer-events", "auto"),
+    )
+)
+#: The page's room beside the view's bar and panel.
+_PAGE_STYLE = "display: block !important; margin: 64px 31vw 0 0 !important; pointer-events: auto !important"
 
 
 def _document(data: dict[str, Any], body: str, page_css: str, body_class: str) -> str:
@@ -201,21 +224,22 @@ def _document(data: dict[str, Any], body: str, page_css: str, body_class: str) -
         if value is not None
     )
     return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8">
+<html style="{_ROOT_STYLE}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{policy}">
 <meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">
 <title>{title}</title>
 <style>{page_css}</style>
-<style>{_asset("view.css")}</style>
-</head><body class="{body_class} w2t-view">
+</head><body class="{body_class} w2t-view" style="display: block !important">
+<div id="w2t-page" style="{_PAGE_STYLE}">{body}</div>
+<div id="w2t-view" popover="manual"><template shadowrootmode="open"><style>{_asset("view.css")}</style>
+<div id="w2t-layer"><div id="w2t-boxes"></div></div>
 <div id="w2t-bar"><span class="w2t-fact" id="w2t-url">{html.escape(data["url"] or "")}</span> {header}
 <span class="w2t-fact">changed <b id="w2t-changed">0</b></span>
 <button type="button" id="w2t-save">Save labels</button>
 <span id="w2t-info">click a block (or F) to flip its label; J/K: next/previous block; S: save</span>
 </div>
-<div id="w2t-page">{body}</div>
 <div id="w2t-panel"><h2>Main text</h2><pre id="w2t-main-text">{html.escape(data["main_text"])}</pre>
-<h2>Saved labels</h2><pre id="w2t-saved"></pre></div>
+<h2>Saved labels</h2><pre id="w2t-saved"></pre></div></template></div>
 <script type="application/json" id="w2t-data">{_json_for_script(data)}</script>
 <script>{script}</script>
 </body></html>

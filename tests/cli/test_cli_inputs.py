@@ -100,7 +100,8 @@ def test_json_rows_carry_the_title_and_main_markdown(capsys):
     assert BODY_WORDS in row["main_markdown"] and "markdown" not in row
 
 
-def test_no_input_is_a_clear_error(capsys):
+def test_no_input_is_a_clear_error(capsys, monkeypatch):
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)  # a terminal: nothing piped in to read
     assert main(["extract"]) == 2
     assert "no input" in capsys.readouterr().err
 

@@ -42,7 +42,10 @@ def test_text_output_has_a_metadata_header_only_on_request(tmp_path, capsys):
     assert "authors:" not in plain
     assert main(["extract", "--with-metadata", str(path)]) == 0
     header, _, text = capsys.readouterr().out.partition("\n\n")
-    assert "authors: Ann Lee" in header.splitlines() and "site_name: Town Paper" in header.splitlines()
+    # front matter: between --- lines, each value in JSON (which YAML reads too)
+    lines = header.splitlines()
+    assert lines[0] == lines[-1] == "---" and len(lines) > 3
+    assert 'authors: ["Ann Lee"]' in lines and 'site_name: "Town Paper"' in lines
     assert text.strip() == plain.strip()
 
 

@@ -1,4 +1,4 @@
-"""Block paths and block records: the compiled paths (``_paths.pyx``) and the records a crawl reads without
+"""Block paths and block records: the compiled paths (``extraction/_output.pyx``) and the records a crawl reads without
 building :class:`~scrapy_web2text.Block` objects give exactly what the Python original and the blocks give."""
 
 from __future__ import annotations
@@ -10,14 +10,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from scrapy_web2text import extract, output
-from scrapy_web2text._paths import block_xpaths as compiled_block_xpaths
-from scrapy_web2text._paths import first_blocks_of_headings
-from scrapy_web2text.extraction import Extraction, LabelledPage
+from scrapy_web2text import extract
+from scrapy_web2text.extraction import Extraction, LabelledPage, output
 from scrapy_web2text.page import decode_html, parse_page
 from tests.helpers import python_paths
 from tests.hostile import hostile_pages
 from tests.site import build_site
+from tests.twins import twin
+
+compiled_block_xpaths = twin(output.__name__).block_xpaths
+first_blocks_of_headings = twin(output.__name__).first_blocks_of_headings
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -96,7 +98,7 @@ def test_same_paths_among_thousands_of_siblings() -> None:
 
 
 def test_same_paths_under_a_parent_with_more_distinct_child_names_than_the_compiled_table() -> None:
-    # _paths.pyx counts up to 32 distinct names per parent in C and numbers a parent with more by a dict.
+    # _output.pyx counts up to 32 distinct names per parent in C and numbers a parent with more by a dict.
     for distinct in (31, 32, 33, 60):
         # Every name twice, then every name once more but the last: /x-N[k] for all but one /x-N.
         repeated = "".join(f"<x-{n % distinct}>text {n}</x-{n % distinct}>" for n in range(2 * distinct))
@@ -153,7 +155,7 @@ def test_a_namespaced_tree_falls_back_to_the_python_paths() -> None:
 
 def labelled(html: str) -> Extraction:
     result = extract(html)
-    assert isinstance(result._pending_blocks, LabelledPage)  # blocks not built yet
+    assert isinstance(result._labelled_page(), LabelledPage)  # blocks not built yet
     return result
 
 
@@ -165,9 +167,9 @@ def test_records_read_from_the_labelled_page_equal_those_of_the_blocks(form) -> 
     fast = labelled(SITE_PAGE)
     records = fast.block_records(form)
     labels = fast.labels
-    assert isinstance(fast._pending_blocks, LabelledPage)  # still not built
+    assert isinstance(fast._labelled_page(), LabelledPage)  # still not built
     built = labelled(SITE_PAGE)
-    assert len(built.blocks) > 20 and built._pending_blocks is None
+    assert len(built.blocks) > 20 and built._labelled_page() is None
     assert records == built.block_records(form)
     assert labels == [block.label for block in built.blocks] == built.labels
     assert {"content", "boilerplate"} <= set(labels)

@@ -322,23 +322,23 @@ def test_to_dict_is_json_with_every_field():
     assert metadata["sources"]["authors"] == "json-ld"
 
 
-def test_extract_alone_imports_neither_extruct_nor_htmldate_and_metadata_opens_no_socket():
+def test_extract_alone_imports_no_extruct_and_metadata_opens_no_socket():
     code = f"""
 import sys
 events = []
-# what reaches another host (urllib3, imported by htmldate, binds a local socket once to probe for IPv6: not that)
 outgoing = ("socket.connect", "socket.getaddrinfo", "socket.gethostbyname", "socket.sendto", "urllib.Request")
 sys.addaudithook(lambda event, args: events.append(event) if event in outgoing else None)
 from scrapy_web2text import extract
 result = extract({page(json_ld(ARTICLE)).encode()!r}, url="https://town.example/2024/01/02/a.html")
-assert "extruct" not in sys.modules and "htmldate" not in sys.modules, "loaded without metadata"
+assert "extruct" not in sys.modules, "loaded without metadata"
 metadata = result.metadata
 assert metadata.authors == ("Aisha Rahman", "Jonas Weber"), metadata
-# no markup date here: htmldate's readers run (the <meta> names, <time> elements, the URL)
+# no markup date here: the <meta> names, <time> elements and the URL are read without a date library
 dated = extract({page().encode()!r}, url="https://town.example/2024/01/02/a.html").metadata
 assert dated.date_published == "2024-01-02", dated
-assert "extruct" not in sys.modules and "htmldate" in sys.modules, "JSON-LD that is JSON needs no extruct"
-# microdata does: extruct's reader runs under the hook too
+heavy = [name for name in ("extruct", "htmldate", "dateparser", "dateutil", "rdflib") if name in sys.modules]
+assert not heavy, heavy
+# microdata needs extruct: its reader runs under the hook too
 item = '<div itemscope itemtype="https://schema.org/Article"><span itemprop="headline">H</span></div>'
 assert extract({page().encode()!r}.replace(b"<article>", item.encode() + b"<article>")).metadata.title
 assert "extruct" in sys.modules
@@ -348,3 +348,38 @@ print("ok")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
+
+
+def test_metadata_without_the_metadata_extra():
+    # extruct made unimportable, as in an install without the extra: JSON-LD that is JSON, OpenGraph, the <meta>
+    # date names, the byline and the language are read; microdata and a JSON-LD script only extruct reads are
+    # skipped with a note, but for an article item's author
+    microdata = '<div itemscope itemtype="https://schema.org/Article"><span itemprop="author">Ann Lee</span></div>'
+    lenient = '<script type="application/ld+json">/* a comment */ {"@type": "Article"}</script>'
+    structured = page(json_ld(ARTICLE) + lenient).replace("<article>", microdata + "<article>")
+    opengraph = page(
+        '<meta property="og:site_name" content="Town Gazette"><meta property="og:title" content="Market day">'
+        '<meta name="dc.date.issued" content="11.06.2024">',
+        lang="",
+    )
+    person = '<span itemprop="author" itemscope><meta itemprop="name" content="Ann Lee"></span>'  # no visible byline
+    item = page().replace("<article>", '<article itemscope itemtype="https://schema.org/BlogPosting">' + person)
+    code = f"""
+import sys
+sys.modules["extruct"] = None
+from scrapy_web2text import extract
+for html in ({structured.encode()!r}, {opengraph.encode()!r}, {item.encode()!r}):
+    metadata = extract(html, url="https://town.example/a.html").metadata
+    fields = metadata.title, metadata.language, metadata.site_name, metadata.authors, metadata.date_published
+    print(*fields, metadata.sources.get("authors"), sep="|")
+    print(*metadata.notes, sep="|")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    structured_fields, notes, opengraph_fields, _, item_fields, _ = done.stdout.splitlines()
+    title, language, site_name, authors, date, _ = structured_fields.split("|")
+    assert (title, language, site_name) == (ARTICLE["headline"], "en-GB", "The Town Paper")
+    assert authors == "('Aisha Rahman', 'Jonas Weber')" and date == ARTICLE["datePublished"]
+    assert "microdata: not read (needs extruct" in notes and "json-ld: a script that is not valid JSON" in notes
+    assert opengraph_fields == "Market day|en|Town Gazette|()|2024-06-11|None"
+    assert item_fields.split("|")[3:] == ["('Ann Lee',)", "None", "microdata"]

@@ -7,6 +7,7 @@ import logging
 
 from scrapy_web2text import extract
 from scrapy_web2text.metadata import Metadata
+from scrapy_web2text.metadata.written import text_date, url_date
 
 from .test_metadata import ENGLISH, json_ld
 
@@ -89,6 +90,29 @@ def test_json_ld_with_a_stray_control_character_and_a_trailing_comma_is_read():
     assert (metadata.date_published, metadata.authors, metadata.notes) == ("2024-06-11", ("Aisha Rahman",), ())
 
 
+def test_dates_written_for_people_are_read_without_a_date_library():
+    # the <meta> names, URLs and short texts htmldate's private functions read before; a month alone is no day
+    for text, day in (
+        ("11 June 2024", "2024-06-11"),
+        ("Stand - 12.11.2021", "2021-11-12"),
+        ("June 11th, 2024", "2024-06-11"),
+        ("12 de junio de 2024", "2024-06-12"),
+        ("3. März 2023", "2023-03-03"),
+        ("Jan. 5, 2020", "2020-01-05"),
+        ("20240611", "2024-06-11"),
+        ("Member since 09/2005", None),
+        ("Call 555-1234 today", None),
+    ):
+        assert text_date(text) == day, text
+    assert url_date("https://paper.example/2023/11/08/market.html") == "2023-11-08"
+    head = '<meta name="DC.date.issued" content="11.06.2024"><meta name="lastmod" content="2024-07-01">'
+    assert metadata_of(article(head=head)).date_published == "2024-06-11"
+    modified_only = '<meta name="lastmod" content="2024-07-01">'
+    assert metadata_of(article(head=modified_only)).date_published == "2024-07-01"  # the reserve
+    canonical = '<link rel="canonical" href="https://paper.example/2023/11/08/market.html">'
+    assert metadata_of(article(head=canonical), "https://paper.example/?p=1").date_published == "2023-11-08"
+
+
 def test_a_utc_instant_is_given_on_the_local_day():
     # class 4: 03:28 UTC on 9 November is the evening of the 8th in New York, as the URL and the byline say
     head = json_ld({"@type": "NewsArticle", "headline": "A plan", "datePublished": "2023-11-09T03:28:35Z"})
@@ -122,7 +146,7 @@ def test_labels_buttons_and_weekdays_are_not_names():
 
 def test_slugs_handles_and_addresses_are_not_names():
     # class 11: a template's user name in the markup
-    for slug in ("robert.stitz", "edilson.la.rosa", "name[at]example.net", "@robert"):
+    for slug in ("robert.stitz", "edilson.la.rosa", "name[at]example.net", "@robert", "mcupdate"):
         head = f'<meta name="author" content="{slug}">'
         assert metadata_of(article(head=head)).authors == (), slug
     assert metadata_of(article(head='<meta name="author" content="Robert Stitz">')).authors == ("Robert Stitz",)
@@ -173,8 +197,11 @@ def test_licence_categories_and_tags_from_body_links():
 # --- weight ---------------------------------------------------------------------------------------------------
 
 
-def test_htmldate_writes_no_debug_lines(caplog):
-    # at Scrapy's default level (DEBUG) every string htmldate tried was a line of the crawl's log
+def test_metadata_writes_no_library_debug_lines(caplog):
+    # at Scrapy's default level (DEBUG) every string htmldate tried was a line of the crawl's log: no library's
+    # logger writes while dates, bylines and microdata are read
+    item = '<div itemscope itemtype="https://schema.org/Person"><span itemprop="name">Ann Lee</span></div>'
     with caplog.at_level(logging.DEBUG):
-        assert metadata_of(article(byline="<p>By Ann Lee, 11 June 2024</p>")).date_published == "2024-06-11"
-    assert [record.name for record in caplog.records if record.name.startswith("htmldate")] == []
+        metadata = metadata_of(article(byline=f"<p>By Ann Lee, 11 June 2024</p>{item}"))
+    assert metadata.date_published == "2024-06-11"
+    assert [record.name for record in caplog.records if not record.name.startswith("scrapy_web2text")] == []

@@ -8,7 +8,7 @@ import pytest
 from lxml import html as lxml_html
 
 from scrapy_web2text import Web2TextPipeline, extract
-from scrapy_web2text.output import clean_html, find_title, metadata_title, to_markdown
+from scrapy_web2text.extraction.output import clean_html, find_title, metadata_title, to_markdown
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.sniff import non_html_reason
 
@@ -115,7 +115,7 @@ def test_a_binary_item_body_is_counted_as_skipped(untrained_model):
         return [await pipeline.process_item(item) for item in ({"html": png}, {"html": ARTICLE})]
 
     out = asyncio.run(run())
-    assert out[0]["main_text"] == "" and out[0]["web2text_blocks"] == []
+    assert out[0]["main_text"] == "" and out[0]["web2text_blocks"] == ""
     assert out[1]["main_text"] and out[1]["title"] == "Growing winter tomatoes"
     assert stat(crawler, "skipped/binary:png") == 1 and stat(crawler, "pages") == 1
 
@@ -172,7 +172,7 @@ def test_each_method_gets_its_own_weights(untrained_model):
 def test_block_xpaths_equal_libxml2_paths():
     """Compact block paths are built once per parent's children (libxml2's getpath rescans the siblings on every
     call: quadratic on 5,000 sibling blocks); the paths are exactly libxml2's."""
-    from scrapy_web2text.output import _AbsolutePaths
+    from scrapy_web2text.extraction.output import _AbsolutePaths
     from scrapy_web2text.page import parse_page
 
     html = (
@@ -188,3 +188,18 @@ def test_block_xpaths_equal_libxml2_paths():
         assert paths(element) == tree.getpath(element)
     children = len(paths.steps)
     assert children == sum(1 for element in page.root.iter() if isinstance(element.tag, str)) - 1  # numbered once
+
+
+def test_the_default_block_form_keeps_a_label_per_block_in_under_a_third_of_the_bytes():
+    import json
+
+    def size(item) -> int:
+        return len(json.dumps(item, ensure_ascii=False).encode("utf-8"))
+
+    for name in ("rain-garden.html", "winter-tomatoes.html", "night-train.html"):
+        path = SITE / "articles" / name
+        result = extract(path.read_text(encoding="utf-8"), path.as_uri())
+        base = {"url": path.as_uri(), "title": result.title, "main_text": result.main_text}
+        labels, compact = result.block_records("labels"), result.block_records("compact")
+        assert labels == "".join("1" if label == "content" else "0" for label, _, _ in compact)
+        assert 3 * size({**base, "web2text_blocks": labels}) <= size({**base, "web2text_blocks": compact}), name

@@ -234,8 +234,8 @@ CASES: list[Case] = [
     Case(
         "utf-8 declared latin-1",
         lambda: ("<p>café au lait</p>".encode(), {"encoding": "iso-8859-1"}),
-        _exactly("cafÃ© au lait"),
-        "declared codec that decodes wins (mojibake)",
+        _exactly("café au lait"),
+        "valid UTF-8 under a legacy label is read as UTF-8 (no mojibake)",
     ),
     Case(
         "meta charset lies",

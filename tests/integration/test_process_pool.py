@@ -210,7 +210,7 @@ def test_a_killed_worker_loses_no_item_and_the_pool_is_rebuilt(site, untrained_m
     report = json.loads(done.stdout.strip().splitlines()[-1])
     items = {(item["phase"], item["url"][len(url) - 1 :].removesuffix("?2")): item for item in report["items"]}
     assert set(items) == {(phase, path) for phase in (1, 2) for path in paths}  # every item went out
-    assert items[1, poisoned]["main_text"] == "" and items[1, poisoned]["web2text_blocks"] == []
+    assert items[1, poisoned]["main_text"] == "" and items[1, poisoned]["web2text_blocks"] == ""
     # The pool was rebuilt: every page of the second phase is labelled, the poisoned one included.
     assert all(items[2, path]["web2text_blocks"] for path in paths)
     stats = report["stats"]

@@ -111,11 +111,8 @@ def test_redis_items_carry_main_text_and_block_labels(site, shared_crawl):
         if path in html:
             assert isinstance(item["main_text"], str), path
             assert item["web2text_blocks"], path
-            for block in item["web2text_blocks"]:  # the compact form: [label, probability, xpath]
-                label, probability, xpath = block
-                assert label in ("content", "boilerplate") and 0.0 <= probability <= 1.0, path
-                assert xpath.startswith("/"), path
-            if any(label == "content" for label, _, _ in item["web2text_blocks"]):
+            assert set(item["web2text_blocks"]) <= {"0", "1"}, path  # the default form: a label a block
+            if "1" in item["web2text_blocks"]:
                 assert item["main_text"], path
         else:
             assert "main_text" not in item and "web2text_blocks" not in item, path

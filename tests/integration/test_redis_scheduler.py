@@ -52,3 +52,37 @@ def test_upstream_scheduler_still_warns(redis_crawler):
     scheduler.open(redis_crawler.spider)
     with pytest.warns(ScrapyDeprecationWarning, match="spider"):
         scheduler.enqueue_request(Request("http://a.example/3"))
+
+
+def test_a_worker_joining_a_queue_that_holds_requests_warns_nothing(redis_crawler, caplog):
+    first = RedisScheduler.from_crawler(redis_crawler)
+    first.open(redis_crawler.spider)
+    first.enqueue_request(Request("http://a.example/held"))
+    joining = make_crawler(dict(redis_crawler.settings))
+    with warnings.catch_warnings(), caplog.at_level("INFO"):
+        warnings.simplefilter("error")  # upstream's open() calls the deprecated spider.log here
+        second = RedisScheduler.from_crawler(joining)
+        second.open(joining.spider)
+        assert second.next_request().url == "http://a.example/held"
+    assert "Resuming crawl (1 requests scheduled)" in caplog.text
+
+
+def test_requeue_recovers_the_requests_a_killed_worker_took(redis_crawler, capsys):
+    from scrapy_web2text.integration.redis import main, requeue
+
+    killed = RedisScheduler.from_crawler(redis_crawler)
+    killed.open(redis_crawler.spider)
+    for url in ("http://a.example/lost-1", "http://a.example/lost-2"):
+        killed.enqueue_request(Request(url))
+    taken = [killed.next_request().url for _ in range(2)]  # taken, then the worker dies: their fingerprints stay
+    assert not killed.enqueue_request(Request(taken[0]))  # pushing them again the plain way: dropped as seen
+    url = redis_crawler.settings["REDIS_URL"]
+    assert requeue(url, redis_crawler.spider.name, [taken[0]]) == 1
+    assert main([url, redis_crawler.spider.name, taken[1]]) == 0
+    assert f"1 request(s) pushed to {redis_crawler.spider.name}:requests" in capsys.readouterr().err
+    survivor = make_crawler(dict(redis_crawler.settings))
+    scheduler = RedisScheduler.from_crawler(survivor)
+    scheduler.open(survivor.spider)
+    recovered = [scheduler.next_request(), scheduler.next_request()]
+    assert sorted(request.url for request in recovered) == sorted(taken)
+    assert all(request.dont_filter for request in recovered) and scheduler.next_request() is None

@@ -17,8 +17,8 @@ from scrapy.http import HtmlResponse, Request
 
 from scrapy_web2text import Web2TextCharsetMiddleware, Web2TextPipeline, Web2TextSpiderMiddleware, extract, load_model
 from scrapy_web2text.cli import build_parser
+from scrapy_web2text.extraction.responses import response_input
 from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
-from scrapy_web2text.responses import response_input
 from tests.site import LoopbackServer, build_site
 
 from ..helpers import FIXTURES
@@ -93,7 +93,7 @@ def test_meta_threshold_sets_the_threshold_for_that_request(meta_crawl):
     items = meta_crawl["items"]
 
     def kept(case: str) -> int:
-        return sum(label == "content" for label, _, _ in items[case]["web2text_blocks"])
+        return items[case]["web2text_blocks"].count("1")
 
     assert len(items["low"]["web2text_blocks"]) == len(items["plain"]["web2text_blocks"])
     assert kept("low") >= kept("plain") >= kept("high") and kept("low") > kept("high")
@@ -137,7 +137,8 @@ def test_the_pipeline_does_not_count_the_middlewares_items_as_skipped(untrained_
 def test_the_charset_middleware_obeys_web2text_enabled():
     with pytest.raises(NotConfigured):
         Web2TextCharsetMiddleware.from_crawler(make_crawler({"WEB2TEXT_ENABLED": False}))
-    assert Web2TextCharsetMiddleware.from_crawler(make_crawler({})) is not None
+    crawler = make_crawler({})
+    assert Web2TextCharsetMiddleware.from_crawler(crawler).stats is crawler.stats  # it counts in the crawl's stats
 
 
 @pytest.mark.parametrize(

@@ -88,8 +88,7 @@ def test_main_text_joins_the_content_blocks(untrained_model):
     # Every block clears the threshold; the navigation and the footer are landmarks, dropped after decoding.
     assert out[0]["main_text"].startswith("Headline\nThe first paragraph")
     assert out[0]["main_text"].endswith("It ends here.")
-    labels = [label for label, _, _ in out[0]["web2text_blocks"]]  # compact: label, p, xpath
-    assert labels == ["boilerplate", "boilerplate", "content", "content", "content", "boilerplate"]
+    assert out[0]["web2text_blocks"] == "001110"  # the default form: a character per block, 1 content
 
 
 def test_pages_the_models_own_threshold_empties_are_labelled_again_and_counted(tmp_path):
@@ -183,14 +182,30 @@ def test_undeclared_item_fields_warn_once_and_the_item_goes_through(crawler, mid
     assert stat(crawler, "skipped/undeclared_fields") == 3
 
 
-def test_include_blocks_false_needs_and_fills_only_the_text_field(untrained_model):
+@pytest.mark.parametrize("setting", [{"WEB2TEXT_BLOCKS": "none"}, {"WEB2TEXT_INCLUDE_BLOCKS": False}])
+def test_no_blocks_needs_and_fills_only_the_text_field(untrained_model, setting, caplog):
     class TextOnly(scrapy.Item):
         main_text = scrapy.Field()
 
-    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_INCLUDE_BLOCKS": False})
-    out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [TextOnly(), {}])
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), **setting})
+    with caplog.at_level(logging.WARNING):
+        out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [TextOnly(), {}])
     assert set(out[0].keys()) == {"main_text"}
     assert set(out[1]) == {"main_text", "title"}  # a dict item also takes the page's headline
+    # the deprecated setting still works, and says once what to set instead
+    deprecated = [record for record in caplog.records if "deprecated" in record.getMessage()]
+    assert len(deprecated) == ("WEB2TEXT_INCLUDE_BLOCKS" in setting)
+    assert all('WEB2TEXT_BLOCKS = "none"' in record.getMessage() for record in deprecated)
+
+
+def test_the_default_item_carries_a_label_per_block_and_other_forms_on_request(untrained_model):
+    settings = {"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_THRESHOLD": 0.001}
+    labels = run_output(Web2TextSpiderMiddleware.from_crawler(make_crawler(settings)), html_response(), [{}])
+    compact = make_crawler({**settings, "WEB2TEXT_BLOCKS": "compact"})
+    records = run_output(Web2TextSpiderMiddleware.from_crawler(compact), html_response(), [{}])
+    expected = "".join("1" if label == "content" else "0" for label, _, _ in records[0]["web2text_blocks"])
+    assert labels[0]["web2text_blocks"] == expected and len(expected) == 6
+    assert all(xpath.startswith(("/", "//")) for _, _, xpath in records[0]["web2text_blocks"])
 
 
 def test_custom_field_names(untrained_model):
@@ -250,6 +265,18 @@ def test_start_items_with_html_are_labelled_and_requests_pass(crawler, middlewar
     assert "Headline" in [b["text"] for b in out[1]["web2text_blocks"]]
     assert out[2] == {"plain": 1}
     assert counter.calls == ["http://s/1"]
+    assert stat(crawler, "skipped/no_html") == 1  # the start item without HTML
+
+
+def test_an_item_without_html_is_counted_once_with_both_components(crawler, monkeypatch):
+    import asyncio
+
+    middleware, pipeline = Web2TextSpiderMiddleware.from_crawler(crawler), Web2TextPipeline.from_crawler(crawler)
+    pdf = other_response("http://e.com/a.pdf", b"%PDF-1.4 ...", "application/pdf")
+    out = run_output(middleware, pdf, [{"url": "http://e.com/a.pdf"}])
+    asyncio.run(pipeline.process_item(out[0]))
+    assert stat(crawler, "skipped/non_html") == 1
+    assert stat(crawler, "skipped/no_html") is None
 
 
 def test_disabled_raises_not_configured(untrained_model):
@@ -295,7 +322,7 @@ def test_server_chosen_content_types_never_become_stats_keys(crawler, middleware
 def test_the_responses_own_encoding_wins_over_its_headers(untrained_model):
     """scrapy-playwright's response: the browser's UTF-8 bytes, ``encoding="utf-8"``, the server's windows-1252
     header.  The crawl and ``extract(response)`` read the bytes as UTF-8; a response given no encoding, by its
-    header."""
+    header (valid UTF-8 under it is UTF-8 all the same, issue 54)."""
     words = "Łódź ☃ 中文: the words a script put into the page"
     body = f'<html><head><meta charset="windows-1252"></head><body><p>{words}, read as they are.</p></body></html>'
     headers = {"Content-Type": "text/html; charset=windows-1252"}
@@ -305,5 +332,34 @@ def test_the_responses_own_encoding_wins_over_its_headers(untrained_model):
     out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), rendered, [{}])
     assert words in out[0]["main_text"]
     assert words in extract(rendered, model=str(untrained_model), threshold=0.001).main_text
-    served = HtmlResponse(url, body=body.encode("utf-8"), headers=headers, request=Request(url))  # no own encoding
-    assert words not in run_output(Web2TextSpiderMiddleware.from_crawler(crawler), served, [{}])[0]["main_text"]
+    latin = "Café crème, naïve façade: the words a server wrote"
+    served_body = body.replace(words, latin).encode("cp1252")
+    served = HtmlResponse(url, body=served_body, headers=headers, request=Request(url))  # no own encoding
+    assert latin in run_output(Web2TextSpiderMiddleware.from_crawler(crawler), served, [{}])[0]["main_text"]
+    mislabelled = HtmlResponse(url, body=body.encode("utf-8"), headers=headers, request=Request(url))
+    assert words in run_output(Web2TextSpiderMiddleware.from_crawler(crawler), mislabelled, [{}])[0]["main_text"]
+
+
+def test_time_ms_is_the_labelling_threads_cpu_time_not_elapsed_time(untrained_model, monkeypatch):
+    # A job whose thread waits (for the GIL, for a core) is charged only what it ran: time_ms reads the thread's
+    # CPU clock, here one that advances 0.25 s over the job while elapsed time is not read at all.
+    import time as real_time
+    import types
+
+    from scrapy_web2text.integration import chain
+
+    ticks = iter([10.0, 10.25])
+    fake = types.SimpleNamespace(thread_time=lambda: next(ticks), perf_counter=real_time.perf_counter)
+    monkeypatch.setattr(chain, "time", fake)
+    crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model)})
+    run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(), [{}])
+    assert stat(crawler, "time_ms") == 250.0
+
+
+def test_a_page_with_nothing_to_keep_is_counted_with_its_reason():
+    from ..labellers.test_rules import SCRIPT_FILLED
+
+    crawler = make_crawler({})  # the shipped model: what it keeps of the page is its footer line
+    out = run_output(Web2TextSpiderMiddleware.from_crawler(crawler), html_response(body=SCRIPT_FILLED), [{}])
+    assert out[0]["main_text"] == "" and "1" not in out[0]["web2text_blocks"]
+    assert stat(crawler, "empty/furniture_only") == 1 and stat(crawler, "pages") == 1

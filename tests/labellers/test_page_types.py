@@ -253,8 +253,35 @@ def test_a_models_own_offsets_replace_the_classifiers():
         model, config={**model.config, "threshold": 0.12, "threshold_offsets": {"article": 0.03}}
     )
     assert page_threshold(tuned, article) == pytest.approx(0.15) and page_threshold(tuned, forum) == 0.12
+    from scrapy_web2text.integration.runtime import threshold_in_force
+
+    assert threshold_in_force(None, tuned) == "0.12 (the model's own; article +0.03)"
     unset = dataclasses.replace(model, config={**model.config, "threshold": 0.12, "threshold_offsets": {}})
     assert page_threshold(unset, article) == 0.12
     for wrong in ([0.1], {"article": "0.1"}, {"article": 1.5}):
         with pytest.raises(ModelError, match="config.threshold_offsets"):
             check_config({**model.config, "threshold_offsets": wrong}, "model.json")
+
+
+def test_a_tuned_models_rebalanced_threshold_gets_no_page_type_offset():
+    """Its threshold already keeps as much text as the model it started from: an article's offset on top of it
+    would move it a second time."""
+    import dataclasses
+
+    from scrapy_web2text.integration.runtime import threshold_in_force
+    from scrapy_web2text.labellers.web2text import page_threshold
+    from scrapy_web2text.labellers.web2text.network import load_model
+    from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
+    from scrapy_web2text.labellers.web2text.rules import PageTypeGuess
+
+    article = PageTypeGuess.certain("article")
+    offset = shipped_page_types().threshold_offset("article")
+    assert offset != 0
+    model = load_model()
+    assert page_threshold(model, article) == pytest.approx(model.threshold + offset)
+    card = {**model.metadata, "fine_tuned": {"from": "default", "threshold": 0.12}}
+    tuned = dataclasses.replace(model, config={**model.config, "threshold": 0.12}, metadata=card)
+    assert page_threshold(tuned, article) == 0.12 and "no page-type offsets" in threshold_in_force(None, tuned)
+    # tuned without rebalancing (--no-rebalance): the shipped threshold, moved by the offsets as before
+    kept = dataclasses.replace(model, metadata={**model.metadata, "fine_tuned": {"from": "default"}})
+    assert page_threshold(kept, article) == pytest.approx(model.threshold + offset)

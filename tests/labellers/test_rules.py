@@ -114,3 +114,31 @@ def test_a_rule_that_would_delete_the_page_leaves_the_models_text():
     ruled = run_rules(page, everything, rules=(wide, narrow))
     assert ruled.labels.sum() == len(page) - 1  # the wide rule did not run; the narrow one did
     assert ruled.rule_names() == [None] * (len(page) - 1) + ["the_caption"]
+
+
+#: A page whose text a script inserts, fetched without rendering: a menu, an empty mount point, a footer.
+SCRIPT_FILLED = (
+    "<!doctype html><html><head><title>Acme News</title><script src='/app.js'></script></head><body><header><nav><ul>"
+    + "".join(f"<li><a href='/s{i}'>Section {i}</a></li>" for i in range(12))
+    + "</ul></nav></header><main><div id='root'></div></main><footer><ul><li><a href='/privacy'>Privacy</a></li>"
+    "<li><a href='/terms'>Terms</a></li></ul><p>© 2024 Acme Media Ltd. All rights reserved.</p></footer></body></html>"
+)
+
+
+def test_a_page_with_nothing_to_keep_comes_out_empty_with_its_reason():
+    result = extract(SCRIPT_FILLED)
+    assert result.main_text == "" and result.empty == "furniture_only"
+    footer = [block for block in result.blocks if block.text.startswith("©")]
+    assert footer and footer[0].rule == "furniture_only" and footer[0].probability > 0.3
+    # The model alone keeps the footer line: the empty text is this rule's doing.
+    assert "© 2024" in extract(SCRIPT_FILLED, rules=False).main_text
+
+
+def test_a_short_page_and_a_headline_alone_keep_their_text():
+    short = (
+        "<html><head><title>Closed</title></head><body><h1>We are closed today</h1><p>The shop is closed on Monday "
+        "for stocktaking. We open again on Tuesday at nine.</p><footer>© 2024 The Shop</footer></body></html>"
+    )
+    assert extract(short).main_text.startswith("We are closed today") and extract(short).empty is None
+    linked = "<html><body><h2><a href='/zombies'>Logos Re-imagined for the Zombie Apocalypse</a></h2></body></html>"
+    assert extract(linked).empty != "furniture_only"

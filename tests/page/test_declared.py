@@ -97,6 +97,6 @@ def test_the_compiled_search_reads_what_str_find_reads(monkeypatch, text):
         </div><script type="application/ld+json">{{"@type": "Event"</body></html>"""
     )
     compiled = declared_kinds(page)
-    monkeypatch.setattr(declared_module, "SPEEDUPS", None)
+    monkeypatch.setattr(declared_module, "compiled_find", None)
     assert declared_kinds(page) == compiled
     assert compiled.schema_types == {"NewsArticle", "Person", "Thing", "Product", "Offer", "Event"}

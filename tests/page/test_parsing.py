@@ -69,6 +69,19 @@ def test_decoding_uses_declared_charset_then_falls_back():
     assert isinstance(decode_html(b"\xff\xfe\x00\xd8garbage", "utf-8"), str)
 
 
+def test_valid_utf8_under_a_legacy_label_is_read_as_utf8():
+    # issue 54: a page saved as UTF-8 under a template's ISO-8859-1 or GB2312 label gave "AndrÃ©s" in the title
+    # and the text alike
+    latin_label = '<meta charset="iso-8859-1"><title>Andrés Müller</title><p>Grüße</p>'
+    assert "<title>Andrés Müller</title><p>Grüße</p>" in decode_html(latin_label.encode())
+    assert "Grüße" in decode_html(latin_label.encode(), "ISO-8859-1")  # the transport's label alike
+    chinese = '<meta charset="gb2312"><title>中文标题</title><p>这是一个中文段落。</p>'
+    assert "中文标题" in decode_html(chinese.encode()) and "中文标题" in decode_html(chinese.encode("gb2312"))
+    # text in the label's encoding stays so: Latin-1 that is not UTF-8, and two GB2312 bytes that happen to be
+    assert "café" in decode_html('<meta charset="iso-8859-1"><p>café</p>'.encode("latin-1"))
+    assert "<p>模</p>" in decode_html(b'<meta charset="gb2312"><p>\xc4\xa3</p>')
+
+
 def test_bytes_and_str_give_the_same_blocks():
     html = "<html><body><p>Grüße aus Köln</p></body></html>"
     assert parse_page(html.encode("utf-8")).texts == parse_page(html).texts == ["Grüße aus Köln"]

@@ -1,5 +1,5 @@
-"""The compiled twins (``page/_cdom.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``,
-``_statistics.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
+"""The compiled twins (``page/_walk.pyx``, ``_numbering.pyx``, ``_attributes.pyx``, ``labellers/web2text/_counts.pyx``,
+``_features.pyx``, ``_viterbi.pyx``) give exactly what the Python code they replace gives.
 
 The Python walk (:meth:`~scrapy_web2text.page.walk.Walker.walk`) and the crowded-tag regex
 (:data:`~scrapy_web2text.page.attributes._CROWDED_TAG`) are the reference; each test runs both on the same input
@@ -24,25 +24,32 @@ from lxml import etree
 
 from scrapy_web2text.labellers.web2text import counts as counts_module
 from scrapy_web2text.labellers.web2text import features as features_module
-from scrapy_web2text.labellers.web2text import logarithms as logarithms_module
-from scrapy_web2text.labellers.web2text._counts import text_counts as compiled_text_counts
-from scrapy_web2text.labellers.web2text._statistics import ancestors as compiled_ancestors
-from scrapy_web2text.labellers.web2text._statistics import block_rows as compiled_block_rows
-from scrapy_web2text.labellers.web2text._statistics import extended_columns as compiled_extended_columns
-from scrapy_web2text.labellers.web2text._statistics import log1p_counts as compiled_log1p_counts
-from scrapy_web2text.labellers.web2text._statistics import node_statistics as compiled_node_statistics
-from scrapy_web2text.labellers.web2text._viterbi import best_path
 from scrapy_web2text.labellers.web2text.features import edge_features
 from scrapy_web2text.page import attributes as attributes_module
 from scrapy_web2text.page import cdom, decode_html, parse_page
-from scrapy_web2text.page._attributes import crowded_tag, excess_attribute_cuts
-from scrapy_web2text.page._cdom import COMPILED_LXML_VERSION, anchor_word, collapsed, find, walk
-from scrapy_web2text.page._numbering import finish
+from scrapy_web2text.page import declared as declared_module
+from scrapy_web2text.page import twins as twins_module
 from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags, strip_excess_attributes
 from scrapy_web2text.page.cdom import Page, collect_blocks
-from scrapy_web2text.page.compiled import SPEEDUPS, Speedups, load_speedups
+from scrapy_web2text.page.nodes import PARENT
 from tests.hostile import hostile_pages
 from tests.site import build_site
+from tests.twins import twin
+
+#: The twins, imported directly (tests/twins.py), so that the comparisons run even where WEB2TEXT_PURE_PYTHON turns
+#: them off for the package.
+WALK = twin("scrapy_web2text.page.walk")
+walk, find, collapsed, anchor_word = WALK.walk, WALK.find, WALK.collapsed, WALK.anchor_word
+number_nodes = twin("scrapy_web2text.page.numbering").number_nodes
+ATTRIBUTES = twin("scrapy_web2text.page.attributes")
+crowded_tag, excess_attribute_cuts = ATTRIBUTES.crowded_tag, ATTRIBUTES.excess_attribute_cuts
+compiled_text_counts = twin("scrapy_web2text.labellers.web2text.counts").text_counts
+COUNTS_COLUMNS = twin("scrapy_web2text.labellers.web2text.counts").COLUMNS
+FEATURES = twin("scrapy_web2text.labellers.web2text.features")
+compiled_node_statistics, compiled_block_rows = FEATURES.node_statistics, FEATURES.block_rows
+compiled_ancestors, compiled_extended_columns = FEATURES.ancestors, FEATURES.extended_columns
+compiled_log1p_counts = FEATURES.log1p_counts
+best_path = twin("scrapy_web2text.labellers.web2text.viterbi").best_path
 
 #: The module (the package's ``viterbi`` attribute is the function of that name).
 viterbi_module = importlib.import_module("scrapy_web2text.labellers.web2text.viterbi")
@@ -68,46 +75,67 @@ PAGE_FIELDS = (
 )
 
 
-#: The twins, imported directly (an ImportError fails this file: CI builds them), so that the comparisons run even
-#: where WEB2TEXT_PURE_PYTHON turns them off for the package.
-TWINS = Speedups(walk, finish, find, crowded_tag, excess_attribute_cuts, COMPILED_LXML_VERSION)
+#: What the package loads where the twins are in use: (module, its name for the twin, the twin).
+IN_USE = [
+    (cdom, "compiled_walk", walk),
+    (cdom, "compiled_number_nodes", number_nodes),
+    (declared_module, "compiled_find", find),
+    (attributes_module, "compiled_crowded_tag", crowded_tag),
+    (attributes_module, "compiled_excess_attribute_cuts", excess_attribute_cuts),
+    (counts_module, "compiled_text_counts", compiled_text_counts),
+    (features_module, "compiled_node_statistics", compiled_node_statistics),
+    (features_module, "compiled_block_rows", compiled_block_rows),
+    (features_module, "compiled_ancestors", compiled_ancestors),
+    (features_module, "compiled_extended_columns", compiled_extended_columns),
+    (features_module, "compiled_log1p_counts", compiled_log1p_counts),
+    (viterbi_module, "compiled_best_path", best_path),
+]
+
+
+@pytest.fixture(autouse=True)
+def compiled_count_columns(monkeypatch) -> None:
+    """The compiled counts' column names, which the package loads with the function: the tests below put the function
+    in place even where WEB2TEXT_PURE_PYTHON left both out, and a table made with it keeps its columns."""
+    monkeypatch.setattr(counts_module, "_COMPILED_COLUMNS", COUNTS_COLUMNS)
 
 
 def test_the_twins_are_in_use_unless_turned_off() -> None:
     # CI installs the package with a C compiler at hand, so the twins are in use there (docs/speed.rst);
     # WEB2TEXT_PURE_PYTHON=1 (a developer ruling them out) must leave the Python originals running.
-    if os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0"):
-        assert SPEEDUPS is None and cdom.compiled_walk is None and counts_module.compiled_text_counts is None
-        assert viterbi_module.compiled_best_path is None
-        assert features_module.compiled_node_statistics is None and features_module.compiled_block_rows is None
-        assert features_module.compiled_ancestors is None and features_module.compiled_extended_columns is None
-        assert logarithms_module.compiled_log1p_counts is None
-    else:
-        assert SPEEDUPS == TWINS and cdom.compiled_walk is walk
-        assert counts_module.compiled_text_counts is compiled_text_counts
-        assert viterbi_module.compiled_best_path is best_path
-        assert features_module.compiled_node_statistics is compiled_node_statistics
-        assert features_module.compiled_block_rows is compiled_block_rows
-        assert features_module.compiled_ancestors is compiled_ancestors
-        assert features_module.compiled_extended_columns is compiled_extended_columns
-        assert logarithms_module.compiled_log1p_counts is compiled_log1p_counts
+    turned_off = os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0")
+    for module, name, compiled in IN_USE:
+        assert getattr(module, name) is (None if turned_off else compiled), name
+    assert set(twins_module.twins_in_use().values()) == {not turned_off}
 
 
-def test_the_environment_variable_turns_the_speed_ups_off(monkeypatch) -> None:
+def test_the_environment_variable_turns_the_twins_off(monkeypatch) -> None:
     monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "1")
-    assert load_speedups() is None
+    assert twins_module.load_twin("scrapy_web2text.page.walk", "walk", "find") == (None, None)
+    assert not any(twins_module.twins_in_use().values())
     monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "0")
-    assert load_speedups() == TWINS
+    assert twins_module.load_twin("scrapy_web2text.page.walk", "walk", "find") == (walk, find)
+    assert all(twins_module.twins_in_use().values())
 
 
-def walked(root, source: str, compiled: bool, max_blocks: int = cdom.MAX_BLOCKS) -> Page:
+def test_a_twin_built_for_another_lxml_is_not_used(monkeypatch) -> None:
+    monkeypatch.setenv("WEB2TEXT_PURE_PYTHON", "0")
+    major = int(WALK.COMPILED_LXML_VERSION.split(".")[0])
+    monkeypatch.setattr(WALK, "COMPILED_LXML_VERSION", f"{major + 1}.0.0")
+    assert twins_module.load_twin("scrapy_web2text.page.walk", "walk") == (None,)
+    assert twins_module.load_twin("scrapy_web2text.page.numbering", "number_nodes") == (number_nodes,)
+
+
+def walked(root, source: str, compiled: bool, max_blocks: int = cdom.MAX_BLOCKS, numbered: bool | None = None) -> Page:
+    """The page walked and numbered by the twins (``compiled``) or the Python code; ``numbered`` sets the numbering
+    apart from the walk."""
     page = Page(source=source)
-    saved = cdom.compiled_walk, cdom.compiled_finish
-    cdom.compiled_walk, cdom.compiled_finish = (walk, finish) if compiled else (None, None)
+    saved = cdom.compiled_walk, cdom.compiled_number_nodes
+    numbered = compiled if numbered is None else numbered
+    cdom.compiled_walk, cdom.compiled_number_nodes = walk if compiled else None, number_nodes if numbered else None
     try:
         collect_blocks(page, root, max_blocks)
     finally:
-        cdom.compiled_walk, cdom.compiled_finish = saved
+        cdom.compiled_walk, cdom.compiled_number_nodes = saved
     return page
 
 
@@ -153,6 +181,22 @@ def test_same_pages_on_the_test_site_and_the_hostile_pages() -> None:
         if root is not None:
             blocks += len(assert_same_walk(root, source))
     assert blocks > 100
+
+
+@pytest.mark.parametrize("compiled_walk", [True, False], ids=["compiled walk", "Python walk"])
+def test_either_twin_of_the_walk_and_the_numbering_stands_alone(compiled_walk: bool) -> None:
+    # Each twin is loaded on its own (one may be missing): the compiled walk with the Python numbering and the
+    # other way round make the same pages.
+    site = build_site(articles=2, seed=5)
+    resources = [site.resources[path] for path in site.html_paths] + list(hostile_pages(scale=0.02).values())
+    blocks = 0
+    for resource in resources:
+        root, source = parsed(decode_html(resource.body))
+        if root is not None:
+            python = walked(root, source, compiled=False)
+            assert_same_pages(python, walked(root, source, compiled=compiled_walk, numbered=not compiled_walk))
+            blocks += len(python)
+    assert blocks > 50
 
 
 MARKUP = [
@@ -249,14 +293,14 @@ def test_same_pages_when_the_block_cap_is_hit() -> None:
 
 def test_same_pages_through_parse_page() -> None:
     html = "<html><body>" + "".join(MARKUP) + "</body></html>"
-    saved = cdom.compiled_walk, cdom.compiled_finish
+    saved = cdom.compiled_walk, cdom.compiled_number_nodes
     try:
-        cdom.compiled_walk = None
+        cdom.compiled_walk, cdom.compiled_number_nodes = None, None
         python = parse_page(html)
-        cdom.compiled_walk, cdom.compiled_finish = walk, finish
+        cdom.compiled_walk, cdom.compiled_number_nodes = walk, number_nodes
         compiled = parse_page(html)
     finally:
-        cdom.compiled_walk, cdom.compiled_finish = saved
+        cdom.compiled_walk, cdom.compiled_number_nodes = saved
     for name in PAGE_FIELDS:
         expected, got = getattr(python, name), getattr(compiled, name)
         assert np.array_equal(expected, got) if isinstance(expected, np.ndarray) else expected == got, name
@@ -434,7 +478,7 @@ def test_compiled_pattern_columns_equal_the_regexes(text) -> None:
     table, case_exception = compiled_text_counts(
         [text], counts_module._PROPERTIES, counts_module._describe, counts_module._PACKED_STOPWORDS, counts_module._BITS
     )
-    row = dict(zip(counts_module._COMPILED_COLUMNS, table[0].tolist()))
+    row = dict(zip(COUNTS_COLUMNS, table[0].tolist()))
     assert row["url"] == bool(counts_module._URL.search(text))
     assert row["year"] == bool(counts_module._YEAR.search(text))
     if not case_exception:
@@ -456,7 +500,7 @@ def compiled_and_python(twins: list[tuple], compute) -> tuple:
             setattr(module, name, value)
 
 
-LOGARITHM_TWIN = (logarithms_module, "compiled_log1p_counts", compiled_log1p_counts)
+LOGARITHM_TWIN = (features_module, "compiled_log1p_counts", compiled_log1p_counts)
 #: The edge features read each block's spaces and first and last characters from the compiled counts' table.
 EDGE_TWINS = [(counts_module, "compiled_text_counts", compiled_text_counts), LOGARITHM_TWIN]
 BLOCK_TWINS = [
@@ -562,8 +606,8 @@ def test_same_ancestors_on_random_trees(n: int, levels: int, seed: int) -> None:
     parents = np.array([-1] + [int(rng.integers(0, node)) for node in range(1, nodes)], np.int64)
     table = np.column_stack([parents, rng.integers(0, 9, (nodes, 6))])
     blocks = rng.integers(0, nodes, n)
-    python = features_module.ancestors_reference(table[:, 0], blocks, levels)
-    compiled = compiled_ancestors(table[:, 0], blocks, levels)
+    python = features_module.ancestors_reference(table[:, PARENT], blocks, levels)
+    compiled = compiled_ancestors(table[:, PARENT], blocks, levels)
     assert python.shape == compiled.shape == (n, levels + 1)
     assert compiled.dtype == python.dtype and np.array_equal(python, compiled)
 
@@ -582,7 +626,7 @@ def test_same_logarithms_of_counts_from_the_table(n: int, seed: int) -> None:
     columns = np.array(sorted(rng.choice(8, 5, replace=False)), np.int64)
     expected, got = values.copy(), values.copy()
     expected[:, columns] = np.log1p(expected[:, columns])
-    pending = compiled_log1p_counts(got, columns, logarithms_module.LOG1P_TABLE)
+    pending = compiled_log1p_counts(got, columns, features_module.LOG1P_TABLE)
     flat = got.reshape(-1)
     flat[pending] = np.log1p(flat[pending])
     assert np.array_equal(expected, got, equal_nan=True)

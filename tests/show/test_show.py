@@ -30,7 +30,7 @@ def _data(view: str) -> dict:
 
 
 def _page_part(view: str) -> str:
-    return view[view.index('<div id="w2t-page">') : view.index('<div id="w2t-panel">')]
+    return view[view.index('<div id="w2t-page"') : view.index('<div id="w2t-view"')]
 
 
 def test_the_view_keeps_no_script_handler_or_external_load():
@@ -155,3 +155,10 @@ def test_open_details_stay_open_in_the_view():
     page = _page_part(build_view(html))
     assert re.search(r"<details open(=\"\")?><summary><span [^>]*>Specifications", page), page
     assert "<details>" in page  # a closed one stays closed
+
+
+def test_the_pages_css_cannot_paint_the_backdrop_under_the_views_own_layer():
+    from scrapy_web2text.show.sanitise import neutralise_css
+
+    for css in ("::backdrop { background: white }", "*::b\\61ckdrop{}", ":BACKDROP{}"):
+        assert "backdrop" not in neutralise_css(css).replace("x-backdrop", ""), css

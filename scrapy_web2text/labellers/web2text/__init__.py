@@ -11,7 +11,8 @@ article's code listings kept in part, and on documentation pages the blocks that
 
 A page that the model's own threshold leaves empty is decoded again at a threshold relative to the page's most
 likely block (:func:`decode_empty_page_again`): the model's probabilities rank a page's blocks better than they
-measure them.
+measure them.  A page whose kept blocks are then only furniture around its legal line (a page a script fills,
+crawled without rendering) keeps nothing (:mod:`.nothing_kept`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..base import Labelling, PageType
 from .counts import block_lengths
 from .features import page_features
 from .network import Web2TextModel, load_model
+from .nothing_kept import REASON, furniture_only
 from .page_types import shipped_page_types
 from .rules import FILLS, PageTypeGuess, check_rule_names, run_rules
 from .viterbi import viterbi
@@ -88,14 +90,14 @@ def web2text_labels(
     """
     check_rule_names(skip_rules)
     own_threshold = threshold is None
-    clock = time.perf_counter()
+    clock = time.thread_time()
     block_x, edge_x = page_features(page, extended=model.extended)
-    features_done = time.perf_counter()
+    features_done = time.thread_time()
     unary, pair = model.potentials(block_x, edge_x)
     guess = page_type_on_demand(page, block_x)
     if own_threshold:
         threshold = page_threshold(model, guess)
-    network_done = time.perf_counter()
+    network_done = time.thread_time()
     if not pairwise:
         pair, lam = np.zeros_like(pair), 0.0
     else:
@@ -112,7 +114,12 @@ def web2text_labels(
         ruled = run_rules(page, labels, guess, probabilities, skipped=skipped)
         labels = ruled.labels
         changed = ruled.rule_names()
-    decode_done = time.perf_counter()
+        # A page with nothing to keep: empty, not its footer line.  Like the second decoding, at the model's own
+        # threshold only: a threshold given is applied as it is (and a higher one never keeps more).
+        if own_threshold and furniture_only(page, labels):
+            changed = [REASON if kept else rule for kept, rule in zip(labels.tolist(), changed or [None] * len(page))]
+            labels = np.zeros_like(labels)
+    decode_done = time.thread_time()
     timings = {
         "features": 1000 * (features_done - clock),
         "network": 1000 * (network_done - features_done),
@@ -166,15 +173,22 @@ def offset_threshold(own: float, offset: float) -> float:
     return min(max(own + offset, min(own, low)), max(own, high))
 
 
+def takes_offsets(model: Web2TextModel) -> bool:
+    """Whether the page types' offsets move ``model``'s threshold: not for a tuned model whose threshold was
+    rebalanced (``web2text train --init``), which already keeps as much text as the model it started from; the
+    offsets were fitted to that model's scale of p(content), and added on top they would move it twice."""
+    return ((getattr(model, "metadata", None) or {}).get("fine_tuned") or {}).get("threshold") is None
+
+
 def page_threshold(model: Web2TextModel, page_type: PageTypeGuess) -> float:
     """The threshold a page is labelled at when the caller gives none: the model's own, moved by the page type's
-    offset (:func:`offset_threshold`): the model's ``config.threshold_offsets`` where it has them (a fine-tuned
-    model's, measured for its own threshold), else the page-type classifier's."""
-    own = model.config.get("threshold_offsets")
-    if own is None:
-        return offset_threshold(model.config.get("threshold", 0.5), threshold_offset(page_type))
-    offset = own.get(page_type.label, 0.0) if any(own.values()) else 0.0
-    return offset_threshold(model.config.get("threshold", 0.5), float(offset))
+    offset (:func:`offset_threshold`): the model's own ``config.threshold_offsets`` where it has them (a fine-tuned
+    model's, rebalanced with its threshold), else the page-type classifier's unless the model's threshold was
+    rebalanced without offsets of its own (:func:`takes_offsets`)."""
+    threshold, offsets = model.config.get("threshold", 0.5), model.config.get("threshold_offsets")
+    if offsets is not None:
+        return offset_threshold(threshold, float(offsets.get(page_type.label, 0.0)) if any(offsets.values()) else 0.0)
+    return offset_threshold(threshold, threshold_offset(page_type)) if takes_offsets(model) else threshold
 
 
 def web2text(

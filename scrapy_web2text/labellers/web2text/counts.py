@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 
-from ...page.compiled import load_twin, speedups_enabled
+from ...page.twins import load_twin
 from .languages import ENGLISH_STOPWORD_SHARE, page_stopwords
 
 #: Words as the regex engine sees them, for the non-English stop-word lists (the packed English path needs none).
@@ -282,8 +282,8 @@ def _character_counts(
 
 
 def _url_starts(text: str) -> list[int]:
-    r"""Where ``text`` has ``https?://`` or ``www\.\w`` (``_URL``): each start, found with ``str.find`` (three
-    times faster than the regex scan).  It also finds a start inside another match ("www.www.x"), in the block of
+    r"""Where ``text`` has ``https?://`` or ``www\.\w`` (``_URL``): each start, found with ``str.find`` (faster
+    than the regex scan).  It also finds a start inside another match ("www.www.x"), in the block of
     that match (matches hold no "\n"), so the blocks holding a match are the same."""
     starts = []
     for literal in ("http://", "https://", "www."):
@@ -418,6 +418,5 @@ _BITS = {
 }
 _FIRST_LAST = ("first_properties", "last_properties")
 # The compiled counts (``_counts.pyx``) and its table's column names, which come from the same build as the
-# function, so they always describe its table; the function is ``None`` where it is not built or turned off.
-_COMPILED_COLUMNS, _text_counts = load_twin(f"{__package__}._counts", "COLUMNS", "text_counts") or ((), None)
-compiled_text_counts = _text_counts if speedups_enabled() else None
+# function, so they always describe its table; both ``None`` where the twin is not in use.
+_COMPILED_COLUMNS, compiled_text_counts = load_twin(__name__, "COLUMNS", "text_counts")

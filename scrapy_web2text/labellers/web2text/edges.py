@@ -1,8 +1,8 @@
 """The edge features (Vogels et al. 2018, §3.3): 25 numbers for each pair of neighbouring blocks.
 
 The comparisons (tree distance, same parent, same tag, both in a link, ...) are numpy operations over all pairs at
-once (:func:`edge_comparisons`, the reference); ``_edges.pyx`` is its compiled twin, one pass over the pairs reading
-the same :class:`EdgeInputs`.
+once (:func:`edge_comparisons`), reading one :class:`EdgeInputs`.  They have no compiled twin: one saved about 2 % of
+the median page, under the line docs/speed.rst draws.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...page import Page
-from ...page.compiled import load_twin, speedups_enabled
+from ...page.nodes import ATTRIBUTES_ID, DEPTH, TAGS_ID
 from .counts import ENDS_SENTENCE, UPPER, edge_text_properties
 from .tag_groups import HEADING_TAGS, tag_masks
 
@@ -56,7 +56,7 @@ FAR = 2 * EDGE_LEVELS + 2
 
 
 class EdgeInputs(NamedTuple):
-    """What the comparisons read, one entry per block (the compiled twin reads the same arrays)."""
+    """What the comparisons read, one entry per block."""
 
     chain: np.ndarray  # (n, ≥ EDGE_LEVELS + 1) int64: the block's CDOM ancestors, -1 above the root
     break_before: np.ndarray  # uint8
@@ -83,7 +83,7 @@ def edge_matrix(
     lengths = lengths.astype(float)
     spaces, first, last = edge_text_properties(page.texts, table)
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
-    leaf_tags = page.node_table[page.block_nodes, 5]
+    leaf_tags = page.node_table[page.block_nodes, TAGS_ID]
     inputs = EdgeInputs(
         chain=chain,
         break_before=page.break_before.view(np.uint8),
@@ -92,19 +92,16 @@ def edge_matrix(
         keywords=page.ancestor_keywords,
         tag_marks=tag_marks,
         leaf_tags=leaf_tags,
-        leaf_attributes=page.node_table[page.block_nodes, 6],
+        leaf_attributes=page.node_table[page.block_nodes, ATTRIBUTES_ID],
         heading=tag_masks(tag_bits, HEADING_TAGS)[leaf_tags, 0].view(np.uint8),
         spaces=np.asarray(spaces, np.int64),
         first=np.asarray(first, np.uint16),
         last=np.asarray(last, np.uint16),
         bucket=np.floor(np.log2(lengths + 1)),
     )
-    if compiled_edge_comparisons is not None:
-        out, distance = compiled_edge_comparisons(inputs, EDGE_LEVELS, ENDS_SENTENCE, UPPER)
-    else:
-        out, distance = edge_comparisons(inputs)
+    out, distance = edge_comparisons(inputs)
     # float64 logarithms rounded to float32 on assignment, as np.array(..., float32).
-    leaf_depth = page.node_table[page.block_nodes, 1]
+    leaf_depth = page.node_table[page.block_nodes, DEPTH]
     out[:, 15] = np.log1p(np.maximum(page.starts[1:] - page.ends[:-1], 0))
     out[:, 16] = np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:]))
     out[:, 19] = np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1)))
@@ -156,9 +153,3 @@ def edge_comparisons(inputs: EdgeInputs) -> tuple[np.ndarray, np.ndarray]:
         bucket[:-1] == bucket[1:],
     ]
     return np.ascontiguousarray(np.array(columns, np.float32).T), distance
-
-
-#: The compiled :func:`edge_comparisons` (``_edges.pyx``), or ``None`` where it is not built or turned off.
-(compiled_edge_comparisons,) = (
-    load_twin(f"{__package__}._edges", "edge_comparisons") if speedups_enabled() else None
-) or (None,)

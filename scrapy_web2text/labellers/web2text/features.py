@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...page import Page
-from ...page.compiled import load_twin, speedups_enabled
 from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
+from ...page.nodes import DEPTH, END_BLOCK, FIRST_BLOCK, N_CHILDREN, PARENT, TAGS_ID
 from ...page.tags import ANCESTOR_KEYWORDS
+from ...page.twins import load_twin
 from .counts import block_counts, block_lengths, text_table
 from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
 from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
@@ -31,7 +32,6 @@ from .feature_names import BLOCK_FEATURE_BINARY as BLOCK_FEATURE_BINARY
 from .feature_names import BLOCK_FEATURES, NODE_STATISTICS, PAGE_STATISTICS, REGION_LEVELS, block_feature_names
 from .feature_names import EXTENDED_BLOCK_FEATURES as EXTENDED_BLOCK_FEATURES
 from .headline import matches_title
-from .logarithms import log1p_columns
 from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
 
 
@@ -96,9 +96,9 @@ def node_statistics_reference(
     source_length: float,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_node_statistics` before its logarithms, in numpy: the reference of the compiled twin
-    (``_statistics.pyx``).  ``summed``: the ``_SUMMED`` counts, a column each; ``page_words``, ``source_length``:
+    (``_features.pyx``).  ``summed``: the ``_SUMMED`` counts, a column each; ``page_words``, ``source_length``:
     the page's words and source characters, at least 1."""
-    first, end = page.node_table[:, 2], page.node_table[:, 3]
+    first, end = page.node_table[:, FIRST_BLOCK], page.node_table[:, END_BLOCK]
     last = np.maximum(end - 1, 0)
     # One prefix sum over every summed count: a node's total is prefix[end] - prefix[first].
     prefix = np.zeros((len(page) + 1, len(_SUMMED)))
@@ -111,8 +111,8 @@ def node_statistics_reference(
     out[:, _PER_WORD_AT] = totals[:, 9:12] / np.maximum(words, 1.0)[:, None]
     out[:, _CONTAINS_AT] = totals[:, 12:16] > 0
     plain = (chars, words / page_words, totals[:, 2], ends_punct[last], ends_question[last])
-    plain += (page.starts[first] / source_length, page.ends[last] / source_length, page.node_table[:, 4])
-    plain += (end - first, page.node_table[:, 1], words)
+    plain += (page.starts[first] / source_length, page.ends[last] / source_length, page.node_table[:, N_CHILDREN])
+    plain += (end - first, page.node_table[:, DEPTH], words)
     for column, values in zip(_PLAIN_AT, plain):
         out[:, column] = values
     return out, totals
@@ -120,7 +120,7 @@ def node_statistics_reference(
 
 def ancestors_reference(parents: np.ndarray, start: np.ndarray, levels: int) -> np.ndarray:
     """(len(start), levels + 1) ancestor indices; -1 above the root.  The reference of the compiled twin
-    (``_statistics.pyx``), which makes the same array in one pass (a gather a level cost 20 us a page here)."""
+    (``_features.pyx``), which makes the same array in one pass instead of a gather a level."""
     # -1 indexes the appended -1: above the root stays above the root, one gather a level.
     parents = np.append(parents, -1)
     out = np.empty((levels + 1, len(start)), np.int64)
@@ -147,7 +147,7 @@ class PagePieces:
     def of(cls, page: Page, ancestors: int, text_counts: bool = True) -> PagePieces:
         """``text_counts=False`` leaves the table to :func:`.counts.edge_text_properties`, which fills fewer
         columns when it is not shared."""
-        parents, blocks = page.node_table[:, 0], page.block_nodes
+        parents, blocks = page.node_table[:, PARENT], page.block_nodes
         if compiled_ancestors is not None:
             chain = compiled_ancestors(parents, np.ascontiguousarray(blocks, np.int64), ancestors)
         else:
@@ -210,7 +210,7 @@ assert 3 * len(NODE_STATISTICS) + sum(_FLAG_WIDTHS) + len(PAGE_STATISTICS) == le
 def _packed_flags(page: Page, pieces: PagePieces, parents: np.ndarray) -> np.ndarray:
     """Each block's 0/1 columns of the groups in ``_FLAG_WIDTHS`` as the bits of an int64 (column ``b`` is bit
     ``b``); ``parents``: each block's parent node."""
-    tag_lists = page.node_table[:, 5]
+    tag_lists = page.node_table[:, TAGS_ID]
     parts = (
         group_bits(pieces.tag_bits, NODE_TAGS)[tag_lists[page.block_nodes]],
         group_bits(pieces.tag_bits, PARENT_TAGS)[tag_lists[parents]],
@@ -242,7 +242,7 @@ def block_rows_reference(
 ) -> None:
     """Write the paper's 128 block columns into ``out``: the node's, the parent's and the grandparent's ``stats``
     (``chain``: those three nodes a block), the 0/1 columns unpacked from ``packed``, the page values and the
-    block's position in the page.  The reference of the compiled twin (``_statistics.pyx``)."""
+    block's position in the page.  The reference of the compiled twin (``_features.pyx``)."""
     n = len(out)
     statistics_end = 3 * stats.shape[1]
     flags_end = statistics_end + len(_FLAG_BITS)
@@ -263,10 +263,10 @@ def extended_columns_reference(
 ) -> None:
     """Write :data:`EXTENDED_BLOCK_FEATURES` into ``out`` (n_blocks, 16); ``chain``: each block's ancestors, the
     root for those above it; ``totals``: the nodes' sums from :func:`_node_statistics`.  The reference of the
-    compiled twin (``_statistics.pyx``), which writes the same values in one pass over the nodes and one over the
+    compiled twin (``_features.pyx``), which writes the same values in one pass over the nodes and one over the
     blocks (some twenty numpy operations here)."""
     n = len(page)
-    first, end = page.node_table[:, 2], page.node_table[:, 3]
+    first, end = page.node_table[:, FIRST_BLOCK], page.node_table[:, END_BLOCK]
     chars, link_chars = totals[:, _SUMMED.index("chars")], totals[:, _SUMMED.index("link_chars")]
     page_chars = max(counts["chars"].sum(), 1.0)
     out[:, 0] = (page.ancestor_tags & HIDDEN_BIT) > 0
@@ -282,7 +282,7 @@ def extended_columns_reference(
     candidates = np.flatnonzero(outside_links >= 0.5 * max(outside_links[0], 1.0))
     main_columns = out[:, 3 + 2 * len(REGION_LEVELS) :]
     if len(candidates):
-        main = candidates[np.argmax(page.node_table[candidates, 1])]
+        main = candidates[np.argmax(page.node_table[candidates, DEPTH])]
         block = np.arange(n)
         main_columns[:, 0] = (block >= first[main]) & (block < end[main])
         main_columns[:, 1] = block < first[main]
@@ -302,10 +302,27 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
 
 
-_TWINS = ("node_statistics", "block_rows", "ancestors", "extended_columns")
-_statistics_twins = load_twin(f"{__package__}._statistics", *_TWINS)
-#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference`, :func:`ancestors_reference` and
-#: :func:`extended_columns_reference`, or ``None`` where they are not built or turned off.
-compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns = (
-    _statistics_twins if _statistics_twins and speedups_enabled() else (None,) * len(_TWINS)
+#: numpy's log1p of 0, 1, ..., 4095: most of a page's counts (characters and words of a node, its children, depth)
+#: are whole numbers below a few thousand, and ``log1p`` costs some 15 ns a value.
+LOG1P_TABLE = np.log1p(np.arange(4096.0))
+
+
+def log1p_columns(out: np.ndarray, columns: np.ndarray) -> None:
+    """``out[:, columns] = np.log1p(out[:, columns])``, in place; ``out``: a C-ordered float64 matrix, ``columns``:
+    int64 column numbers.  The compiled pass reads the small whole counts from :data:`LOG1P_TABLE` and gives the
+    others back to numpy, so every value is the one numpy computes."""
+    if compiled_log1p_counts is None:
+        out[:, columns] = np.log1p(out[:, columns])
+        return
+    pending = compiled_log1p_counts(out, columns, LOG1P_TABLE)
+    if len(pending):
+        flat = out.reshape(-1)
+        flat[pending] = np.log1p(flat[pending])
+
+
+#: The compiled :func:`node_statistics_reference`, :func:`block_rows_reference`, :func:`ancestors_reference`,
+#: :func:`extended_columns_reference` and table look-up of :func:`log1p_columns` (``_features.pyx``), each ``None``
+#: where the twin is not in use.
+compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns, compiled_log1p_counts = (
+    load_twin(__name__, "node_statistics", "block_rows", "ancestors", "extended_columns", "log1p_counts")
 )

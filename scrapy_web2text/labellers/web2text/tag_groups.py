@@ -8,6 +8,7 @@ import numpy as np
 
 from ...page import Page
 from ...page.elements import keyword_mask
+from ...page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ...page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 
 #: Tags of the block's own (collapsed) node: one binary column per group.
@@ -112,16 +113,18 @@ def ancestor_marks(page: Page, lengths: np.ndarray | None = None) -> np.ndarray:
             continue  # no element of this tag can hold over half of the text
         if prefix is None:
             prefix = np.concatenate(([0], np.cumsum(lengths)))
-            dominant_chars = prefix[page.node_table[:, 3]] - prefix[page.node_table[:, 2]] > DOMINANT_SHARE * total
+            dominant_chars = (
+                prefix[page.node_table[:, END_BLOCK]] - prefix[page.node_table[:, FIRST_BLOCK]] > DOMINANT_SHARE * total
+            )
         # CDOM nodes whose (collapsed) tag list holds the tag.
         has_tag = np.fromiter((tag in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
-        nodes = has_tag[page.node_table[:, 5]]
+        nodes = has_tag[page.node_table[:, TAGS_ID]]
         out = _without_mark(page, out, bit, nodes, dominant_chars)
     return out
 
 
 #: The keyword group a page-wide wrapper carries by right (``<body class="single-post">``, ``<div id="main">``
-#: around everything): its mark on every block is what the model learnt from (131 of the 365 validation pages).
+#: around everything): its mark on every block is what the model learnt from (it is common).
 PAGE_WIDE_KEYWORDS = ANCESTOR_KEYWORD_BITS["content"]
 
 
@@ -142,9 +145,9 @@ def keyword_marks(page: Page) -> np.ndarray:
     if not everywhere:
         return marks
     table = page.node_table
-    around = (table[:, 2] == 0) & (table[:, 3] == n)
+    around = (table[:, FIRST_BLOCK] == 0) & (table[:, END_BLOCK] == n)
     distinct = np.fromiter(map(keyword_mask, page.distinct_attributes), np.int64, len(page.distinct_attributes))
-    node_masks = distinct[table[:, 6]]
+    node_masks = distinct[table[:, ATTRIBUTES_ID]]
     out = marks
     for bit in (1 << b for b in range(int(everywhere).bit_length()) if everywhere >> b & 1):
         # Where every block is marked, each by an element of its own, no node around them has the bit: no change.
@@ -165,14 +168,16 @@ def _without_mark(page: Page, marks: np.ndarray, bit: int, nodes: np.ndarray, wi
 def blocks_under(page: Page, nodes: np.ndarray) -> np.ndarray:
     """The blocks inside any of the CDOM nodes selected by the mask ``nodes``, as a mask over the page's blocks.
 
-    A node's blocks are the contiguous run ``first_block:end_block`` (``NODE_COLUMNS`` 2 and 3), nested nodes inside
-    it: one count of open runs per block, linear in nodes and blocks.
+    A node's blocks are the contiguous run ``first_block:end_block`` (the node table's ``FIRST_BLOCK`` and
+    ``END_BLOCK`` columns), nested nodes inside it: one count of open runs per block, linear in nodes and blocks.
     """
     n = len(page)
     selected = page.node_table[nodes]
     if not len(selected):
         return np.zeros(n, bool)  # most pages: no caption, no dominant landmark
-    change = np.bincount(selected[:, 2], minlength=n + 1) - np.bincount(selected[:, 3], minlength=n + 1)
+    change = np.bincount(selected[:, FIRST_BLOCK], minlength=n + 1) - np.bincount(
+        selected[:, END_BLOCK], minlength=n + 1
+    )
     return np.cumsum(change[:n]) > 0
 
 
@@ -183,7 +188,7 @@ def nearest_node_with(page: Page, node: int, tags: frozenset[str], levels: int) 
     for _ in range(levels):
         if node < 0:
             return -1
-        if not tags.isdisjoint(tag_lists[table[node, 5]]):
+        if not tags.isdisjoint(tag_lists[table[node, TAGS_ID]]):
             return node
-        node = int(table[node, 0])
+        node = int(table[node, PARENT])
     return -1

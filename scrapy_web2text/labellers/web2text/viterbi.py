@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ...page.compiled import load_twin, speedups_enabled
+from ...page.twins import load_twin
 
 
 def threshold_bias(threshold: float) -> float:
@@ -70,9 +70,8 @@ def _best_path(boiler: list[float], content: list[float], t: list[list[float]]) 
     return labels
 
 
-# The compiled recursion (``_viterbi.pyx``); ``None`` where it is not built or turned off.
-(_compiled,) = load_twin(f"{__package__}._viterbi", "best_path") or (None,)
-compiled_best_path = _compiled if speedups_enabled() else None
+# The compiled recursion (``_viterbi.pyx``); ``None`` where it is not in use.
+(compiled_best_path,) = load_twin(__name__, "best_path")
 
 
 def sequence_score(labels, unary, pairwise, lam: float = 0.1, threshold: float = 0.5) -> float:

@@ -1,0 +1,592 @@
+# cython: language_level=3
+"""The CDOM walk of :meth:`.walk.Walker.walk`, compiled: the same loop over libxml2's nodes instead of lxml's proxies.
+
+:meth:`.walk.Walker.walk` is the reference and the documentation of every step; this module is the same steps in
+the same order, and ``tests/page/test_speedups.py`` holds the two to identical pages.  What changes is how the tree is
+read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
+``text`` and ``tail`` of every element: Python calls per element, the largest stage of ``extract()``
+(issue 13).  Here the loop follows libxml2's ``children``/``next``/``parent`` pointers through lxml's public C API
+(``lxml.includes.etreepublic``), reads names, attributes and text straight from the nodes, and makes a Python object
+only where the walk keeps one: a tag name, a ``class``/``id`` value, a text that is not blank, and the proxy of an
+element whose text becomes a block.
+
+Node kinds follow lxml's: the walk visits what lxml's ``iterwalk`` visits (elements and entity references), and
+``text``/``tail`` join adjacent text and CDATA nodes, skipping XInclude markers, as lxml's ``_collectText`` does.
+An element whose attributes lxml would name or read in a way this module does not (a namespaced attribute, a value
+that is not plain text nodes) is read through its proxy, as the Python walk reads every element.  What the walk
+needs of :mod:`.walk` it reads from the walker object.
+"""
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.pyport cimport PY_SSIZE_T_MAX
+from cpython.unicode cimport (
+    Py_UNICODE_ISALNUM,
+    Py_UNICODE_ISPRINTABLE,
+    Py_UNICODE_ISSPACE,
+    PyUnicode_4BYTE_KIND,
+    PyUnicode_DATA,
+    PyUnicode_DecodeUTF8,
+    PyUnicode_FromKindAndData,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+    PyUnicode_Substring,
+)
+from libc.string cimport memset, strcmp, strlen
+from lxml.includes cimport tree
+from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
+
+cimport lxml.includes.etreepublic as cetree
+
+from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .marks import MARKING_ATTRIBUTES, attribute_marks
+from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
+from .walk import OUTSIDE_SVG, SVG_DRAWING, svg_mode
+
+
+cdef extern from "strings.h" nogil:
+    int strcasecmp(const char* a, const char* b)
+
+
+cetree.import_lxml__etree()
+
+#: lxml's version this module was compiled against: :mod:`.twins` uses the module only under the same major
+#: version.
+COMPILED_LXML_VERSION = cetree.LXML_VERSION_STRING.decode("ascii")
+
+# The fields of a state tuple (walk.State names them the same).
+cdef enum:
+    _NUMBER = 0
+    _TAG = 1
+    _ATTRIBUTES = 2
+    _PATH_ID = 3
+    _TAG_MASK = 4
+    _KEYWORD_MASK = 5
+    _IN_LINK = 6
+    _SEGMENT = 7
+    _BLOCK_LEVEL = 8
+    _IN_SVG = 9
+
+
+#: Entries of the walk's cache of element names (a power of two).
+cdef enum:
+    _TAG_SLOTS = 64
+
+
+cdef inline bint _walked(xmlNode* node) noexcept nogil:
+    """A node lxml's ``iterwalk(root, events=("start", "end"))`` reports: an element or an entity reference.
+
+    Comments and processing instructions it passes over, tails included (the parser of :mod:`.parse` removes them,
+    and a tree from parsel is walked without them).
+    """
+    return node.type == tree.XML_ELEMENT_NODE or node.type == tree.XML_ENTITY_REF_NODE
+
+
+cdef inline xmlNode* _first_walked(xmlNode* node) noexcept nogil:
+    while node is not NULL and not _walked(node):
+        node = node.next
+    return node
+
+
+cdef inline xmlNode* _text_or_skip(xmlNode* node) noexcept nogil:
+    """lxml's ``_textNodeOrSkip``: the node if it is text, past XInclude markers, else NULL."""
+    while node is not NULL:
+        if node.type == tree.XML_TEXT_NODE or node.type == tree.XML_CDATA_SECTION_NODE:
+            return node
+        if node.type == tree.XML_XINCLUDE_START or node.type == tree.XML_XINCLUDE_END:
+            node = node.next
+        else:
+            return NULL
+    return NULL
+
+
+cdef inline bint _blank(const_xmlChar* content) noexcept nogil:
+    """Only characters that ``str.isspace`` calls blank, all of them ASCII (the common blank text between tags)."""
+    cdef const unsigned char* byte = <const unsigned char*>content
+    while byte[0]:
+        if not (byte[0] == 32 or 9 <= byte[0] <= 13 or 28 <= byte[0] <= 31):
+            return False
+        byte += 1
+    return True
+
+
+#: What :func:`_text` gives for a text of ASCII blanks: the walk keeps no block, only that white space came.
+cdef str _BLANK = " "
+
+
+cdef object _text(xmlNode* node):
+    """lxml's ``_collectText`` from ``node``, except that a text of ASCII blanks is :data:`_BLANK`."""
+    cdef xmlNode* current = _text_or_skip(node)
+    cdef xmlNode* first = current
+    cdef const_xmlChar* content = NULL
+    cdef int count = 0
+    cdef bint blank = True
+    while current is not NULL:
+        if current.content is not NULL and current.content[0] != 0:
+            content = current.content
+            if blank and not _blank(content):
+                blank = False
+        count += 1
+        current = _text_or_skip(current.next)
+    if content is NULL:
+        return None
+    if blank:
+        return _BLANK
+    if count == 1:
+        return PyUnicode_DecodeUTF8(<char*>content, strlen(<const char*>content), NULL)
+    cdef list parts = []  # joined once: a run of many text nodes stays linear
+    current = first
+    while current is not NULL:
+        if current.content is not NULL:
+            parts.append(<bytes>(<const char*>current.content))
+        current = _text_or_skip(current.next)
+    return b"".join(parts).decode("utf-8")
+
+
+cdef inline str _utf8(const_xmlChar* value):
+    return PyUnicode_DecodeUTF8(<char*>value, strlen(<const char*>value), NULL)
+
+
+cdef object _tag(xmlNode* node):
+    """The tag as lxml names it (``{namespace}name``); ``None`` for an entity reference (lxml's tag is a function)."""
+    if node.type != tree.XML_ELEMENT_NODE:
+        return None
+    cdef const_xmlChar* href = cetree._getNs(node)
+    if href is NULL:
+        return _utf8(node.name)
+    return "{%s}%s" % (_utf8(href), _utf8(node.name))
+
+
+cdef object _attribute_value(xmlAttr* attribute):
+    """An attribute's value from its text nodes (lxml reads the same through libxml2); ``None`` if it has others."""
+    cdef xmlNode* child = attribute.children
+    if child is NULL:
+        return ""
+    if child.next is NULL and (child.type == tree.XML_TEXT_NODE or child.type == tree.XML_CDATA_SECTION_NODE):
+        return _utf8(child.content) if child.content is not NULL else ""
+    cdef list parts = []
+    while child is not NULL:
+        if child.type != tree.XML_TEXT_NODE and child.type != tree.XML_CDATA_SECTION_NODE:
+            return None
+        if child.content is not NULL:
+            parts.append(<bytes>(<const char*>child.content))
+        child = child.next
+    return b"".join(parts).decode("utf-8")
+
+
+cdef inline bint _named(xmlAttr* attribute, const char* name) noexcept nogil:
+    return strcmp(<const char*>attribute.name, name) == 0
+
+
+#: tags.SHOWN_TEMPLATE_ATTRIBUTES as UTF-8.
+_SHOWN_TEMPLATE_NAMES = tuple(name.encode("utf-8") for name in SHOWN_TEMPLATE_ATTRIBUTES)
+
+
+cdef bint _shown_template(xmlNode* node):
+    """A declarative shadow root: an attribute of ``tags.SHOWN_TEMPLATE_ATTRIBUTES``, without a namespace (as
+    lxml's ``element.get`` reads it)."""
+    cdef xmlAttr* attribute = node.properties
+    cdef bytes name
+    while attribute is not NULL:
+        if attribute.ns is NULL:
+            for name in _SHOWN_TEMPLATE_NAMES:
+                if _named(attribute, name):
+                    return True
+        attribute = attribute.next
+    return False
+
+
+cdef Py_ssize_t _elements_below(xmlNode* top, Py_ssize_t limit, const char* name) noexcept nogil:
+    """The elements below ``top`` in document order, counted up to ``limit`` (lxml's ``iterdescendants`` of
+    elements), or ``-1`` at the first whose local name is ``name`` in any case (``NULL``: none is looked for)."""
+    cdef xmlNode* node = top.children
+    cdef Py_ssize_t count = 0
+    while node is not NULL:
+        if node.type == tree.XML_ELEMENT_NODE:
+            if name is not NULL and strcasecmp(<const char*>node.name, name) == 0:
+                return -1
+            count += 1
+            if count >= limit:
+                return count
+            if node.children is not NULL:
+                node = node.children
+                continue
+        while node.next is NULL:
+            node = node.parent
+            if node is top or node is NULL:
+                return count
+        node = node.next
+    return count
+
+
+#: marks.MARKING_ATTRIBUTES as UTF-8, for comparing with libxml2's attribute names (one list of them: that one).
+_MARKING_NAMES = tuple(sorted(name.encode("utf-8") for name in MARKING_ATTRIBUTES))
+
+
+cdef bint _marking(xmlAttr* attribute):
+    """The attribute is one of those that can set marks (``marks.MARKING_ATTRIBUTES``)."""
+    cdef bytes name
+    for name in _MARKING_NAMES:
+        if strcmp(<const char*>attribute.name, name) == 0:
+            return True
+    return False
+
+
+cdef tuple _state_key(xmlNode* node, long parent_number, object raw_tag, object document):
+    """The key of an element's state, as :meth:`.walk.Walker.walk` builds it from ``keys()`` and ``get``."""
+    cdef xmlAttr* attribute = node.properties
+    if attribute is NULL:
+        return (parent_number, raw_tag)
+    cdef bint marked = False
+    class_name = element_id = None
+    while attribute is not NULL:
+        if attribute.ns is not NULL:
+            return _proxy_state_key(node, parent_number, raw_tag, document)
+        if class_name is None and _named(attribute, "class"):
+            class_name = _attribute_value(attribute)
+            if class_name is None:
+                return _proxy_state_key(node, parent_number, raw_tag, document)
+        elif element_id is None and _named(attribute, "id"):
+            element_id = _attribute_value(attribute)
+            if element_id is None:
+                return _proxy_state_key(node, parent_number, raw_tag, document)
+        elif not marked and _marking(attribute):
+            marked = True
+        attribute = attribute.next
+    if not marked:
+        return (parent_number, raw_tag, class_name, element_id)
+    values = {}
+    attribute = node.properties
+    while attribute is not NULL:
+        name = _utf8(attribute.name)
+        if name not in values:
+            value = _attribute_value(attribute)
+            if value is None:
+                return _proxy_state_key(node, parent_number, raw_tag, document)
+            values[name] = value
+        attribute = attribute.next
+    return (parent_number, raw_tag, class_name, element_id, attribute_marks(values.get))
+
+
+cdef tuple _proxy_state_key(xmlNode* node, long parent_number, object raw_tag, object document):
+    """The state key read through lxml's proxy, exactly as the Python walk reads it (rare attributes)."""
+    element = cetree.elementFactory(document, node)
+    keys = element.keys()
+    get = element.get
+    if MARKING_ATTRIBUTES.isdisjoint(keys):
+        return (parent_number, raw_tag, get("class"), get("id"))
+    return (parent_number, raw_tag, get("class"), get("id"), attribute_marks(get))
+
+
+cdef extern from "_search.h":
+    Py_ssize_t web2text_find(object source, object word, Py_ssize_t start, Py_ssize_t end) except -2
+
+
+cdef inline Py_ssize_t _find(str source, str word, Py_ssize_t start, Py_ssize_t end) except -2:
+    """``source.find(word, start, end)``, without the method call; on two- and four-byte strings a search that
+    compares 16 bytes at a time (``_search.h``)."""
+    return web2text_find(source, word, start, end)
+
+
+def find(str source, str word, Py_ssize_t start, Py_ssize_t end):
+    """The walk's ``source.find(word, start, end)`` (a function here so that the tests compare it with ``str.find``)."""
+    return _find(source, word, start, end)
+
+
+cdef object _collapsed(str raw):
+    """``" ".join(raw.split())`` where that text is printable (``str.isprintable``), else ``None`` (the walk then
+    asks ``block_text``): one pass over the code points instead of a list of words, a join and a second scan.  A
+    text already collapsed is given back as it is."""
+    cdef Py_ssize_t n = len(raw), i, length = 0
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
+    cdef Py_UCS4 c
+    cdef bint space = False, unchanged = True
+    cdef Py_UCS4* out = <Py_UCS4*>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
+    if out is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(c):
+                # A blank other than one space between words is dropped or becomes one space: the text changes.
+                if c != 32 or space or length == 0:
+                    unchanged = False
+                space = length > 0
+                continue
+            if not (32 <= c < 127 if c < 128 else Py_UNICODE_ISPRINTABLE(c)):
+                return None
+            if space:
+                out[length] = 32
+                length += 1
+                space = False
+            out[length] = c
+            length += 1
+        if space:  # a blank at the end
+            unchanged = False
+        if unchanged:
+            return raw
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, length)
+    finally:
+        PyMem_Free(out)
+
+
+def collapsed(str raw):
+    """The walk's ``" ".join(raw.split())`` with its printable test (a function here so that the tests compare it)."""
+    return _collapsed(raw)
+
+
+cdef inline bint _word_character(Py_UCS4 c) noexcept:
+    """``re``'s ``\\w`` in a str pattern: alphanumeric (``str.isalnum``) or the underscore."""
+    return c == 95 or Py_UNICODE_ISALNUM(c)
+
+
+cdef object _anchor_word(str raw, Py_ssize_t* at):
+    """``walk._ANCHOR_WORD.search(raw)``'s word (and its start in ``at``), or ``None``: ``\\w{3,24}|\\w+`` finds
+    the first run of word characters, at most 24 of them, whatever its length."""
+    cdef Py_ssize_t n = len(raw), start = 0, end
+    cdef int kind = PyUnicode_KIND(raw)
+    cdef void* data = PyUnicode_DATA(raw)
+    while start < n and not _word_character(PyUnicode_READ(kind, data, start)):
+        start += 1
+    if start == n:
+        return None
+    end = start + 1
+    while end < n and end - start < 24 and _word_character(PyUnicode_READ(kind, data, end)):
+        end += 1
+    at[0] = start
+    return PyUnicode_Substring(raw, start, end)
+
+
+def anchor_word(str raw):
+    """The walk's anchor word and its start, as ``(match.group(), match.start())``, or ``None`` (for the tests)."""
+    cdef Py_ssize_t at = 0
+    word = _anchor_word(raw, &at)
+    return None if word is None else (word, at)
+
+
+def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Walker.walk
+    """:meth:`.walk.Walker.walk` over libxml2's nodes: fills ``walker`` exactly as that method does.
+
+    Returns whether the page has blocks (then :func:`.numbering.number_nodes` or its twin numbers the nodes).
+    """
+    text_chain, block_text = walker.TEXT_CHAIN, walker.block_text
+    cdef Py_ssize_t state_width = walker.STATE_WIDTH, segments_kept = walker.TAG_PATH_SEGMENTS
+    page = walker.page
+    document = root._doc
+    cdef str source = page.source
+    cdef Py_ssize_t source_length = len(source)
+    cdef Py_ssize_t max_blocks = walker.max_blocks
+    cdef list texts = page.texts
+    cdef list tag_paths = page.tag_paths
+    cdef list rows = walker.block_rows
+    cdef list block_elements = page.block_elements
+    cdef list state_rows = walker.state_rows
+    cdef list node_chains = walker.node_chains
+    cdef dict chains = walker.chains
+    cdef list node_sizes = walker.node_sizes
+    cdef list node_run_starts = walker.node_run_starts
+    cdef list all_children = walker.children
+    cdef dict tag_table = _TAG_TABLE
+    cdef dict element_cache = _ELEMENT_CACHE
+    cdef dict paths = {}
+    cdef dict path_strings = {}
+    cdef dict states = {}
+    cdef dict missed_until = {}
+    cdef list top_children = []
+    cdef tuple state = (0, "#root", "", 0, 0, 0, False, "", False, OUTSIDE_SVG)
+    cdef list siblings = top_children
+    # The open elements' states and their children's node numbers, two stacks rather than a tuple a level; an
+    # element's list is made when its first child is added (None until then: most elements have none).
+    cdef list stack = [state]
+    cdef list children_stack = [siblings]
+    cdef list children
+    cdef tuple closed, opened, key, described
+    cdef bint pending_break = False
+    cdef bint pending_space = True, space_before
+    cdef Py_ssize_t select_elements_left = MAX_SELECT_ELEMENTS, count
+    cdef Py_UCS4 edge
+    cdef bint descend, is_tail, skipped, block_level
+    cdef Py_ssize_t cursor = 0, start, end, found, window_end, searched_from, word_start = 0
+    cdef Py_ssize_t node_number
+    cdef xmlNode* top = root._c_node
+    cdef xmlNode* node = top
+    cdef xmlNode* skipped_node = NULL
+    cdef xmlNode* child
+    cdef bint skipped_block_level = False
+    cdef bint going_down = True
+    cdef const_xmlChar* cached_names[_TAG_SLOTS]
+    cdef list cached_tags = [None] * _TAG_SLOTS
+    cdef size_t slot
+    memset(cached_names, 0, sizeof(cached_names))
+    while True:
+        if going_down:
+            # ---- start of an element
+            # libxml2 keeps one copy of each element name per document: its address is the cache key.
+            slot = (<size_t>node.name >> 4) & (_TAG_SLOTS - 1)
+            if node.type == tree.XML_ELEMENT_NODE and node.ns is NULL and cached_names[slot] == node.name:
+                raw_tag, described = cached_tags[slot]
+            else:
+                raw_tag = _tag(node)
+                described = tag_table.get(raw_tag) if raw_tag is not None else None
+                if described is None:
+                    described = _describe_tag(raw_tag)
+                if node.type == tree.XML_ELEMENT_NODE and node.ns is NULL:
+                    cached_names[slot] = node.name
+                    cached_tags[slot] = (raw_tag, described)
+            tag, block_level, skipped, tag_bit, is_link = described
+            if block_level:
+                pending_break = True
+            # Walker.skips (templates and svgs are skipped tags, a select is not: one comparison for most elements)
+            if skipped:
+                if tag == "template":
+                    skipped = not _shown_template(node)
+                elif tag == "svg":
+                    skipped = state[_IN_SVG] == OUTSIDE_SVG and _elements_below(node, PY_SSIZE_T_MAX, b"foreignobject") >= 0
+            elif tag == "select":
+                count = _elements_below(node, select_elements_left + 1, NULL)
+                skipped = count > select_elements_left
+                if not skipped:
+                    select_elements_left -= count
+            descend = not skipped
+            if skipped:
+                skipped_node, skipped_block_level = node, block_level
+                raw = None
+            else:
+                key = _state_key(node, state[_NUMBER], raw_tag, document)
+                opened = states.get(key)
+                if opened is None:
+                    described = (tag, key[2], key[3]) if len(key) > 2 else (tag, None, None)
+                    attributes, segment, keyword_mask = element_cache.get(described) or _describe_element(*described)
+                    path_key = (state[_PATH_ID], segment)
+                    path_id = paths.get(path_key)
+                    if path_id is None:
+                        path_id = paths[path_key] = len(paths) + 1
+                    if len(key) > 4:
+                        tag_bit |= key[4]
+                    opened = states[key] = (
+                        len(state_rows) // state_width,
+                        tag,
+                        attributes,
+                        path_id,
+                        state[_TAG_MASK] | tag_bit,
+                        state[_KEYWORD_MASK] | keyword_mask,
+                        state[_IN_LINK] or is_link,
+                        segment,
+                        block_level,
+                        svg_mode(state[_IN_SVG], tag),
+                    )
+                    state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
+                state = opened
+                siblings = None
+                stack.append(state)
+                children_stack.append(None)
+                raw = _text(node.children)
+            is_tail = False
+        else:
+            # ---- end of an element
+            if node is skipped_node:
+                skipped_node = NULL
+                if skipped_block_level:
+                    pending_break = True
+            else:
+                closed = stack.pop()
+                children = children_stack.pop()
+                state = stack[-1]
+                siblings = children_stack[-1]
+                if children:
+                    if len(children) == 1:
+                        node_number = children[0]
+                        link = (node_chains[node_number], closed[_TAG], closed[_ATTRIBUTES])
+                        node_chains[node_number] = chains.setdefault(link, len(chains))
+                    else:
+                        node_number = len(node_chains)
+                        link = (-1, closed[_TAG], closed[_ATTRIBUTES])
+                        node_chains.append(chains.setdefault(link, len(chains)))
+                        node_sizes.append(len(children))
+                        node_run_starts.append(node_run_starts[children[0]])
+                        all_children += children
+                    if siblings is None:
+                        siblings = children_stack[-1] = [node_number]
+                    else:
+                        siblings.append(node_number)
+                if closed[_BLOCK_LEVEL]:
+                    pending_break = True
+            raw = _text(node.next)
+            is_tail = True
+            descend = False
+        if raw is not None and state[_IN_SVG] != SVG_DRAWING:
+            if raw is _BLANK:
+                text = None
+            else:
+                text = _collapsed(raw)
+                if text is None:
+                    text = block_text(raw)
+            if not text:
+                pending_space = True
+            elif len(texts) >= max_blocks:
+                page.truncated = True
+            else:
+                edge = raw[0]
+                space_before = pending_space or edge <= 32 or Py_UNICODE_ISSPACE(edge)
+                edge = raw[len(raw) - 1]
+                pending_space = edge <= 32 or Py_UNICODE_ISSPACE(edge)
+                start = cursor if cursor < source_length else source_length
+                word = _anchor_word(raw, &word_start)
+                if word is not None:
+                    window_end = cursor + 65536
+                    searched_from = cursor
+                    if missed_until:
+                        searched_from = max(cursor, missed_until.get(word, 0) - len(word) + 1)
+                    found = _find(source, word, searched_from, window_end)
+                    if found >= 0:
+                        start = max(found - word_start, cursor)
+                    else:
+                        if len(missed_until) >= 1024:
+                            missed_until.clear()
+                        missed_until[word] = window_end
+                if start >= cursor:
+                    cursor = start + len(raw)
+                path_id = state[_PATH_ID]
+                tag_path = path_strings.get(path_id)
+                if tag_path is None:
+                    segments = [entry[_SEGMENT] for entry in stack[max(len(stack) - segments_kept, 1) :]]
+                    prefix = "…>" if len(stack) > segments_kept + 1 else ""
+                    tag_path = path_strings[path_id] = prefix + ">".join([*segments, "#text"])
+                texts.append(text)
+                tag_paths.append(tag_path)
+                block_elements.append((cetree.elementFactory(document, node), is_tail))
+                end = start + len(raw)
+                end = end if end < source_length else source_length
+                rows += (start, end, pending_break, space_before, state[_NUMBER])
+                pending_break = False
+                node_number = len(node_chains)
+                if siblings is None:
+                    siblings = children_stack[-1] = [node_number]
+                else:
+                    siblings.append(node_number)
+                node_chains.append(text_chain)
+                node_sizes.append(0)
+                node_run_starts.append(node_number)
+        # ---- the next event: the first child, else this element's end, the next sibling or the parent's end
+        if going_down:
+            if descend:
+                child = _first_walked(node.children)
+                if child is not NULL:
+                    node = child
+                    continue
+            going_down = False
+            continue
+        if node is top:
+            break
+        child = _first_walked(node.next)
+        if child is not NULL:
+            node = child
+            going_down = True
+        else:
+            node = node.parent
+    if len(top_children) > 1:
+        node_chains.append(chains.setdefault((-1, "#root", ""), len(chains)))
+        node_sizes.append(len(top_children))
+        node_run_starts.append(node_run_starts[top_children[0]])
+        all_children += top_children
+    return bool(top_children)
