@@ -37,6 +37,8 @@ MODULE_MARKS = {
     "research/test_distillation.py": ("torch", "slow"),
     "research/test_tuning.py": ("torch", "slow"),
     "package/test_wheel.py": ("wheel", "slow"),
+    # every command and snippet of the README and the docs: five example crawls, a dozen CLI runs
+    "package/test_snippets.py": ("slow",),
     "page/test_speedups.py": ("twins",),
     "labellers/test_compiled_layers.py": ("twins",),
     "labellers/test_compiled_edges.py": ("twins",),
