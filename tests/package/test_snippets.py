@@ -98,7 +98,6 @@ def make_sandbox(root: Path) -> dict[str, str]:
         **os.environ,
         "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")]),
         "PYTHONPATH": str(REPO),
-        "PYTHONWARNINGS": "ignore::DeprecationWarning",
     }
 
 
