@@ -13,7 +13,7 @@ TWINS = [
         (f"scrapy_web2text.page.{name}", f"scrapy_web2text/page/{name}.pyx", True)
         for name in ("_cdom", "_numbering", "_attributes")
     ),
-    ("scrapy_web2text._paths", "scrapy_web2text/_paths.pyx", True),
+    ("scrapy_web2text.extraction._paths", "scrapy_web2text/extraction/_paths.pyx", True),
     *(
         (f"scrapy_web2text.labellers.web2text.{name}", f"scrapy_web2text/labellers/web2text/{name}.pyx", False)
         for name in ("_counts", "_statistics", "_viterbi", "_layers", "_edges")

@@ -1,7 +1,7 @@
 """Candidate rules for page furniture that issue 33 tried and did not ship (docs/research/quality-round3.rst).
 
 Each takes a page and its decoded labels and returns the kept blocks it finds, as a mask, like
-:func:`scrapy_web2text.labellers.web2text.furniture.hidden_blocks`.  ``round3_study.py`` scores them.
+:func:`scrapy_web2text.labellers.web2text.rules.furniture.hidden_blocks`.  ``round3_study.py`` scores them.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 import numpy as np
 
 from scrapy_web2text.labellers.web2text.counts import block_lengths
-from scrapy_web2text.labellers.web2text.furniture import longest_kept
-from scrapy_web2text.labellers.web2text.rails import MAX_RAIL_SHARE, heading_ranks, heading_runs, section_ends
+from scrapy_web2text.labellers.web2text.rules.furniture import longest_kept
+from scrapy_web2text.labellers.web2text.rules.rails import MAX_RAIL_SHARE, heading_ranks, heading_runs, section_ends
 from scrapy_web2text.page import Page
 from scrapy_web2text.page.tags import ANCESTOR_KEYWORD_BITS
 
@@ -141,12 +141,12 @@ def bylines(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def repeats_apart(page: Page, labels: np.ndarray) -> np.ndarray:
-    """:func:`~scrapy_web2text.labellers.web2text.after_decoding.repeated_blocks`, keeping also the repeats whose
+    """:func:`~scrapy_web2text.labellers.web2text.rules.kept_text.repeated_blocks`, keeping also the repeats whose
     first copy's parent shares its parent (the two copies are siblings' children: one text written twice in one
     place, as a test page's *lorem ipsum*), for comparison with the rule as shipped."""
-    from scrapy_web2text.labellers.web2text import after_decoding
+    from scrapy_web2text.labellers.web2text.rules import kept_text
 
-    repeats = after_decoding.repeated_blocks(page, labels)
+    repeats = kept_text.repeated_blocks(page, labels)
     if not repeats.any():
         return repeats
     parents = page.node_table[page.block_nodes, 0]
@@ -160,9 +160,9 @@ def repeats_apart(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def comments_after_body(page: Page, labels: np.ndarray) -> np.ndarray:
-    """:func:`~scrapy_web2text.labellers.web2text.furniture.comment_sections`, only after the longest kept block
+    """:func:`~scrapy_web2text.labellers.web2text.rules.furniture.comment_sections`, only after the longest kept block
     (comments follow the post)."""
-    from scrapy_web2text.labellers.web2text.furniture import comment_sections
+    from scrapy_web2text.labellers.web2text.rules.furniture import comment_sections
 
     marked = comment_sections(page, labels)
     if marked.any():
@@ -172,10 +172,10 @@ def comments_after_body(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def comments_unless_most(page: Page, labels: np.ndarray) -> np.ndarray:
-    """:func:`~scrapy_web2text.labellers.web2text.furniture.comment_sections` with a second guard for pages whose
+    """:func:`~scrapy_web2text.labellers.web2text.rules.furniture.comment_sections` with a second guard for pages whose
     longest kept block is a comment: the comments stay only if they also hold half of the kept text (Chinese and
     Japanese posts come in short lines, so one long comment can be the longest block)."""
-    from scrapy_web2text.labellers.web2text.furniture import MIN_TEXT_OUTSIDE_COMMENTS
+    from scrapy_web2text.labellers.web2text.rules.furniture import MIN_TEXT_OUTSIDE_COMMENTS
 
     kept = labels != 0
     marked = kept & ((page.ancestor_keywords & ANCESTOR_KEYWORD_BITS["comment"]) != 0)
@@ -189,8 +189,8 @@ def comments_unless_most(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def reviews_named(*names: str):
-    """:func:`~scrapy_web2text.labellers.web2text.furniture.review_sections` with other class/id words."""
-    from scrapy_web2text.labellers.web2text.furniture import review_sections
+    """:func:`~scrapy_web2text.labellers.web2text.rules.furniture.review_sections` with other class/id words."""
+    from scrapy_web2text.labellers.web2text.rules.furniture import review_sections
 
     return functools.partial(review_sections, words=re.compile("|".join(map(re.escape, names))))
 
@@ -221,8 +221,8 @@ def short_trailing_meta(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def asides_named(*words: str):
-    """:func:`~scrapy_web2text.labellers.web2text.furniture.aside_sections` with other class/id words."""
-    from scrapy_web2text.labellers.web2text.furniture import aside_sections
+    """:func:`~scrapy_web2text.labellers.web2text.rules.furniture.aside_sections` with other class/id words."""
+    from scrapy_web2text.labellers.web2text.rules.furniture import aside_sections
 
     return functools.partial(aside_sections, words=re.compile("|".join(map(re.escape, words))), keyword_bits=None)
 

@@ -31,11 +31,12 @@ import furniture_candidates  # noqa: E402
 from cross_validation import FOLDS, fold_of  # noqa: E402
 
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
-from scrapy_web2text.labellers.web2text import after_decoding, decode_empty_page_again, furniture, rails  # noqa: E402
+from scrapy_web2text.labellers.web2text import decode_empty_page_again  # noqa: E402
 from scrapy_web2text.labellers.web2text.counts import block_lengths  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel, page_summary  # noqa: E402
+from scrapy_web2text.labellers.web2text.rules import furniture, kept_text, rails  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
 from scrapy_web2text.page import parse_page  # noqa: E402
 from scrapy_web2text.page.declared import declared_kinds  # noqa: E402
@@ -47,12 +48,12 @@ NON_ARTICLE = ("collection", "forum", "listing", "product", "service", "document
 
 
 #: The rules after decoding before this study, in their order.
-BEFORE = (after_decoding.kept_captions, after_decoding.excerpt_teasers, after_decoding.repeated_blocks)
+BEFORE = (kept_text.kept_captions, kept_text.excerpt_teasers, kept_text.repeated_blocks)
 
 
 def base_rules(page, labels, list_repeat_chars: int, rules=BEFORE):
     """The chain's rules as they were before this study (list repeats of up to ``list_repeat_chars`` kept)."""
-    after_decoding.MAX_LIST_REPEAT_CHARS = list_repeat_chars
+    kept_text.MAX_LIST_REPEAT_CHARS = list_repeat_chars
     for rule in rules:
         found = rule(page, labels)
         if found.any():
@@ -165,7 +166,7 @@ for _name, _words in SECTION_WORDS.items():
     )
     RULES[f"c_{_name}"] = ("cur", furniture_candidates.reviews_named(*_words))
 #: The chain's rules with the repeats kept where both copies share a grandparent.
-REPEATS_APART = (after_decoding.kept_captions, after_decoding.excerpt_teasers, furniture_candidates.repeats_apart)
+REPEATS_APART = (kept_text.kept_captions, kept_text.excerpt_teasers, furniture_candidates.repeats_apart)
 
 
 def decode(page, unary, pair, lam, threshold, own):

@@ -7,7 +7,6 @@
 """
 
 from . import blas  # noqa: F401 - applies $WEB2TEXT_BLAS_THREADS, where set, when the package is imported
-from ._moved import install_moved_module_aliases
 from .extraction import Block, Extraction, extract
 from .labellers.web2text.network import ModelError, Web2TextModel, load_model
 
@@ -42,9 +41,6 @@ _LAZY_EXPORTS = {
     # extruct and htmldate load with the metadata package, not with ``import scrapy_web2text``
     "Metadata": "scrapy_web2text.metadata",
 }
-
-
-install_moved_module_aliases()
 
 
 def __getattr__(name: str):

@@ -39,9 +39,9 @@ def corpus_pages(name: str, split: str, count: int) -> list[dict]:
 
 
 def python_paths(root, elements) -> list[str]:
-    """The block XPaths of :func:`scrapy_web2text.output.block_xpaths`'s Python reference, with the compiled twin
-    switched off where it is built (no import of the twin: the no-compiler leg runs this too)."""
-    from scrapy_web2text import output
+    """The block XPaths of :func:`scrapy_web2text.extraction.output.block_xpaths`'s Python reference, with the
+    compiled twin switched off where it is built (no import of the twin: the no-compiler leg runs this too)."""
+    from scrapy_web2text.extraction import output
 
     saved, output.compiled_block_xpaths = output.compiled_block_xpaths, None
     try:

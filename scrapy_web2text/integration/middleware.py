@@ -38,9 +38,9 @@ from itemadapter import ItemAdapter, is_item
 from scrapy import Request
 from scrapy.http import HtmlResponse, TextResponse
 
+from ..extraction.responses import own_encoding
 from ..page.decode import decode_html
 from ..page.sniff import XML_TYPES, media_type, xhtml_root
-from ..responses import own_encoding
 from .base import Web2TextComponent
 from .charset import header_charset
 from .pools import POOLS
@@ -97,7 +97,7 @@ class _ResponsePage:
     def text(self) -> str | None:
         """The body decoded by the project's decoder (WHATWG rules): never raises, unlike ``response.text``,
         which fails on a ``Content-Type`` charset Python does not know (``undefined``, ``punycode``).  The response's
-        own encoding wins over its headers (see :func:`scrapy_web2text.responses.own_encoding`)."""
+        own encoding wins over its headers (see :func:`scrapy_web2text.extraction.responses.own_encoding`)."""
         if self.skip_reason:
             return None
         if self._text is None:

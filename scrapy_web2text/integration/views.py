@@ -75,7 +75,7 @@ class ViewWriter:
         from scrapy.utils.defer import maybe_deferred_to_future
         from twisted.internet.threads import deferToThread
 
-        from ..responses import own_encoding
+        from ..extraction.responses import own_encoding
         from .charset import header_charset
 
         config = self.component.config

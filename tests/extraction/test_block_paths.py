@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from scrapy_web2text import extract, output
-from scrapy_web2text._paths import block_xpaths as compiled_block_xpaths
-from scrapy_web2text._paths import first_blocks_of_headings
-from scrapy_web2text.extraction import Extraction, LabelledPage
+from scrapy_web2text import extract
+from scrapy_web2text.extraction import Extraction, LabelledPage, output
+from scrapy_web2text.extraction._paths import block_xpaths as compiled_block_xpaths
+from scrapy_web2text.extraction._paths import first_blocks_of_headings
 from scrapy_web2text.page import decode_html, parse_page
 from tests.helpers import python_paths
 from tests.hostile import hostile_pages
@@ -153,7 +153,7 @@ def test_a_namespaced_tree_falls_back_to_the_python_paths() -> None:
 
 def labelled(html: str) -> Extraction:
     result = extract(html)
-    assert isinstance(result._pending_blocks, LabelledPage)  # blocks not built yet
+    assert isinstance(result._labelled_page(), LabelledPage)  # blocks not built yet
     return result
 
 
@@ -165,9 +165,9 @@ def test_records_read_from_the_labelled_page_equal_those_of_the_blocks(form) -> 
     fast = labelled(SITE_PAGE)
     records = fast.block_records(form)
     labels = fast.labels
-    assert isinstance(fast._pending_blocks, LabelledPage)  # still not built
+    assert isinstance(fast._labelled_page(), LabelledPage)  # still not built
     built = labelled(SITE_PAGE)
-    assert len(built.blocks) > 20 and built._pending_blocks is None
+    assert len(built.blocks) > 20 and built._labelled_page() is None
     assert records == built.block_records(form)
     assert labels == [block.label for block in built.blocks] == built.labels
     assert {"content", "boilerplate"} <= set(labels)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_web2text import Extraction, extract
-from scrapy_web2text.output import MAX_XPATH_CHARS
+from scrapy_web2text.extraction.output import MAX_XPATH_CHARS
 from scrapy_web2text.page.decode import content_type_charset, read_bytes
 
 LINEAR_SLACK = 3.0

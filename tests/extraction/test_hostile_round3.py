@@ -181,7 +181,7 @@ def test_paragraphs_past_the_output_depth_stay_apart():
 
 
 def test_a_failing_format_leaves_the_items_main_text_and_blocks(monkeypatch, untrained_model):
-    from scrapy_web2text import output
+    from scrapy_web2text.extraction import output
     from scrapy_web2text.integration.chain import run_chain
     from tests.integration.test_process_pool import config_for
 
@@ -331,7 +331,7 @@ def test_closed_dialogs_are_removed_in_linear_time():
 
 
 def test_title_matching_costs_headings_times_a_bounded_title():
-    from scrapy_web2text.output import MAX_TITLE_CHARS
+    from scrapy_web2text.extraction.output import MAX_TITLE_CHARS
 
     page = lambda n: "<title>" + "a" * (50 * n) + "</title>" + "<h2>aaaaaaaaaaa</h2>" * n  # noqa: E731
     assert _growth(page, lambda result: result.title, 1000) < LINEAR
@@ -378,7 +378,7 @@ def test_every_output_grows_linearly_with_the_page(family, name):
 
 
 def test_block_xpaths_are_bounded_on_deep_pages():
-    from scrapy_web2text.output import MAX_XPATH_CHARS
+    from scrapy_web2text.extraction.output import MAX_XPATH_CHARS
     from tests.helpers import python_paths
 
     result = extract("<div>" * 1900 + "<p>w</p>" * 5000)
@@ -394,7 +394,7 @@ def test_block_xpaths_are_bounded_on_deep_pages():
 
 
 def test_a_cut_xpath_never_splits_an_anchor_or_a_step():
-    from scrapy_web2text.output import cut_xpath
+    from scrapy_web2text.extraction.output import cut_xpath
 
     anchored = '//*[@id="a/b/c"]' + "/div" * 100 + "/p[2]"
     assert cut_xpath(anchored, 40) == "//div/div/div/div/div/div/div/div/p[2]"

@@ -82,3 +82,70 @@ def test_page_nodes_are_made_from_the_node_table_on_first_read():
         assert node.tags == page.distinct_tags[tags_id] and node.attributes == page.distinct_attributes[attributes_id]
     with pytest.raises(AttributeError, match="no_such_field"):
         page.no_such_field  # noqa: B018
+
+
+def test_a_lazy_result_stays_frozen_before_and_after_its_blocks_are_made():
+    import dataclasses
+
+    result = extract(PAGE)
+    for name in ("blocks", "page_type", "main_text"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(result, name, ())
+    assert result._labelled_page() is not None  # the refused assignments made nothing
+    blocks = result.blocks
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.blocks = ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del result.blocks
+    assert result.blocks is blocks and result._labelled_page() is None
+
+
+def test_a_page_type_given_as_a_function_is_made_once_on_first_read():
+    from scrapy_web2text.labellers.base import PageType
+
+    page, keep, probabilities = labelled_page()
+    calls = []
+
+    def classify():
+        calls.append(1)
+        return PageType("article", 0.9)
+
+    result = build_extraction(page, keep, probabilities, page_type=classify)
+    assert calls == [] and result.main_text
+    assert result.page_type == PageType("article", 0.9) and result.page_type.label == "article"
+    assert calls == [1]
+
+
+def test_replace_and_copy_see_the_made_fields():
+    import copy
+    import dataclasses
+
+    result = extract(PAGE)
+    moved = dataclasses.replace(result, url="https://example.com/")
+    assert moved.url == "https://example.com/" and moved.blocks == result.blocks and moved != result
+    assert copy.copy(extract(PAGE)).blocks == result.blocks
+
+
+def test_a_deferred_field_is_made_once_then_read_like_any_other():
+    import dataclasses
+
+    from scrapy_web2text.extraction.lazy import Later, deferred
+
+    @deferred("value")
+    @dataclasses.dataclass(frozen=True)
+    class Holder:
+        value: list
+        other: int = 0
+
+    calls = []
+    holder = Holder(Later(lambda: calls.append(1) or [1, 2]), other=3)
+    assert calls == [] and Holder.value.pending(holder) is not None
+    assert holder.value == [1, 2] and holder.value is holder.value and calls == [1]
+    assert vars(holder) == {"value": [1, 2], "other": 3}  # the builder is gone; reads go to the instance
+    assert Holder.value.pending(holder) is None
+    given = Holder([5])
+    assert given.value == [5] and Holder.value.pending(given) is None
+    import copy
+
+    copied = copy.copy(Holder(Later(lambda: [7])))  # pickling's path: the state is taken with the field made
+    assert vars(copied) == {"value": [7], "other": 0}

@@ -8,7 +8,7 @@ import pytest
 from lxml import html as lxml_html
 
 from scrapy_web2text import Web2TextPipeline, extract
-from scrapy_web2text.output import clean_html, find_title, metadata_title, to_markdown
+from scrapy_web2text.extraction.output import clean_html, find_title, metadata_title, to_markdown
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.sniff import non_html_reason
 
@@ -172,7 +172,7 @@ def test_each_method_gets_its_own_weights(untrained_model):
 def test_block_xpaths_equal_libxml2_paths():
     """Compact block paths are built once per parent's children (libxml2's getpath rescans the siblings on every
     call: quadratic on 5,000 sibling blocks); the paths are exactly libxml2's."""
-    from scrapy_web2text.output import _AbsolutePaths
+    from scrapy_web2text.extraction.output import _AbsolutePaths
     from scrapy_web2text.page import parse_page
 
     html = (

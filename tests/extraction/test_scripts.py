@@ -12,8 +12,8 @@ import pytest
 
 from scrapy_web2text import extract
 from scrapy_web2text.labellers.web2text.lengths import word_count
-from scrapy_web2text.labellers.web2text.promotions import call_to_action_links, short_labels
 from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding
+from scrapy_web2text.labellers.web2text.rules.promotions import call_to_action_links, short_labels
 from scrapy_web2text.page import parse_page
 
 JAPANESE = (

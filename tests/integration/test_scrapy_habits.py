@@ -17,8 +17,8 @@ from scrapy.http import HtmlResponse, Request
 
 from scrapy_web2text import Web2TextCharsetMiddleware, Web2TextPipeline, Web2TextSpiderMiddleware, extract, load_model
 from scrapy_web2text.cli import build_parser
+from scrapy_web2text.extraction.responses import response_input
 from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
-from scrapy_web2text.responses import response_input
 from tests.site import LoopbackServer, build_site
 
 from ..helpers import FIXTURES

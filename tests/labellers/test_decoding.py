@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 from scrapy_web2text.labellers.web2text import decode_empty_page_again
-from scrapy_web2text.labellers.web2text.after_decoding import (
+from scrapy_web2text.labellers.web2text.rules import drop_after_decoding
+from scrapy_web2text.labellers.web2text.rules.kept_text import (
     MIN_REPEAT_CHARS,
     caption_blocks,
     excerpt_teasers,
     kept_captions,
     repeated_blocks,
 )
-from scrapy_web2text.labellers.web2text.rules import drop_after_decoding
 from scrapy_web2text.labellers.web2text.viterbi import sequence_score, threshold_bias, viterbi
 from scrapy_web2text.page import parse_page
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from scrapy_web2text.labellers.web2text import after_decoding, rules
-from scrapy_web2text.labellers.web2text.after_decoding import repeated_blocks
-from scrapy_web2text.labellers.web2text.furniture import (
+from scrapy_web2text.labellers.web2text import rules
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding, kept_text
+from scrapy_web2text.labellers.web2text.rules.furniture import (
     ASIDE_KEYWORD_BITS,
     ASIDE_WORD_LIST,
     ASIDE_WORDS,
@@ -21,7 +21,7 @@ from scrapy_web2text.labellers.web2text.furniture import (
     screen_reader_blocks,
     under_attributes,
 )
-from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding
+from scrapy_web2text.labellers.web2text.rules.kept_text import repeated_blocks
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.elements import keyword_mask
 
@@ -82,7 +82,7 @@ def test_the_same_text_in_two_lists_is_still_a_repeat():
 
 
 def test_list_repeats_are_dropped_without_the_list_rule(monkeypatch):
-    monkeypatch.setattr(after_decoding, "MAX_LIST_REPEAT_CHARS", 0)
+    monkeypatch.setattr(kept_text, "MAX_LIST_REPEAT_CHARS", 0)
     items = "".join(f"<li><p>{_LABEL}</p><p>Item {n}</p></li>" for n in range(3))
     page = parse_page(f"<body><ul>{items}</ul></body>")
     assert repeated_blocks(page, np.ones(len(page), np.int64)).sum() == 2

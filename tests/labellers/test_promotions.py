@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text.furniture import byline_sections
-from scrapy_web2text.labellers.web2text.gaps import MIN_GAP_PROBABILITY, documentation_gaps, listing_remainders
-from scrapy_web2text.labellers.web2text.promotions import (
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding, fill_gaps
+from scrapy_web2text.labellers.web2text.rules.furniture import byline_sections
+from scrapy_web2text.labellers.web2text.rules.gaps import MIN_GAP_PROBABILITY, documentation_gaps, listing_remainders
+from scrapy_web2text.labellers.web2text.rules.promotions import (
     call_to_action_links,
     carousel_sections,
     short_labels,
     teaser_cards,
 )
-from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding, fill_gaps
 from scrapy_web2text.page import parse_page
 
 _PITCH = [

@@ -1,4 +1,4 @@
-"""Link rails dropped from articles (labellers/web2text/rails.py): under a heading that announces other pages, and
+"""Link rails dropped from articles (labellers/web2text/rules/rails.py): under a heading that announces other pages, and
 lists of links outside the element that holds the text."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scrapy_web2text.labellers.web2text.rails import (
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding
+from scrapy_web2text.labellers.web2text.rules.rails import (
     announced_rails,
     heading_ranks,
     heading_runs,
     outlying_link_lists,
     section_ends,
 )
-from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding
 from scrapy_web2text.page import parse_page
 
 _STORY = [

@@ -1,9 +1,10 @@
 """The package's layering, read from the modules' imports (AST), so that it stays true.
 
-The flow of one page: ``page`` ← ``labellers`` ← ``metadata`` ← ``extraction`` ← ``integration``.  ``research``
-(corpora, metrics, evaluation, benchmarks, training) may import everything and nothing imports it, except the ``cli``
-entry point, which dispatches to it.  Only ``integration`` imports Scrapy; only ``research.train`` imports torch.
-docs/architecture.rst draws the same picture.
+The flow of one page: ``page`` ← ``labellers`` ← ``metadata`` ← ``extraction`` ← ``show`` ← ``integration``, with
+``batch`` beside ``integration``.  ``research`` (corpora, metrics, evaluation, benchmarks, training) may import
+everything and nothing imports it, except the ``cli`` entry point, which dispatches to it.  Only ``integration``
+imports Scrapy; only ``research.train`` imports torch.  Every top-level module and folder of the package has its
+layer in :data:`TOP_LEVEL`: a new one is refused until it is placed.  docs/architecture.rst draws the same picture.
 """
 
 from __future__ import annotations
@@ -20,17 +21,43 @@ MODULES = sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.pyx")])
 #: A Python-level import statement of a Cython source (``cimport`` lines are C declarations, not imports).
 _PYX_IMPORT = re.compile(r"^[ \t]*((?:from[ \t]+[\w.]+[ \t]+import[ \t]+[\w., ]+|import[ \t]+[\w., ]+))$", re.M)
 
-#: layer -> the layers it may import (its own included).
+#: layer -> the layers it may import (its own included); every layer may also import ``base``.
 ALLOWED = {
+    "base": {"base"},
     "page": {"page"},
     "labellers": {"page", "labellers"},
     "metadata": {"page", "labellers", "metadata"},
     "extraction": {"page", "labellers", "metadata", "extraction"},
-    "integration": {"page", "labellers", "metadata", "extraction", "integration"},
+    "show": {"page", "labellers", "metadata", "extraction", "show"},
+    "integration": {"page", "labellers", "metadata", "extraction", "show", "integration"},
     "batch": {"page", "labellers", "metadata", "extraction", "batch"},
-    "research": {"page", "labellers", "metadata", "extraction", "integration", "batch", "research"},
-    "cli": {"page", "labellers", "metadata", "extraction", "integration", "batch", "research", "cli"},
+    "research": {"page", "labellers", "metadata", "extraction", "show", "integration", "batch", "research"},
+    "cli": {"page", "labellers", "metadata", "extraction", "show", "integration", "batch", "research", "cli"},
 }
+for _allowed in ALLOWED.values():
+    _allowed.add("base")
+#: Every top-level module and folder of the package -> its layer.  The package's own ``__init__`` is the
+#: ``extraction`` layer: it re-exports what users call.
+TOP_LEVEL = {
+    "_extras": "base",  # the error naming a missing extra, raised wherever an optional dependency is imported
+    "page": "page",
+    "labellers": "labellers",
+    "blas": "labellers",  # labellers.blas's names, importable from the top
+    "metadata": "metadata",
+    "extraction": "extraction",
+    "show": "show",
+    "integration": "integration",
+    "batch": "batch",
+    "research": "research",
+    "cli": "cli",
+    "__main__": "cli",
+    # extraction/'s modules under their old paths, with a DeprecationWarning, until 0.4.0 (test_imports.py)
+    **dict.fromkeys(("blocks", "output", "markup", "responses"), "extraction"),
+}
+#: Top-level folders that hold data, not modules.
+DATA_FOLDERS = {"models"}
+
+
 #: Modules longer than 400 lines, each with the reason it is one file.
 LONG_MODULES = {
     "labellers/boilerpipe.py": "a port of Boilerpipe's filter chain, kept in the order the original runs it",
@@ -47,9 +74,30 @@ def module_name(path: Path) -> str:
 
 def layer(module: str) -> str:
     parts = module.split(".")
-    if len(parts) == 1 or parts[1] in ("extraction", "_moved", "__main__"):
-        return "extraction" if parts[1:2] != ["__main__"] else "cli"
-    return parts[1] if parts[1] in ALLOWED else "extraction"
+    if len(parts) == 1:
+        return "extraction"
+    if parts[1] not in TOP_LEVEL:
+        raise KeyError(f"{module}: {parts[1]!r} has no layer; place it in TOP_LEVEL (and docs/architecture.rst)")
+    return TOP_LEVEL[parts[1]]
+
+
+def unplaced(package: Path) -> list[str]:
+    """The top-level modules and folders of ``package`` that :data:`TOP_LEVEL` does not place."""
+    found = []
+    for entry in sorted(package.iterdir()):
+        if entry.is_dir():
+            name = entry.name
+            if name == "__pycache__" or name in DATA_FOLDERS:
+                continue
+        elif entry.suffix in (".py", ".pyx"):
+            name = entry.stem
+            if name == "__init__":
+                continue
+        else:  # py.typed, a compiled twin built in place
+            continue
+        if name not in TOP_LEVEL:
+            found.append(entry.name)
+    return found
 
 
 def imports(path: Path, module: str | None = None) -> list[tuple[str, int]]:
@@ -123,7 +171,9 @@ def test_no_import_cycles():
     for path in MODULES:
         module = module_name(path)
         targets = {_internal(name) for name, _ in imports(path)}
-        graph[module] = {t for t in targets if t and t != module and t != "scrapy_web2text"}
+        # A package that holds the module is imported before it whatever the module says ("from . import output"
+        # names its own package): that edge is no cycle.
+        graph[module] = {t for t in targets if t and t != module and not module.startswith(t + ".")}
     cycles = []
     state: dict[str, int] = {}
 
@@ -161,18 +211,20 @@ def test_the_rule_checker_sees_a_violation(tmp_path):
     assert _internal("scrapy_web2text.page.Page") == "scrapy_web2text.page"
 
 
-def test_old_module_paths_still_import_with_a_warning():
-    import importlib
-    import sys
-    import warnings
+def test_every_top_level_module_and_folder_has_a_layer():
+    assert not unplaced(PACKAGE), "unplaced top-level modules or folders (give each a layer in TOP_LEVEL)"
+    assert set(TOP_LEVEL.values()) <= set(ALLOWED)
 
-    import scrapy_web2text.labellers.crf as new_crf
 
-    for old in ("scrapy_web2text.baselines.crf", "scrapy_web2text.baselines"):
-        sys.modules.pop(old, None)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old_crf = importlib.import_module("scrapy_web2text.baselines.crf")
-    assert old_crf is new_crf  # the same module object: no second copy with its own state
-    assert any("moved to scrapy_web2text.labellers.crf" in str(w.message) for w in caught)
-    assert all(issubclass(w.category, DeprecationWarning) for w in caught)
+def test_an_unplaced_folder_or_module_is_refused(tmp_path):
+    """The check itself: a new folder or a loose module beside the known ones is named, and has no layer."""
+    for name in ("page", "extraction", "models", "__pycache__"):
+        (tmp_path / name).mkdir()
+    for name in ("__init__.py", "cli.py", "py.typed"):
+        (tmp_path / name).write_text("")
+    assert unplaced(tmp_path) == []
+    (tmp_path / "widgets").mkdir()
+    (tmp_path / "loose.py").write_text("")
+    assert unplaced(tmp_path) == ["loose.py", "widgets"]
+    with pytest.raises(KeyError, match="'widgets' has no layer"):
+        layer("scrapy_web2text.widgets.thing")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from scrapy_web2text import extract
-from scrapy_web2text.blocks import join_main_text
+from scrapy_web2text.extraction.blocks import join_main_text
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.tags import MAX_SELECT_ELEMENTS
 

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ...extraction.output import block_xpaths
 from ...labellers.web2text import page_type_on_demand
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
 from ...labellers.web2text.rules import overruled_rules
-from ...output import block_xpaths
 from ...page import Page, parse_page
 from ..corpus import PageData, corpus_name, iter_records, process_record
 from . import require_torch

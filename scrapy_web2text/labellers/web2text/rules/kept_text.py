@@ -3,7 +3,7 @@ posts that blogs list after a post (:func:`excerpt_teasers`), and a second copy 
 another screen size or a carousel's loop (:func:`repeated_blocks`).
 
 Every rule after decoding, these and those of :mod:`.furniture`, :mod:`.promotions`, :mod:`.rails` and
-:mod:`.phrases`, runs from one registry, in its order: :data:`.rules.REGISTRY`.
+:mod:`.phrases`, runs from one registry, in its order: :data:`.registry.REGISTRY`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections import Counter
 
 import numpy as np
 
-from ...page import Page
-from .counts import block_lengths
+from ....page import Page
+from ..counts import block_lengths
+from ..tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 from .furniture import unless_most_of_the_kept_text
-from .tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 
 #: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
 CAPTION_GROUP = "figcaption|caption"

@@ -46,7 +46,7 @@ def check_arguments(*, url: Any, model: Any, method: Any, encoding: Any, content
     if model is None or isinstance(model, (str, os.PathLike)):
         return
     if method in WEB2TEXT_METHODS:
-        from .labellers.web2text.network import Web2TextModel
+        from ..labellers.web2text.network import Web2TextModel
 
         _check_type("model", model, (Web2TextModel,), "a Web2TextModel, a packaged model's name or a path")
     elif isinstance(model, (numbers.Number, bytes, bytearray)):

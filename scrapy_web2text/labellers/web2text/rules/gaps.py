@@ -1,4 +1,4 @@
-"""Gaps in the kept text, filled after the rules that drop blocks have run (:data:`.rules.REGISTRY`): a
+"""Gaps in the kept text, filled after the rules that drop blocks have run (:data:`.registry.REGISTRY`): a
 documentation page's holes and an article's code listings kept in pieces.
 
 A reference page mixes prose with code, signatures and parameter lists, and the model is unsure of the fragments
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...page import Page
-from .counts import block_lengths
+from ....page import Page
+from ..counts import block_lengths
+from ..tag_groups import blocks_under
 from .furniture import LANDMARK_BITS
-from .tag_groups import blocks_under
 
 #: The element that holds the page's text is the deepest one holding this share of the kept characters.
 TEXT_ELEMENT_SHARE = 0.8

@@ -4,7 +4,7 @@ readers.
 
 :func:`hidden_blocks`, :func:`comment_sections`, :func:`aside_sections`, :func:`review_sections`,
 :func:`byline_sections`, :func:`landmark_sections` and :func:`screen_reader_blocks` take a page and its decoded labels
-and return the kept blocks they find, as a mask; :mod:`.rules` runs the first two on pages typed as articles
+and return the kept blocks they find, as a mask; :mod:`.registry` runs the first two on pages typed as articles
 (on a forum the replies are the content; on a shop's page hidden tabs often are), the third on articles and
 services' pages, the fourth on product pages and the last three on every page.
 Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates.py``
@@ -18,11 +18,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...page import Page
-from ...page.elements import first_letter_alternation
-from ...page.marks import HIDDEN_BIT
-from ...page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
-from .counts import block_lengths
+from ....page import Page
+from ....page.elements import first_letter_alternation
+from ....page.marks import HIDDEN_BIT
+from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
+from ..counts import block_lengths
 
 #: Kept hidden text holding at least this share of the kept characters stays: it is what the page has.
 MAX_HIDDEN_SHARE = 0.5

@@ -14,8 +14,8 @@ from bisect import bisect_right
 
 import numpy as np
 
-from ...page import Page
-from ...page.elements import first_letter_alternation
+from ....page import Page
+from ....page.elements import first_letter_alternation
 
 #: The labels of ad slots and sponsored content, and the "story continues below" notes beside them, in the
 #: languages of the corpora and of the pages users crawl.  Lower case; words are matched across any blanks and

@@ -1,7 +1,7 @@
 """What a page promotes beside its own text: carousels, teaser cards of other content, calls to action and labels.
 
 :func:`carousel_sections`, :func:`teaser_cards`, :func:`call_to_action_links` and :func:`short_labels` take a page
-and its decoded labels and return the kept blocks they find, as a mask; :mod:`.rules` runs the first on
+and its decoded labels and return the kept blocks they find, as a mask; :mod:`.registry` runs the first on
 articles and services' pages, the others on services' pages only.  A service's landing page is built of such
 parts, and the model keeps many of them with confidence (p(content) of 0.7 to 0.97): a threshold cannot drop them,
 their markup and their size can.
@@ -13,11 +13,11 @@ import re
 
 import numpy as np
 
-from ...page import Page
-from ...page.elements import first_letter_alternation
-from ...page.tags import ANCESTOR_TAG_BITS
+from ....page import Page
+from ....page.elements import first_letter_alternation
+from ....page.tags import ANCESTOR_TAG_BITS
+from ..lengths import word_count
 from .furniture import aside_sections
-from .lengths import word_count
 
 #: Class or id words of a carousel or slider: the library names (Swiper, Splide, Slick, Glide, Owl) and the plain
 #: words.  A carousel shows other posts, quotes or logos one at a time, never the page's own text in order.

@@ -19,9 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...page import Page
-from .after_decoding import excerpt_teasers, kept_captions, repeated_blocks
-from .counts import block_lengths
+from ....page import Page
+from ..counts import block_lengths
+from ..threads import thread_page
 from .furniture import (
     aside_sections,
     byline_sections,
@@ -32,10 +32,10 @@ from .furniture import (
     screen_reader_blocks,
 )
 from .gaps import documentation_gaps, listing_remainders
+from .kept_text import excerpt_teasers, kept_captions, repeated_blocks
 from .phrases import furniture_phrases
 from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
 from .rails import announced_rails, outlying_link_lists
-from .threads import thread_page
 
 #: Elsewhere hidden text is as often a tab or an accordion of the main text, a forum's replies are its content,
 #: and a shop's page is largely its promotions.
@@ -51,7 +51,7 @@ MIN_TYPE_PROBABILITY: float | None = 0.8
 #: A rule that would leave less than ``1 -`` this share of the characters the model kept does not run: a rule after
 #: decoding may not delete a page (``None``: no guard).
 MAX_DROPPED_SHARE: float | None = 0.7
-#: Whether a thread's posts are spared the typed rules (:mod:`.threads`).
+#: Whether a thread's posts are spared the typed rules (:mod:`..threads`).
 THREADS = True
 #: The research note most rules were measured in.
 ROUND3 = "research/quality-round3"

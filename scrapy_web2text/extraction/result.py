@@ -8,13 +8,19 @@ then build the :class:`Extraction`, joining the kept blocks into the main text.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..labellers.base import PageType, get_labeller
+from ..labellers.blas import blas_for_labelling
+from ..labellers.web2text.network import Web2TextModel
+from ..page import Page, parse_page
+from ..page.decode import content_type_charset, read_bytes
+from ..page.sniff import bytes_reason, declared_reason
 from . import output
 from .arguments import check_arguments, checked_threshold
 from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
@@ -26,23 +32,15 @@ from .blocks import (  # noqa: F401 - the blocks' names, long imported from here
     build_blocks,
     join_main_text,
 )
-from .labellers.base import PageType, get_labeller
-from .labellers.blas import blas_for_labelling
-from .labellers.web2text.network import Web2TextModel
-from .page import Page, parse_page
-from .page.decode import content_type_charset, read_bytes
-from .page.sniff import bytes_reason, declared_reason
+from .lazy import Deferred, Later, deferred
 from .responses import is_response, response_input
 
 if TYPE_CHECKING:
-    from .metadata import Metadata
+    from ..metadata import Metadata
 
 
-#: The fields an :class:`Extraction` from :func:`build_extraction` makes on their first read.
-_PENDING = frozenset({"blocks", "page_type"})
-
-
-@dataclass(frozen=True, slots=True)
+@deferred("blocks", "page_type")
+@dataclass(frozen=True)
 class Extraction:
     """The result of :func:`extract`.
 
@@ -88,39 +86,6 @@ class Extraction:
     #: The parsed tree's root (kept for the lazy formats) and their computed values.
     root: Any = field(default=None, repr=False, compare=False)
     _formats: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    #: What builds ``blocks`` on first access, for a result from :func:`build_extraction` (see :meth:`__getattr__`).
-    _pending_blocks: Any = field(default=None, repr=False, compare=False)
-    #: What classifies the page on the first read of ``page_type``, likewise.
-    _pending_page_type: Any = field(default=None, repr=False, compare=False)
-
-    def __getattr__(self, name: str) -> Any:
-        # Python calls this only when the ordinary lookup fails, which for ``blocks`` and ``page_type`` means the
-        # slot is unset: a result of build_extraction, whose Block objects (a frozen dataclass each) and page type
-        # are made on first access here, since most callers read only the main text.  Equality, repr, hash and
-        # pickling all read the slots and so come here too; a builder is dropped once used, so a result pickles as
-        # before.  A second thread that comes here after the first set the value finds no builder and reads it.
-        pending = getattr(self, f"_pending_{name}") if name in _PENDING else None
-        if pending is not None:
-            object.__setattr__(self, name, pending())
-            object.__setattr__(self, f"_pending_{name}", None)
-        return object.__getattribute__(self, name)  # AttributeError for a name this class does not have
-
-    @classmethod
-    def _with_pending(cls, blocks: Callable[[], tuple[Block, ...]], page_type: Any, **values: Any) -> Extraction:
-        """An extraction whose ``blocks`` are ``blocks()``, called on their first access; and its ``page_type``
-        likewise where ``page_type`` is a function."""
-        pending_type = callable(page_type)
-        extraction = cls(
-            blocks=(),
-            page_type=None if pending_type else page_type,
-            _pending_blocks=blocks,
-            _pending_page_type=page_type if pending_type else None,
-            **values,
-        )
-        object.__delattr__(extraction, "blocks")  # an unset slot: the first read goes to __getattr__
-        if pending_type:
-            object.__delattr__(extraction, "page_type")
-        return extraction
 
     @property
     def content_blocks(self) -> list[Block]:
@@ -134,7 +99,7 @@ class Extraction:
     def _labelled_page(self) -> LabelledPage | None:
         """The labelled page while the :class:`Block` objects are not built: the crawl's block records, counts,
         paths and title read it instead of building a frozen object per block they do not keep."""
-        pending = self._pending_blocks
+        pending = _BLOCKS.pending(self)
         return pending if isinstance(pending, LabelledPage) else None
 
     def _block_count(self) -> int:
@@ -181,7 +146,7 @@ class Extraction:
         return self._format("metadata", self._read_metadata)
 
     def _read_metadata(self) -> Metadata:
-        from .metadata import read_metadata  # extruct and htmldate load with the first page that asks
+        from ..metadata import read_metadata  # extruct and htmldate load with the first page that asks
 
         labelled = self._labelled_page()
         source = None
@@ -236,6 +201,10 @@ class Extraction:
         return out
 
 
+#: ``Extraction.blocks``: made on first read for a result of :func:`build_extraction` (see :mod:`.lazy`).
+_BLOCKS: Deferred = Extraction.blocks
+
+
 def build_extraction(
     page: Page, keep: np.ndarray, probabilities: np.ndarray, page_type: Any = None, rules: Any = None, **details: Any
 ) -> Extraction:
@@ -243,9 +212,9 @@ def build_extraction(
     result holds the page until then), and its page type when ``page_type`` is first read where it is given as a
     function (:attr:`Labelling.page_type <scrapy_web2text.labellers.base.Labelling.page_type>`).  ``rules``: each
     block's rule that changed its label (:attr:`Labelling.rules <scrapy_web2text.labellers.base.Labelling.rules>`)."""
-    return Extraction._with_pending(
-        LabelledPage(page, keep, probabilities, rules),
-        page_type,
+    return Extraction(
+        blocks=Later(LabelledPage(page, keep, probabilities, rules)),
+        page_type=Later(page_type) if callable(page_type) else page_type,
         main_text=join_main_text(page, keep),
         truncated=page.truncated,
         flattened=page.flattened,
@@ -274,8 +243,9 @@ def extract(
     ``html`` is ``str`` or ``bytes`` (bytes are decoded as a crawl decodes them: BOM, ``encoding`` or the charset
     of ``content_type``, ``<meta charset>`` or an XML declaration, UTF-8, a detected legacy encoding, then
     Windows-1252; never raising; :mod:`scrapy_web2text.page.decode`), or a Scrapy response (its body, URL and
-    ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.responses`).  Any other
-    type raises ``TypeError``; so does every argument of a wrong type, naming it (``scrapy_web2text.arguments``).
+    ``Content-Type``, and parsel's tree when the spider built one: :mod:`scrapy_web2text.extraction.responses`).
+    Any other type raises ``TypeError``; so does every argument of a wrong type, naming it
+    (:mod:`scrapy_web2text.extraction.arguments`).
     ``threshold`` is the probability a block needs to be kept, a number or numeric string in (0, 1) (default: the
     model's, moved by the page type's offset, +0.1 on articles with the shipped files; it also decodes a page it
     leaves empty once more at half the page's highest probability); ``model`` a loaded

@@ -4,8 +4,8 @@ same paths and headings, read from libxml2's nodes.
 
 :func:`.output.block_xpaths` is the reference and documents every step; ``tests/page/test_speedups.py`` holds the two to
 identical paths.  A crawl asks for every block's path (the items' block records), and the Python original spends
-most of its time asking lxml for proxies, tags, ``id`` values and parents: 2.9 ms a validation page at the median,
-more than a third of labelling it.  Here the same steps follow libxml2's ``parent``/``children``/``next`` pointers
+most of its time asking lxml for proxies, tags, ``id`` values and parents (the measured cost: docs/speed.rst).
+Here the same steps follow libxml2's ``parent``/``children``/``next`` pointers
 (lxml's public C API), keyed by node address, and make a Python object only for what is returned.
 
 A page where the original would read a name this module does not (an element in a namespace, whose lxml tag is

@@ -2,13 +2,13 @@
 or as lists of links beside the text.
 
 :func:`announced_rails` takes a page and its decoded labels and returns the kept blocks of such sections, as a mask;
-:mod:`.rules` runs it on pages typed as articles, after :mod:`.furniture`'s rules.  A section runs from its
+:mod:`.registry` runs it on pages typed as articles, after :mod:`.furniture`'s rules.  A section runs from its
 heading to the next heading of the same or a higher rank.  Rails found by their links alone, without such a heading,
 lost listings and collections, whose sections look the same (docs/research/quality-round3.rst).
 
 :func:`outlying_link_lists` finds the rails that have no heading by where they sit: lists whose items are links,
 outside the element that holds the article's text (a Chinese news page's column of recommended stories, a Japanese
-portal's related articles).  :mod:`.rules` runs it last, on articles, when the text's place is known.
+portal's related articles).  :mod:`.registry` runs it last, on articles, when the text's place is known.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ import re
 
 import numpy as np
 
-from ...page import Page
-from ...page.elements import first_letter_alternation
-from ...page.tags import ANCESTOR_TAG_BITS
-from .counts import block_lengths
+from ....page import Page
+from ....page.elements import first_letter_alternation
+from ....page.tags import ANCESTOR_TAG_BITS
+from ..counts import block_lengths
+from ..tag_groups import blocks_under, nearest_node_with
 from .furniture import longest_kept
 from .gaps import text_element_range
-from .tag_groups import blocks_under, nearest_node_with
 
 #: Headings that announce links to other pages rather than more of this one, lower-cased, in the languages of the
 #: corpora and of the pages users crawl most (English, German, French, Spanish, Polish, Italian, Dutch, Portuguese,
