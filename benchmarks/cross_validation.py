@@ -1,24 +1,15 @@
-"""Experiment (issue 9): score a training recipe on the training pages, out of fold, beside trafilatura.
+"""Score a training recipe on the training pages, out of fold, beside trafilatura.
 
-The validation splits hold 365 pages (WCXB: 128, seven of them listings and four products), and leads measured on
-them have not survived on independent pages.  This script gives ten times the pages: the ``train`` pages of every
-corpus are split in two folds (by a hash of the page id, so every run splits them the same way), a model of the
-recipe is trained on each fold's complement (checkpoints and threshold chosen on ``validation`` as usual), and
-every training page is then labelled by the model that never saw it and scored as ``web2text benchmark`` scores
-(word precision / recall / F1 against the corpus's own gold, WCXB per page type), with trafilatura on the same
-pages in the same run.  The models see half the training pages, so their figures are a little lower than a full
-model's; they compare recipes, and rules after decoding, with each other and with a peer.
+The ``train`` pages of every corpus are split in two folds by a hash of the page id; a model of the recipe is
+trained on each fold's complement and every training page is labelled by the model that never saw it and scored
+as ``web2text benchmark`` scores, with trafilatura on the same pages in the same run.
 
-    # one fold per process (two in parallel on two cores, about 5 minutes each); RECIPE is JSON over "default"
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python benchmarks/cross_validation.py train --fold 0 --output cv
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python benchmarks/cross_validation.py train --fold 1 --output cv
     PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python benchmarks/cross_validation.py score cv --peers trafilatura
-    # a distilled recipe, taught by earlier runs' models of the same fold (cv-s0-fold0.npz, ...)
-    python benchmarks/cross_validation.py train --fold 0 --seed 0 --recipe '{"teachers": 3, "teacher_weight": 0.5}' \
-        --teachers cv-s0 cv-s1 cv-s2 --output student
 
-``train`` writes ``OUTPUT-fold0.npz`` (+ ``.json``) and so on; ``score`` prints the benchmark's table (``--json``
-writes its rows).  Results are in docs/research/training-experiments.rst ("Out of fold").
+``train`` writes ``OUTPUT-fold0.npz`` (+ ``.json``); ``--recipe`` is JSON over "default".  Results:
+docs/evaluation.rst and docs/research/training-experiments.rst.
 """
 
 from __future__ import annotations

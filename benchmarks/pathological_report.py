@@ -1,12 +1,9 @@
-"""Time every pathological-input case of tests/extraction/test_pathological.py.
+"""Time every pathological-input case of tests/extraction/test_pathological.py (tests never assert timings).
 
     python benchmarks/pathological_report.py [--model PATH_OR_NAME]
 
-Prints one row per case: outcome (``ok`` when the case's expected behaviour
-holds, else the failure), seconds for ``extract()``, blocks, truncated.
-Timings are reported here, never asserted in tests.  Without ``--model`` an
-untrained model (random weights) labels the blocks; parsing and features,
-which dominate the time, do not depend on the weights.
+One row per case: outcome, seconds for ``extract()``, blocks, truncated.  Without ``--model`` an untrained model
+labels the blocks: parsing and features, which take most of the time, do not depend on the weights.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
-"""The shipped chain with and without some of its rules after decoding, page by page, out of fold and on validation.
+"""The shipped chain with and without its last rules after decoding, page by page, out of fold and on validation.
 
-``collect`` labels every page once with the shipped chain minus the rules named by ``--without`` (``skip_rules``),
-then applies those rules in the order the chain runs them (they must be the last of the rules that drop blocks,
-``rules.DROPPING``, so that the result is the shipped chain's labelling but for the gap fills' order), and writes one
-row per page: word precision / recall / F1 without and with them, after each one, and trafilatura's on the same page.
-Out of fold (``--split train``) each page is scored by the fold model that did not see it (``--cv STEM``:
-``STEM-fold0.npz``, ``STEM-fold1.npz``) and typed by that fold's page-type classifier (``--page-types STEM``, from
-``round3_study.py page-type-folds``); on validation by the models given and the shipped classifier. ``table`` prints
-the groups of ``round3_study.py`` (corpus, WCXB page type, language) for several row files (seeds)::
+``collect`` labels every page with the chain minus the rules named by ``--without`` (the last of
+``rules.DROPPING``), applies them again one by one and writes per page the word precision / recall / F1 without
+them, after each, and trafilatura's.  Out of fold (``--split train``) a page is labelled by the fold model that did
+not see it (``--cv STEM``) and typed by that fold's page-type classifier (``--page-types STEM``, from
+``page-type-folds``).  ``table`` prints per corpus, WCXB page type and language, for several row files (seeds)::
 
+    python benchmarks/rule_ablation.py page-type-folds -o runs/pt
     python benchmarks/rule_ablation.py collect --split train --cv runs_dist/w05-s0 --page-types runs/pt \\
         --without landmark_sections screen_reader_blocks --peer-cache runs/trafilatura -o runs/ablation-s0.jsonl
     python benchmarks/rule_ablation.py table runs/ablation-s0.jsonl runs/ablation-s1.jsonl runs/ablation-s2.jsonl
@@ -17,6 +15,7 @@ the groups of ``round3_study.py`` (corpus, WCXB page type, language) for several
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from collections import defaultdict
@@ -27,7 +26,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cross_validation import FOLDS, fold_of  # noqa: E402
-from round3_study import groups_of, page_row, trafilatura_outputs  # noqa: E402
 
 import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
@@ -37,6 +35,55 @@ from scrapy_web2text.labellers.web2text.rules import DROPPING, run_rules  # noqa
 from scrapy_web2text.page import parse_page  # noqa: E402
 from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records  # noqa: E402
 from scrapy_web2text.research.metrics import word_scores  # noqa: E402
+
+
+def page_row(record, corpus: str, page, gold: str, peer: dict[str, str]) -> dict:
+    """What a row says of its page: id, corpus, WCXB page type, the gold's language, trafilatura's word scores."""
+    from scrapy_web2text.labellers.web2text.languages import identify
+
+    text = gold or " ".join(page.texts)
+    language = (identify(text[:2000]) or "?") if text.strip() else "?"
+    traf = [round(v, 4) for v in word_scores(peer.get(record["id"], ""), gold)]
+    return {"id": record["id"], "corpus": corpus, "type": record.get("page_type") or "", "lang": language, "traf": traf}
+
+
+def trafilatura_outputs(records, path: Path) -> dict[str, str]:
+    """trafilatura's text of every record, cached in ``path``."""
+    if path.exists():
+        with gzip.open(path, "rt", encoding="utf-8") as source:
+            return json.load(source)
+    import trafilatura
+
+    def text(html: str) -> str:
+        try:
+            return trafilatura.extract(html, include_comments=False, include_tables=True) or ""
+        except Exception:  # a page trafilatura fails on scores as an empty output
+            return ""
+
+    outputs = {record["id"]: text(record["html"]) for record in records}
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        json.dump(outputs, out)
+    return outputs
+
+
+def groups_of(row) -> list[str]:
+    groups = ["all", row["corpus"], *([f"{row['corpus']}/{row['type']}"] if row["type"] else [])]
+    return [*groups, f"lang:{row['lang']}"]
+
+
+def train_page_type_folds(args) -> None:
+    """Page-type classifiers of each fold's complement (``STEM-foldN``), for typing pages out of fold."""
+    from scrapy_web2text.research.corpus import load_training_splits
+    from scrapy_web2text.research.train.page_types import format_confusion, train_page_types
+
+    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
+    train_pages, validation_pages = load_training_splits(files)
+    for fold in range(FOLDS):
+        seen = [page for page in train_pages if fold_of(page.id) != fold]
+        model = train_page_types(seen, validation_pages, files)
+        model.save(f"{args.output}-fold{fold}")
+        print(f"fold {fold}: validation accuracy {model.metadata['training']['validation_accuracy']}")
+        print(format_confusion(model))
 
 
 def last_rules(names: list[str]) -> tuple:
@@ -131,6 +178,10 @@ def main(argv=None) -> None:
     t.add_argument("rows", nargs="+")
     t.add_argument("--min-pages", type=int, default=10)
     t.set_defaults(run=table)
+    p = commands.add_parser("page-type-folds")
+    p.add_argument("--data", nargs="*")
+    p.add_argument("-o", "--output", required=True)
+    p.set_defaults(run=train_page_type_folds)
     args = parser.parse_args(argv)
     if args.run is collect and args.split == "train" and not (args.cv and args.page_types):
         parser.error("--split train needs --cv and --page-types")

@@ -1,10 +1,8 @@
 """Whether two versions of the chain give the same main text, page by page (a refactoring's check).
 
-``dump`` writes each page's main text, the word precision / recall / F1 of the chain and the word recall of the
-model alone (``extract(..., rules=False)`` where that argument exists), for a split of the corpora; ``compare``
-prints the pages whose main text differs between two dumps, per corpus the mean precision, recall and F1 of each and
-the pages that lose more than 0.01 F1, and counts the collapsed pages of each (the chain keeps less than 40 % of the
-gold words while the model alone keeps more than 70 %)::
+``dump`` writes each page's main text and word scores, with the model alone's word recall; ``compare`` prints
+per corpus the pages whose main text differs, the mean scores of each dump, the pages that lose more than 0.01
+F1 and the collapsed pages (the chain keeps under 40 % of the gold words, the model alone over 70 %)::
 
     python benchmarks/same_labels.py dump --split validation -o before.jsonl   # from the old checkout
     python benchmarks/same_labels.py dump --split validation -o after.jsonl

@@ -1,15 +1,15 @@
-"""Throughput of ``web2text warc`` on a local Dask cluster of 1 and 2 worker processes.
+"""Throughput of ``web2text warc`` in CPU time per core, beside trafilatura on the same records.
 
-    python benchmarks/warc_benchmark.py [--pages 400] [--chunk-records 50] [--workers 1 2]
+    python benchmarks/warc_benchmark.py [--splits validation test] [--workers 1 2] [--busy]
 
-Builds one gzip WARC (warcio's writer) from the ``validation`` pages of the
-corpora in ``../shared/data`` (each page a request, a response and a metadata
-record, as crawlers write them), then extracts it with
-:func:`scrapy_web2text.batch.runner.run` once per worker count.  Prints, per
-run, HTML records per second over the whole run (cluster start included) and
-over the extraction alone (cluster already up), and the latter per worker
-process (one thread each, so per core).  Also prints a single-process loop
-over the same records without Dask, the ceiling per core.
+Writes the pages of the given splits of ``../shared/data`` (1,010 pages of six corpora and many languages for
+validation and test) as one gzip WARC, each page a request, a response and a metadata record as crawlers write
+them.  Then, in this process with nothing set (as a user runs it): the runner's own task over the whole archive
+(reading, decoding, labelling, rows), in records per second of this process's CPU time, and the resident memory
+after each fifth of the archive, read twice (the caches of class names fill to their bound in the first pass; flat
+memory: the second pass no higher than the first pass's end); a plain trafilatura loop
+over the same records, timed the same way; and the run on a local Dask cluster of each ``--workers`` count, in
+records per second of elapsed time.  ``--busy`` runs a CPU-bound process on each core meanwhile.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import argparse
 import gzip
 import io
 import json
+import multiprocessing
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -27,10 +29,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-DATA = REPO.parent / "shared" / "data"
+DATA = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
 
 
-def build_warc(path: Path, pages: int) -> int:
+def build_warc(path: Path, splits: set[str]) -> int:
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
@@ -38,10 +40,10 @@ def build_warc(path: Path, pages: int) -> int:
     with path.open("wb") as stream:
         writer = WARCWriter(stream, gzip=True)
         for corpus in sorted(DATA.glob("*.jsonl.gz")):
-            with gzip.open(corpus, "rt", encoding="utf-8") as lines:
-                for line in lines:
+            with gzip.open(corpus, "rt", encoding="utf-8") as page_lines:
+                for line in page_lines:
                     page = json.loads(line)
-                    if page["split"] != "validation" or not page.get("html"):
+                    if page["split"] not in splits or not page.get("html"):
                         continue
                     url = page.get("url") or f"http://{page['dataset']}.example/{page['id']}"
                     body = page["html"].encode("utf-8")
@@ -49,76 +51,95 @@ def build_warc(path: Path, pages: int) -> int:
                     writer.write_record(writer.create_warc_record(url, "request", http_headers=request))
                     headers = [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(body)))]
                     http = StatusAndHeaders("200 OK", headers, protocol="HTTP/1.1")
-                    writer.write_record(
-                        writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http)
-                    )
+                    response = writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http)
                     meta = io.BytesIO(b"hopsFromSeed: L\n")
-                    writer.write_record(
-                        writer.create_warc_record(url, "metadata", payload=meta, warc_content_type="text/plain")
-                    )
+                    metadata = writer.create_warc_record(url, "metadata", payload=meta, warc_content_type="text/plain")
+                    writer.write_record(response)
+                    writer.write_record(metadata)
                     written += 1
-                    if written >= pages:
-                        return written
     return written
 
 
-def single_process(path: Path, model: str | None) -> tuple[int, float]:
+def rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def runner_in_process(path: Path, pages: int) -> tuple[int, float, list[float]]:
+    """The runner's task over the archive in five pieces, twice: rows and CPU seconds of the first pass (the
+    element caches cold, as on a new crawl's archive), resident MB after each piece of both passes."""
     from scrapy_web2text.batch.runner import Options, extract_piece, worker_model
+    from scrapy_web2text.batch.warc import plan_chunks
 
-    worker_model(model)  # load outside the timing, as a warm worker has
-    clock = time.perf_counter()
-    rows, _counts = extract_piece(str(path), 0, 10**9, Options(model=model))
-    return len(rows), time.perf_counter() - clock
+    worker_model(None)  # a warm worker has its model: the load is not a record's cost
+    pieces = plan_chunks(path, -(-3 * pages // 5))  # planned before the clock starts, as Dask's client does
+    rows, memory, clock = 0, [], time.process_time()
+    for offset, records in pieces:
+        rows += len(extract_piece(str(path), offset, records, Options())[0])
+        memory.append(rss_mb())
+    seconds = time.process_time() - clock
+    for offset, records in pieces:
+        extract_piece(str(path), offset, records, Options())
+        memory.append(rss_mb())
+    return rows, seconds, memory
 
 
-def on_cluster(path: Path, workers: int, chunk_records: int, model: str | None, folder: Path) -> dict:
+def trafilatura_loop(path: Path) -> tuple[int, float]:
+    import trafilatura
+
+    from scrapy_web2text.batch.warc import read_html
+
+    clock, done = time.process_time(), 0
+    for record in read_html(str(path), Counter()):
+        trafilatura.extract(record.body, url=record.url)
+        done += 1
+    return done, time.process_time() - clock
+
+
+def on_cluster(path: Path, workers: int, folder: Path) -> float:
     from dask.distributed import Client, LocalCluster
 
-    from scrapy_web2text.batch.runner import Options, run, worker_model
+    from scrapy_web2text.batch.runner import run, worker_model
 
-    started = time.perf_counter()
     with (
-        LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
-        ) as cluster,
+        LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address="127.0.0.1:0") as cluster,
         Client(cluster) as client,
     ):
-        client.run(worker_model, model)  # every worker loads the model before the clock starts
-        up = time.perf_counter()
-        summary = run(
-            [path], folder / f"out-{workers}.jsonl", client=client, options=Options(model=model),
-            chunk_records=chunk_records, show_progress=False,
-        )  # fmt: skip
-        done = time.perf_counter()
-    return {"html": summary.counts["html"], "total_s": done - started, "extract_s": done - up}
+        client.run(worker_model, None)
+        clock = time.perf_counter()
+        summary = run([path], folder / f"out-{workers}.jsonl", client=client, show_progress=False)
+        return summary.counts["html"] / (time.perf_counter() - clock)
+
+
+def spin() -> None:
+    while True:  # a CPU-bound neighbour
+        pass
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pages", type=int, default=400)
-    parser.add_argument("--chunk-records", type=int, default=60, help="records per task (3 per page)")
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--model", default=None, help="model name or path (default: the packaged model)")
+    parser.add_argument("--splits", nargs="+", default=["validation", "test"])
+    parser.add_argument("--workers", type=int, nargs="*", default=[1, 2])
+    parser.add_argument("--busy", action="store_true", help="a CPU-bound process on each core meanwhile")
     args = parser.parse_args()
-    os.environ.setdefault("WEB2TEXT_BLAS_THREADS", "1")
+    neighbours = [multiprocessing.Process(target=spin, daemon=True) for _ in range(os.cpu_count() if args.busy else 0)]
+    for neighbour in neighbours:
+        neighbour.start()
     with tempfile.TemporaryDirectory() as folder:
-        folder = Path(folder)
-        path = folder / "validation.warc.gz"
-        pages = build_warc(path, args.pages)
-        print(f"WARC: {pages} HTML responses ({3 * pages} records), {path.stat().st_size / 1e6:.1f} MB gzip")
-        rows, seconds = single_process(path, args.model)
-        print(f"no Dask, 1 process: {rows / seconds:.1f} records/s")
-        figures = Counter()
+        path = Path(folder) / "pages.warc.gz"
+        pages = build_warc(path, set(args.splits))
+        print(f"WARC: {pages} HTML responses ({3 * pages} records), {path.stat().st_size / 1e6:.1f} MB gzip; "
+              f"{len(neighbours)} busy neighbour(s), {os.cpu_count()} CPU(s)")  # fmt: skip
+        rows, seconds, memory = runner_in_process(path, pages)
+        print(f"web2text warc, 1 process: {rows / seconds:.1f} records/s per core of CPU time ({rows} rows)")
+        print("  resident MB after each fifth, two passes: " + ", ".join(f"{mb:.0f}" for mb in memory))
+        done, seconds_traf = trafilatura_loop(path)
+        print(f"trafilatura loop, 1 process: {done / seconds_traf:.1f} records/s per core of CPU time")
+        print(f"  ratio of CPU time per record, web2text / trafilatura: {(seconds / rows) / (seconds_traf / done):.2f}")
         for workers in args.workers:
-            result = on_cluster(path, workers, args.chunk_records, args.model, folder)
-            rate = result["html"] / result["extract_s"]
-            figures[workers] = rate
-            print(
-                f"{workers} worker(s): {rate:.1f} records/s ({rate / workers:.1f} per core) extracting; "
-                f"{result['html'] / result['total_s']:.1f} records/s with cluster start ({result['total_s']:.1f} s)"
-            )
-        if 1 in figures and 2 in figures:
-            print(f"speed-up 2 workers / 1 worker: {figures[2] / figures[1]:.2f} (on {os.cpu_count()} cores)")
+            rate = on_cluster(path, workers, Path(folder))
+            print(f"Dask, {workers} worker(s): {rate:.1f} records/s elapsed ({rate / workers:.1f} per worker)")
+        print(f"peak resident MB of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3:.0f}")
 
 
 if __name__ == "__main__":

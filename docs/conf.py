@@ -21,3 +21,19 @@ nitpicky = False
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 suppress_warnings = ["ref.python"]
+
+
+def _setting_entry(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``:setting-def:`WEB2TEXT_X```: the setting's name as code, with an anchor that ``:setting:`WEB2TEXT_X```
+    links to from any page (docs/settings.rst defines each setting once, in its definition list)."""
+    from docutils import nodes
+
+    env = inliner.document.settings.env
+    anchor = f"setting-{text}"
+    env.get_domain("std").note_object("setting", text, anchor, location=(env.docname, lineno))
+    return [nodes.target("", "", ids=[anchor]), nodes.literal(text, text)], []
+
+
+def setup(app):
+    app.add_crossref_type("setting", "setting", indextemplate="pair: %s; setting")
+    app.add_role("setting-def", _setting_entry)

@@ -25,7 +25,8 @@ def crawler(untrained_model):
 
 #: Test modules by what they need beyond the package, so that tests can be chosen by cost: ``pytest -m "not slow"``
 #: is the inner loop (the README), the full suite is the README's second command.  ``twins`` marks the
-#: tests that compare the compiled twins with their Python originals.
+#: tests that compare the compiled twins with their Python originals.  ``slow`` alone: modules whose tests run whole
+#: crawls or scripts in subprocesses (single heavy tests elsewhere carry ``@pytest.mark.slow`` themselves).
 MODULE_MARKS = {
     "show/test_view_browser.py": ("browser", "slow"),
     "integration/test_playwright_crawl.py": ("browser", "slow"),
@@ -39,7 +40,13 @@ MODULE_MARKS = {
     "package/test_wheel.py": ("wheel", "slow"),
     # every command and snippet of the README and the docs: five example crawls, a dozen CLI runs
     "package/test_snippets.py": ("slow",),
-    "page/test_speedups.py": ("twins",),
+    "integration/test_scrapy_crawl.py": ("slow",),
+    "integration/test_poet_crawl.py": ("slow",),
+    "integration/test_process_pool.py": ("slow",),
+    "integration/test_show_crawl.py": ("slow",),
+    "research/test_benchmark_scripts.py": ("slow",),
+    "extraction/test_output_growth.py": ("slow",),
+    "page/test_speedups.py": ("twins", "slow"),
     "labellers/test_compiled_layers.py": ("twins",),
     "labellers/test_compiled_edges.py": ("twins",),
     "extraction/test_block_paths.py": ("twins",),

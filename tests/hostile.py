@@ -1,7 +1,7 @@
 """Hostile pages (issue 10): each one froze, killed or emptied a crawl before the fixes.
 
 Shared by the regression tests (tests/extraction/test_hostile.py), the crawl test (tests/integration/test_faults.py) and
-``benchmarks/hostile_crawl.py``.  ``scale`` multiplies the sizes: 1.0 gives the sizes of the issue.
+``research/hostile_crawl.py``.  ``scale`` multiplies the sizes: 1.0 gives the sizes of the issue.
 """
 
 from __future__ import annotations

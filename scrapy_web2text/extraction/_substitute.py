@@ -1,8 +1,8 @@
 """Regular-expression substitution in memory linear in the text, for a text of any size.
 
 ``pattern.sub`` keeps each piece of the text (between matches, and each replacement) as its own ``str`` until it
-joins them, some 60 bytes a match: on a 10 MB text node of single-spaced words, markdownify's whitespace
-substitution alone took 130 MB more than the text.  A long text is substituted here a slice at a time, each slice
+joins them, some tens of bytes a match: on a large text node of single-spaced words, markdownify's whitespace
+substitution alone took many times the text's size.  A long text is substituted here a slice at a time, each slice
 cut where no match can cross, so that the pieces alive at once are a slice's.
 """
 

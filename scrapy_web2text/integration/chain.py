@@ -5,7 +5,7 @@ and returns a :class:`PageResult`: plain strings, numbers and the block records,
 tree.  So a result pickles in microseconds to cross from a worker process, the page's lxml tree is freed on the
 worker as soon as the job ends, and both pool kinds fill items by the same code.
 
-This module imports no Scrapy: worker processes import it, and Scrapy would cost each of them 0.7 s and 44 MB.
+This module imports no Scrapy: worker processes import it, and Scrapy would cost each its import time and memory.
 """
 
 from __future__ import annotations

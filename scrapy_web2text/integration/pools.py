@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .settings import Web2TextConfig
 
 #: Pages a pool labels before fresh workers replace its workers.  Threads: libxml2 keeps every element and
-#: attribute name a thread has parsed for the thread's life (40,000 pages of generated names: +40 MB); a fresh
+#: attribute name a thread has parsed for the thread's life (pages of generated names grow it without end); a fresh
 #: thread starts with an empty dictionary.  Processes: the same dictionary, and whatever else a long-lived
 #: process keeps.  Processes are recycled by replacing the executor, not with ``max_tasks_per_child``: on Python
 #: 3.11 to 3.13 that option deadlocks once a worker reaches its limit while pages queue (CPython gh-115634).

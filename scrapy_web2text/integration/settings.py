@@ -1,46 +1,13 @@
 """The ``WEB2TEXT_*`` settings: defaults, validation, and the spider override.
 
-Every setting can be set in a project's ``settings.py``, on the command
-line (``-s WEB2TEXT_THRESHOLD=0.6``) or per spider in ``custom_settings``.
-Both components read them once, when the crawler builds them.
+Every setting can be set in a project's ``settings.py``, on the command line (``-s WEB2TEXT_THRESHOLD=0.6``) or per
+spider in ``custom_settings``; both components read them once, when the crawler builds them.  :data:`SETTINGS` holds
+each one's default and a line on what it does; docs/settings.rst describes each at length, under an anchor of its
+name (``:setting:`WEB2TEXT_MODEL```), and a test holds the two to the same names and defaults.
 
-===========================  =====================  =========================================================
-Setting                      Default                Meaning
-===========================  =====================  =========================================================
-``WEB2TEXT_ENABLED``         ``True``               ``False`` disables both components (``NotConfigured``).
-``WEB2TEXT_MODEL``           ``"default"``          A packaged model's name or the path of ``NAME.npz``.
-``WEB2TEXT_METHOD``          ``"web2text"``         Labelling method, passed to ``extract(method=...)``.
-``WEB2TEXT_THRESHOLD``       ``None``               p(content) a block needs; ``None``: the model's own.
-``WEB2TEXT_RULES``           ``True``               ``False``: no rule after decoding runs (the model alone).
-``WEB2TEXT_TEXT_FIELD``      ``"main_text"``        Item field that receives the main text.
-``WEB2TEXT_BLOCKS_FIELD``    ``"web2text_blocks"``  Item field that receives the labelled blocks.
-``WEB2TEXT_INCLUDE_BLOCKS``  ``True``               ``False``: fill only the text field (``WEB2TEXT_BLOCKS="none"``).
-``WEB2TEXT_BLOCKS``          ``"compact"``          Block form: ``"compact"`` (label, probability, XPath),
-                                                    ``"full"`` (also the text) or ``"none"``.
-``WEB2TEXT_FORMATS``         ``["text"]``           Also ``"markdown"``, ``"html"``: ``main_markdown``/``main_html``.
-``WEB2TEXT_TITLE_FIELD``     ``"title"``            Item field for the headline (``""``: none); never overwritten.
-``WEB2TEXT_METADATA``        ``[]``                 Metadata fields (``"authors"``, ``"date_published"``...) into
-                                                    ``web2text_<field>``, or a dict ``{field: item field}``.
-``WEB2TEXT_HTML_FIELD``      ``"html"``             Item field holding raw HTML put there by the spider.
-``WEB2TEXT_URL_FIELD``       ``"url"``              Item field holding the page URL (pipeline logs, results).
-``WEB2TEXT_DROP_HTML``       ``False``              Remove the HTML field from items once labelled.
-``WEB2TEXT_MAX_BYTES``       ``5_000_000``          Larger pages are skipped (``0``: no limit).
-``WEB2TEXT_CONCURRENCY``     ``2``                  Workers that label pages (process-wide pool).
-``WEB2TEXT_POOL``            ``"thread"``           Worker kind: ``"thread"`` or ``"process"`` (spawned).
-``WEB2TEXT_BLAS_THREADS``    ``None``               BLAS threads while a page is labelled (``None``: the
-                                                    environment variable of that name, else 1; ``"keep"``).
-``WEB2TEXT_ERROR_FIELD``     ``""``                 Item field that says why labelling failed (``""``: none).
-``WEB2TEXT_SHOW_DIR``        ``None``               A folder: write the view (``web2text show``) of some pages.
-``WEB2TEXT_SHOW_EVERY``      ``10``                 With a show folder: one labelled page in N per spider.
-===========================  =====================  =========================================================
-
-``WEB2TEXT_PAGE_TYPE_FIELD`` (default ``""``: none) names an item field for the page's type,
-``{"label": "article", "probability": 0.93}`` (see ``Extraction.page_type``); a value the spider set is never
-overwritten.
-
-A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``)
-overrides ``WEB2TEXT_THRESHOLD``; per request, ``meta={"web2text": False}`` leaves the items of its response
-unlabelled and ``meta={"web2text_threshold": 0.6}`` sets the threshold for them.
+A spider attribute ``web2text_threshold`` (also ``-a web2text_threshold=0.7``) overrides ``WEB2TEXT_THRESHOLD``; per
+request, ``meta={"web2text": False}`` leaves the items of its response unlabelled and ``meta={"web2text_threshold":
+0.6}`` sets the threshold for them.
 """
 
 from __future__ import annotations
@@ -58,31 +25,34 @@ if TYPE_CHECKING:
 #: The labelling pools ``WEB2TEXT_POOL`` may name (``pools.POOLS`` holds one class each).
 POOL_KINDS = ("thread", "process")
 
-DEFAULTS: dict[str, Any] = {
-    "WEB2TEXT_ENABLED": True,
-    "WEB2TEXT_MODEL": "default",
-    "WEB2TEXT_METHOD": "web2text",
-    "WEB2TEXT_THRESHOLD": None,
-    "WEB2TEXT_RULES": True,
-    "WEB2TEXT_TEXT_FIELD": "main_text",
-    "WEB2TEXT_BLOCKS_FIELD": "web2text_blocks",
-    "WEB2TEXT_INCLUDE_BLOCKS": True,
-    "WEB2TEXT_BLOCKS": "compact",
-    "WEB2TEXT_FORMATS": ["text"],
-    "WEB2TEXT_TITLE_FIELD": "title",
-    "WEB2TEXT_METADATA": [],
-    "WEB2TEXT_PAGE_TYPE_FIELD": "",
-    "WEB2TEXT_HTML_FIELD": "html",
-    "WEB2TEXT_URL_FIELD": "url",
-    "WEB2TEXT_DROP_HTML": False,
-    "WEB2TEXT_MAX_BYTES": 5_000_000,
-    "WEB2TEXT_CONCURRENCY": 2,
-    "WEB2TEXT_BLAS_THREADS": None,
-    "WEB2TEXT_POOL": "thread",
-    "WEB2TEXT_ERROR_FIELD": "",
-    "WEB2TEXT_SHOW_DIR": None,
-    "WEB2TEXT_SHOW_EVERY": 10,
+#: Every setting: (default, what it does).  docs/settings.rst says more of each, under an anchor of its name.
+SETTINGS: dict[str, tuple[Any, str]] = {
+    "WEB2TEXT_ENABLED": (True, "False disables the three components (NotConfigured)."),
+    "WEB2TEXT_MODEL": ("default", "A packaged model's name or the path of NAME.npz."),
+    "WEB2TEXT_METHOD": ("web2text", "The labelling method, as extract(method=...)."),
+    "WEB2TEXT_THRESHOLD": (None, "The p(content) a block needs; None: the model's own."),
+    "WEB2TEXT_RULES": (True, "False: no rule after decoding runs (the model alone)."),
+    "WEB2TEXT_TEXT_FIELD": ("main_text", "The item field of the main text."),
+    "WEB2TEXT_BLOCKS_FIELD": ("web2text_blocks", "The item field of the labelled blocks."),
+    "WEB2TEXT_INCLUDE_BLOCKS": (True, "False: fill only the text field (as WEB2TEXT_BLOCKS = 'none')."),
+    "WEB2TEXT_BLOCKS": ("compact", "The blocks' form: 'compact', 'full' or 'none'."),
+    "WEB2TEXT_FORMATS": (["text"], "Also 'markdown' and 'html': main_markdown, main_html."),
+    "WEB2TEXT_TITLE_FIELD": ("title", "The item field of the headline ('': none); never overwritten."),
+    "WEB2TEXT_METADATA": ([], "Metadata fields into web2text_<field>, or a dict {field: item field}."),
+    "WEB2TEXT_PAGE_TYPE_FIELD": ("", "The item field of the page's type ('': none); never overwritten."),
+    "WEB2TEXT_HTML_FIELD": ("html", "The item field of raw HTML put there by the spider."),
+    "WEB2TEXT_URL_FIELD": ("url", "The item field of the page's URL (logs, results)."),
+    "WEB2TEXT_DROP_HTML": (False, "Remove the HTML field from items once labelled."),
+    "WEB2TEXT_MAX_BYTES": (5_000_000, "Larger pages are skipped (0: no limit)."),
+    "WEB2TEXT_CONCURRENCY": (2, "Workers that label pages (a process-wide pool)."),
+    "WEB2TEXT_BLAS_THREADS": (None, "BLAS threads while a page is labelled (None: the environment's, else 1)."),
+    "WEB2TEXT_POOL": ("thread", "The workers' kind: 'thread' or 'process' (spawned)."),
+    "WEB2TEXT_ERROR_FIELD": ("", "The item field that says why labelling failed ('': none)."),
+    "WEB2TEXT_SHOW_DIR": (None, "A folder: write the view (web2text show) of some pages."),
+    "WEB2TEXT_SHOW_EVERY": (10, "With a show folder: one labelled page in N per spider."),
 }
+#: Each setting's default.
+DEFAULTS: dict[str, Any] = {name: default for name, (default, _) in SETTINGS.items()}
 
 #: Settings of the prefix read elsewhere (the scrapy-redis scheduler) or from the environment, besides
 #: :data:`DEFAULTS`: a name the package knows, which no warning calls misspelt.

@@ -12,6 +12,7 @@ Labellers that need weights load them through :func:`load_weights`, the one cach
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import os
 import threading
@@ -88,7 +89,7 @@ _WEIGHT_LOADERS: dict[str, str] = {
     "boilernet": "scrapy_web2text.labellers.boilernet:load_boilernet",
 }
 #: name -> "module:attribute" of a function that loads what the labeller would otherwise load at its first page
-#: that needs it (web2text: the language identifier, 0.8 s); see :func:`warm_up_labeller`.
+#: that needs it (web2text: the language identifier, slow to load); see :func:`warm_up_labeller`.
 _WARM_UPS: dict[str, str] = {
     "web2text": "scrapy_web2text.labellers.web2text.languages:load_identifier",
     "web2text-unary": "scrapy_web2text.labellers.web2text.languages:load_identifier",
@@ -142,7 +143,7 @@ _weights_lock = threading.Lock()
 
 
 #: Absolute paths as given → resolved: extract() asks for its model on every call, and resolving a path (a system
-#: call per component) cost 40 us of a page's 6 ms.  Relative paths are resolved each time: they depend on the
+#: call per component) showed in the time of a small page.  Relative paths are resolved each time: they depend on the
 #: working directory.
 _resolved_paths: dict[str, str] = {}
 
@@ -221,6 +222,18 @@ def weights_files(path: str | Path) -> tuple[Path, Path]:
     path = Path(path)
     stem = path.with_suffix("") if path.suffix in (".npz", ".json") else path
     return stem.with_name(f"{stem.name}.npz"), stem.with_name(f"{stem.name}.json")
+
+
+def read_weights(stem: str | Path, format_name: str, what: str) -> tuple[Path, dict[str, Any], dict[str, np.ndarray]]:
+    """A baseline's weights named ``stem``: the ``.npz`` path, the JSON description and the arrays as float64.
+    ``ValueError`` when the description is not of ``format_name`` (``what`` names the model in the message)."""
+    npz, description = weights_files(stem)
+    meta = json.loads(description.read_text(encoding="utf-8"))
+    if meta.get("format") != format_name:
+        raise ValueError(f"{description} is not a {what} baseline model")
+    with np.load(npz, allow_pickle=False) as arrays:
+        parts = {key: arrays[key].astype(np.float64) for key in arrays.files}
+    return npz, meta, parts
 
 
 def load_weights_file(

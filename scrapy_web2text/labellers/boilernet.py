@@ -29,9 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights_file, weights_files
+from .base import Labelling, load_weights_file, read_weights, weights_files
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
+#: How to make the weights where they are missing.
+TRAINING = "train them with python -m scrapy_web2text.research.train.boilernet CORPUS... (needs the train extra: torch)"
 FORMAT = "scrapy-web2text-boilernet"
 _WORD = re.compile(r"\w+")
 
@@ -130,26 +132,10 @@ class BoilerNetModel:
 
     @classmethod
     def load(cls, stem: str | Path) -> BoilerNetModel:
-        npz, description = weights_files(stem)
-        meta = json.loads(description.read_text(encoding="utf-8"))
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"{description} is not a BoilerNet baseline model")
-        with np.load(npz, allow_pickle=False) as arrays:
-            parts = {key: arrays[key].astype(np.float64) for key in arrays.files}
+        _, meta, parts = read_weights(stem, FORMAT, "BoilerNet")
         tags, words = meta.pop("tags"), meta.pop("words")
         meta = {k: v for k, v in meta.items() if k not in ("format", "version")}
         return cls(tags, words, parts, meta)
-
-
-def load_boilernet(path: str | Path | None = None) -> BoilerNetModel:
-    """The BoilerNet weights at ``path`` (default: the shipped ones), loaded once per process."""
-    return load_weights_file(
-        BoilerNetModel.load,
-        path,
-        MODELS / "boilernet",
-        "BoilerNet weights",
-        "train them with python -m scrapy_web2text.research.train.boilernet CORPUS... (needs the train extra: torch)",
-    )
 
 
 def boilernet(page: Page, *, model=None, threshold=None):
@@ -162,3 +148,8 @@ def boilernet(page: Page, *, model=None, threshold=None):
     return Labelling(
         probabilities >= threshold, probabilities, "boilernet", {"network": 1000 * (time.perf_counter() - clock)}
     )
+
+
+def load_boilernet(path: str | Path | None = None) -> BoilerNetModel:
+    """The BoilerNet weights at ``path`` (default: the shipped ones), loaded once per process."""
+    return load_weights_file(BoilerNetModel.load, path, MODELS / "boilernet", "BoilerNet weights", TRAINING)

@@ -27,10 +27,12 @@ from pathlib import Path
 import numpy as np
 
 from ..page import Page
-from .base import Labelling, load_weights_file, weights_files
+from .base import Labelling, load_weights_file, read_weights, weights_files
 from .web2text.features import BLOCK_FEATURES, block_features
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
+#: How to make the weights where they are missing.
+TRAINING = "train them with python -m scrapy_web2text.research.train.crf CORPUS..."
 FORMAT = "scrapy-web2text-crf"
 
 
@@ -114,27 +116,11 @@ class CRFModel:
 
     @classmethod
     def load(cls, stem: str | Path) -> CRFModel:
-        npz, description = weights_files(stem)
-        meta = json.loads(description.read_text(encoding="utf-8"))
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"{description} is not a CRF baseline model")
+        npz, meta, parts = read_weights(stem, FORMAT, "CRF")
         if meta.get("block_features") != list(BLOCK_FEATURES):
             raise ValueError(f"{npz}: trained on other block features; retrain it")
-        with np.load(npz, allow_pickle=False) as arrays:
-            parts = {key: arrays[key].astype(np.float64) for key in arrays.files}
         meta = {k: v for k, v in meta.items() if k not in ("format", "version", "block_features")}
         return cls(metadata=meta, **parts)
-
-
-def load_crf(path: str | Path | None = None) -> CRFModel:
-    """The CRF weights at ``path`` (default: the shipped ones), loaded once per process."""
-    return load_weights_file(
-        CRFModel.load,
-        path,
-        MODELS / "crf",
-        "CRF weights",
-        "train them with python -m scrapy_web2text.research.train.crf CORPUS...",
-    )
 
 
 def crf(page: Page, *, model=None, threshold=None):
@@ -152,3 +138,8 @@ def crf(page: Page, *, model=None, threshold=None):
         "crf",
         {"features": 1000 * (features_done - clock), "decode": 1000 * (done - features_done)},
     )
+
+
+def load_crf(path: str | Path | None = None) -> CRFModel:
+    """The CRF weights at ``path`` (default: the shipped ones), loaded once per process."""
+    return load_weights_file(CRFModel.load, path, MODELS / "crf", "CRF weights", TRAINING)

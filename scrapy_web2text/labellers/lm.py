@@ -38,6 +38,8 @@ from .web2text.layers import without_subnormals
 from .web2text.viterbi import viterbi
 
 MODELS = Path(__file__).resolve().parents[1] / "models" / "baselines"
+#: How to make the head where it is missing.
+TRAINING = "train one with web2text train --config lm (needs torch)"
 FORMAT = "scrapy-web2text-lm"
 PARTS = ("embedding", "position", "tags")
 POSITION_DIMENSIONS = 32
@@ -251,17 +253,6 @@ class LMModel:
             raise ValueError(f"{where}: threshold must lie in (0, 1) and smoothing be >= 0")
 
 
-def load_lm(path: str | Path | None = None) -> LMModel:
-    """The language-model head at ``path`` (default: the shipped one), loaded once per process."""
-    return load_weights_file(
-        LMModel.load,
-        path,
-        MODELS / "lm",
-        "language-model head",
-        "train one with web2text train --config lm (needs torch)",
-    )
-
-
 def lm(page: Page, *, model=None, threshold=None):
     """The language-model classifier; needs the ``lm`` extra.
 
@@ -281,3 +272,8 @@ def lm(page: Page, *, model=None, threshold=None):
     return Labelling(
         keep, probabilities, "lm", {"features": 1000 * (embedded - clock), "network": 1000 * (done - embedded)}
     )
+
+
+def load_lm(path: str | Path | None = None) -> LMModel:
+    """The language-model head at ``path`` (default: the shipped one), loaded once per process."""
+    return load_weights_file(LMModel.load, path, MODELS / "lm", "language-model head", TRAINING)

@@ -4,7 +4,7 @@
 :meth:`.walk.Walker.walk` is the reference and the documentation of every step; this module is the same steps in
 the same order, and ``tests/page/test_speedups.py`` holds the two to identical pages.  What changes is how the tree is
 read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
-``text`` and ``tail`` of every element: about 1.5 µs of Python calls per element, the largest stage of ``extract()``
+``text`` and ``tail`` of every element: Python calls per element, the largest stage of ``extract()``
 (issue 13).  Here the loop follows libxml2's ``children``/``next``/``parent`` pointers through lxml's public C API
 (``lxml.includes.etreepublic``), reads names, attributes and text straight from the nodes, and makes a Python object
 only where the walk keeps one: a tag name, a ``class``/``id`` value, a text that is not blank, and the proxy of an

@@ -1,7 +1,7 @@
 """A guard against elements with huge numbers of attributes, run before libxml2 sees the page.
 
 libxml2 checks each new attribute of an element against the ones before it: an element with 100,000 attributes
-takes it 12 s (quadratic), holding the GIL, so one such page stalls every spider of the process.  A page that may
+takes it seconds (quadratic), holding the GIL, so one such page stalls every spider of the process.  A page that may
 hold an element with more than :data:`MAX_ATTRIBUTES` attributes (found by one bounded regex search) is rewritten
 with the attributes past that number removed from such elements; ``Page.stripped_attributes`` records it.  Only
 ``class`` and ``id`` feed the features, and real pages stay far below the cap.
@@ -56,7 +56,7 @@ def excess_attribute_cuts(html: str, cap: int = MAX_ATTRIBUTES) -> list[tuple[in
     One forward scan with the tokenizer of :mod:`.flatten` (the HTML standard's), so linear.  The reference of the
     compiled twin (``_attributes.pyx``), which :func:`strip_excess_attributes` runs where it is built: on pages
     whose scripts the search of :func:`may_have_crowded_tags` reads as tags (``i<n;`` followed by hundreds of
-    words), this scan took 9 to 31 ms a page in Python.
+    words), this scan is slow in Python.
     """
     cuts: list[tuple[int, int]] = []
     position = 0

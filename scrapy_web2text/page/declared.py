@@ -8,11 +8,10 @@ features.  They are the publisher's own words, the same in every language: a sho
 Reading is bounded whatever the page, and costs a few string searches on most: at most :data:`MAX_SCRIPTS` JSON-LD
 scripts of which the first :data:`MAX_SCRIPT_CHARS` characters each, at most :data:`MAX_TYPES` type names of at
 most :data:`MAX_TYPE_CHARS` characters, and ``<article>`` elements counted up to :data:`MAX_ARTICLES`.  Scripts and
-``itemtype`` attributes are found by searching the page's source rather than by XPaths over its tree (0.1 ms
-against 0.24 ms at the median validation page, 0.4 ms against 0.7 ms at the 90th percentile), with the walk's compiled
-search where it is built (:func:`_find`), and the JSON is not
-parsed: its ``"@type"`` values are found by a scan (a page's JSON-LD is often invalid JSON, and parsing a large
-script costs more than the rest of the classification).
+``itemtype`` attributes are found by searching the page's source rather than by XPaths over its tree (a fraction
+of their time; figures in docs/research/speed-rounds.rst), with the walk's compiled search where it is built
+(:func:`_find`), and the JSON is not parsed: its ``"@type"`` values are found by a scan (a page's JSON-LD is often
+invalid JSON, and parsing a large script costs more than the rest of the classification).
 """
 
 from __future__ import annotations
@@ -98,8 +97,8 @@ def _last_part(name: str) -> str:
 
 def _find(source: str, word: str, start: int) -> int:
     """``source.find(word, start)``: the compiled walk's search where it is built, which compares 16 bytes at a time
-    on the two-byte strings of most pages (``_search.h``; 6 us against 40 us for one search of a 90,000-character
-    page, where ``str.find`` runs its two-way algorithm one code point at a time)."""
+    on the two-byte strings of most pages (``_search.h``), where ``str.find`` runs its two-way algorithm one code
+    point at a time."""
     if SPEEDUPS is None:
         return source.find(word, start)
     return SPEEDUPS.find(source, word, start, len(source))

@@ -329,6 +329,6 @@ def decode_html(data: bytes, encoding: str | None = None) -> str:
 
 def decode_html_utf8(data: bytes, encoding: str | None = None) -> tuple[str, bytes | None]:
     """:func:`decode_html`'s text, and ``data`` itself where it is exactly that text in UTF-8 (``None`` otherwise):
-    the parser reads UTF-8, and encoding the text again cost 0.04 ms of a median page (0.12 on average)."""
+    the parser reads UTF-8, and encoding the text again would cost every page a copy."""
     decoded = read_bytes(data, encoding)
     return decoded.text, decoded.utf8

@@ -3,7 +3,7 @@ skipped, ancestor bit) and its class/id (lower-cased, tag path segment, keyword 
 
 The caches are shared by all pages (sites repeat their class names on every page) and bounded: by entries, by the
 characters they hold, and values over ``_CACHED_VALUE_MAX_CHARS`` are never cached (pages of long class names grew
-them by 0.7 MB a page).
+them on every page).
 """
 
 from __future__ import annotations
@@ -54,12 +54,12 @@ def _scan_pattern(words) -> str:
     return f"(?=({first_letter_alternation(words)}))"
 
 
-#: Every keyword word at every position of a token, in one scan: 2.6 times faster than a substring test per word
-#: on 20,000 real class tokens, with the same masks.
+#: Every keyword word at every position of a token, in one scan: faster than a substring test per word, with the
+#: same masks.
 _KEYWORD_SCAN = re.compile(_scan_pattern(_KEYWORD_WORDS))
 _TOKEN_MASKS: dict[str, int] = {}
 #: Whole ``"class id"`` strings → their masks: a CDOM node's string of a dozen tokens (a menu item's classes) cost a
-#: dozen look-ups in ``_TOKEN_MASKS`` each time it was read, 50 us a page on some sites.
+#: dozen look-ups in ``_TOKEN_MASKS`` each time it was read, on every block below it.
 _STRING_MASKS: dict[str, int] = {}
 
 
@@ -96,7 +96,7 @@ def keyword_mask(attributes: str) -> int:
 #: shared by all pages: sites repeat their class names on every page.
 #: Both caches are bounded by entries, and values longer than
 #: ``_CACHED_VALUE_MAX_CHARS`` are not cached: pages of long class names
-#: grew them by 0.7 MB a page.
+#: grew them on every page.
 _ATTRIBUTE_CACHE: dict[tuple[str, str], tuple[str, str, int]] = {}
 _ATTRIBUTE_CACHE_SIZE = 100_000
 _CACHED_VALUE_MAX_CHARS = 256
@@ -117,8 +117,8 @@ def _cache(cache: dict, name: str, key, value, chars: int) -> None:
 
 
 #: A class name in a tag path is cut to this many characters: the blocks
-#: below an element repeat its path segment (a 200 KB class token on a
-#: ``<div>`` around 5,000 paragraphs made 1 GB of tag paths).  Path ids
+#: below an element repeat its path segment (a huge class token on a
+#: ``<div>`` around thousands of paragraphs made gigabytes of tag paths).  Path ids
 #: still tell the full class names apart.
 TAG_PATH_CLASS_CHARS = 64
 

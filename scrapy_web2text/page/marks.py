@@ -60,7 +60,7 @@ def unmark_page_wrapper(page) -> None:
 
     Pages with less hidden text than that (nearly all) return at once; the others cost one pass over the tree."""
     hidden = (page.ancestor_tags & HIDDEN_BIT) != 0
-    if not hidden.any():  # 225 of the 365 validation pages
+    if not hidden.any():  # most pages
         return
     lengths = np.fromiter(map(len, page.texts), np.int64, len(page.texts))
     total = int(lengths.sum())

@@ -2,8 +2,8 @@
 
 The walk numbers a page's CDOM nodes into ``Page.node_table``, one row each, which the features and the networks
 read.  The objects are for readers that want one per node (a result's blocks, the LM labeller, research code):
-making them for every page cost 0.09 ms of its 6, so the walk leaves ``Page.nodes`` unset and the page makes them
-here when they are first read.
+making them for every page would cost every page for the few readers, so the walk leaves ``Page.nodes`` unset and
+the page makes them here when they are first read.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A corpus file holds one page per line (``id``, ``dataset``, ``split``,
 ``url``, ``html``, ``text`` = gold main text).  Parsing, features and the
-alignment cost ~50 ms a page, so each (corpus, split) is processed once and
+alignment cost tens of milliseconds a page, so each (corpus, split) is processed once and
 cached as an ``.npz`` of arrays plus a gzip JSON of texts.  The cache key
 includes a fingerprint of the code that produces them, so a change to
 parsing, features or alignment rebuilds the cache instead of reusing stale

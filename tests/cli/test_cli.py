@@ -66,6 +66,7 @@ def test_evaluate_prints_a_row_per_corpus(capsys, tiny_corpus, tmp_path):
     assert row["pages"] == 2 and row["f1"] > 0.8 and row["label_coverage"] > 0.95
 
 
+@pytest.mark.slow
 def test_train_writes_a_loadable_model(capsys, tiny_corpus, tmp_path):
     pytest.importorskip("torch", reason="training needs the 'train' extra")  # CI installs it
     stem = tmp_path / "trained"
@@ -91,6 +92,7 @@ def test_train_writes_a_loadable_model(capsys, tiny_corpus, tmp_path):
     assert main(["extract", "--model", str(stem) + ".npz", str(FIXTURES / "article.html")]) == 0
 
 
+@pytest.mark.slow
 def test_train_distils_from_the_teachers_given_and_refuses_them_for_a_recipe_that_is_not_distilled(
     capsys, tiny_corpus, tmp_path
 ):

@@ -14,6 +14,7 @@ import re
 import time
 import tracemalloc
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -193,6 +194,7 @@ def test_hostile_links_and_markdown_significant_text_stay_inert(spelling, payloa
         assert not re.search(r"<(?!/?(?:div|p|a|br|code|pre|em|strong)\b)[a-z]", output)  # no page-made tags
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=st.integers(100, 400), tag=st.sampled_from(["br", "b", "a", "span", "i"]))
 def test_many_kept_pieces_under_one_parent_grow_html_and_markdown_linearly(pieces, tag) -> None:

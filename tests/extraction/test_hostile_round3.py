@@ -315,6 +315,7 @@ def _growth(page, output, small: int) -> float:
 LINEAR = 30
 
 
+@pytest.mark.slow
 def test_many_kept_pieces_under_one_parent_give_html_and_markdown_in_linear_time():
     page = lambda n: "<p>" + "word <br>" * n + "</p>"  # noqa: E731
     assert _growth(page, lambda result: result.html, 3000) < LINEAR
@@ -358,6 +359,7 @@ OUTPUTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 @pytest.mark.parametrize("name", OUTPUTS)
 def test_every_output_grows_linearly_with_the_page(family, name):

@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -181,6 +182,7 @@ def block_words(result) -> list[str]:
     return [word for block in result.blocks for word in block.text.split(" ")]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES)
 def test_every_text_node_lands_in_exactly_one_block_in_order(body) -> None:
@@ -200,6 +202,7 @@ def test_every_text_node_lands_in_exactly_one_block_in_order(body) -> None:
     assert not any(word in hidden for word in block_words(result))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.floats(0.05, 0.95))
 def test_main_text_is_the_content_blocks_joined(body, threshold) -> None:
@@ -214,6 +217,7 @@ def test_main_text_is_the_content_blocks_joined(body, threshold) -> None:
     assert all(any(char == candidate for candidate in characters) for char in squash(result.main_text))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.permutations(" \t\n"))
 def test_swapping_whitespace_characters_changes_nothing(body, permutation) -> None:
@@ -226,6 +230,7 @@ def test_swapping_whitespace_characters_changes_nothing(body, permutation) -> No
     assert first.main_text == second.main_text
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.sampled_from(["\n", "  \n\t ", "\r\n" * 5]))
 def test_added_whitespace_moves_only_position_features(body, pad) -> None:
@@ -239,6 +244,7 @@ def test_added_whitespace_moves_only_position_features(body, pad) -> None:
     assert np.array_equal(e[:, ~EDGE_POSITION_COLUMNS], f[:, ~EDGE_POSITION_COLUMNS])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES)
 def test_str_and_bytes_agree_and_extraction_is_deterministic(body) -> None:
@@ -252,6 +258,7 @@ def test_str_and_bytes_agree_and_extraction_is_deterministic(body) -> None:
     assert from_str == again
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES)
 def test_collapsed_dom_is_well_formed(body) -> None:
@@ -283,6 +290,7 @@ def test_collapsed_dom_is_well_formed(body) -> None:
     assert np.all(np.diff(page.starts) >= 0)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.floats(0.05, 0.9), st.floats(0.01, 0.09))
 def test_unary_threshold_is_monotone(body, low, step) -> None:
@@ -313,6 +321,7 @@ def test_any_bytes_give_an_extraction(data, encoding) -> None:
         block.text.encode("utf-8")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(BODIES, st.floats(0.05, 0.95))
 def test_clean_html_and_markdown_hold_exactly_the_content_blocks(body, threshold) -> None:

@@ -190,6 +190,7 @@ def test_pickled_object_array_in_a_model_is_rejected_without_unpickling(tmp_path
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_bad_model_stops_the_crawl_before_the_first_request(tmp_path, model_path) -> None:
     site = build_site(articles=5, extras=False)
     broken = corrupt_models(tmp_path, model_path)
@@ -235,6 +236,7 @@ def test_page_that_raises_is_logged_counted_and_its_item_still_goes_out(tmp_path
 # --- SIGINT, then resume from JOBDIR ------------------------------------------
 
 
+@pytest.mark.slow
 def test_interrupted_crawl_resumed_from_jobdir_loses_no_item(tmp_path, model_path) -> None:
     site = build_site(articles=60, extras=False)
     paths = sorted(site.expected)
@@ -264,11 +266,12 @@ def test_interrupted_crawl_resumed_from_jobdir_loses_no_item(tmp_path, model_pat
 # --- hostile pages: no item lost (issue 10) ------------------------------------
 
 
+@pytest.mark.slow
 def test_crawl_mixing_hostile_pages_and_every_item_kind_loses_no_item(tmp_path, model_path) -> None:
-    """A small run of benchmarks/hostile_crawl.py: every hostile page of issue 10, six item kinds, both components."""
+    """A small run of research/hostile_crawl.py: every hostile page of issue 10, six item kinds, both components."""
     figures = tmp_path / "figures.json"
     completed = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "hostile_crawl.py"), "--articles", "6", "--scale", "0.05"]
+        [sys.executable, str(REPO / "research" / "hostile_crawl.py"), "--articles", "6", "--scale", "0.05"]
         + ["--model", str(model_path), "--json", str(figures)],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")},

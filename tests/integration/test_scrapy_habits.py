@@ -137,7 +137,8 @@ def test_the_pipeline_does_not_count_the_middlewares_items_as_skipped(untrained_
 def test_the_charset_middleware_obeys_web2text_enabled():
     with pytest.raises(NotConfigured):
         Web2TextCharsetMiddleware.from_crawler(make_crawler({"WEB2TEXT_ENABLED": False}))
-    assert Web2TextCharsetMiddleware.from_crawler(make_crawler({})) is not None
+    crawler = make_crawler({})
+    assert Web2TextCharsetMiddleware.from_crawler(crawler).stats is crawler.stats  # it counts in the crawl's stats
 
 
 @pytest.mark.parametrize(

@@ -99,6 +99,7 @@ def test_a_wrong_setting_fails_at_start_up(untrained_model, value, message):
         Web2TextConfig.from_crawler(crawler)
 
 
+@pytest.mark.slow
 def test_the_example_crawl_writes_metadata_into_its_feed(tmp_path):
     from tests.integration.test_scrapy_crawl import crawl
 

@@ -113,6 +113,7 @@ def _other_threads_cpu(variable: str | None) -> float:
     return json.loads(done.stdout)["others"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.cpu_count() < 2, reason="BLAS starts no helper threads on one core")
 def test_blas_helper_threads_stay_idle_while_pages_are_labelled_with_no_setting():
     assert _other_threads_cpu(None) < 0.05

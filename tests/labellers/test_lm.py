@@ -59,6 +59,7 @@ def reference_embeddings():
     return model.encode(TEXTS, convert_to_numpy=True, batch_size=2)
 
 
+@pytest.mark.slow
 def test_numpy_encoder_matches_sentence_transformers(reference_embeddings):
     ours = encoder_module.load_encoder().encode(TEXTS)
     assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
@@ -228,6 +229,7 @@ def test_cli_and_scrapy_setting_select_lm(tmp_path, capsys):
     assert PARAGRAPH in item["main_text"] and "Section 3" not in item["main_text"]
 
 
+@pytest.mark.slow
 def test_training_writes_a_head_with_its_ablation(tmp_path):
     from scrapy_web2text.research.train import lm as train_lm
 

@@ -140,6 +140,7 @@ def _real_pages():
     return [fixture_text("article.html")]
 
 
+@pytest.mark.slow
 def test_numpy_inference_matches_torch():
     torch = pytest.importorskip("torch", reason="parity needs the 'train' extra")  # CI installs it
     from scrapy_web2text.research.train.networks import ConvStack

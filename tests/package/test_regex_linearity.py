@@ -285,6 +285,7 @@ def test_every_pattern_says_why_it_is_linear() -> None:
     assert set(_patterns()) == set(WHY_LINEAR)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(WHY_LINEAR))
 def test_no_regex_is_super_linear(name) -> None:
     patterns = _patterns()[name]

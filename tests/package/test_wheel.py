@@ -199,7 +199,8 @@ def test_the_wheel_is_stripped_and_its_metadata_complete(wheel_venv):
     for name, size in twins.items():  # unstripped, the twins weigh 0.4-1.4 MB each (debug information)
         assert size < 400_000, (name, size)
     fields = re.findall(r"^([\w-]+): (.*)$", metadata, re.M)
-    assert ("Version", scrapy_web2text.__version__) in fields and scrapy_web2text.__version__ == "0.2.0"
+    # The version setup.py writes into the wheel is the package's own (setup.py reads it from __init__.py).
+    assert ("Version", scrapy_web2text.__version__) in fields
     assert ("License-Expression", "BSD-3-Clause") in fields and ("Author", "scrapy-web2text maintainers") in fields
     assert not [value for key, value in fields if key == "Classifier" and value.startswith("License ::")]
     assert {value.split(",")[0] for key, value in fields if key == "Project-URL"} >= {"Source", "Documentation"}

@@ -159,6 +159,7 @@ def test_rst_table_has_a_row_per_system():
     assert text.count("   * - ") == 3  # header + 2 rows
 
 
+@pytest.mark.slow
 def test_cleaneval_sample_reproduces_the_paper_ordering():
     """On CleanEval test pages, Boilerpipe's default extractor beats the
     largest-block one at block F1, as in the paper's table."""

@@ -1,4 +1,4 @@
-"""The benchmark scripts run against the current chain (they import internals that move with the code)."""
+"""The benchmark and research scripts run against the current chain (they import internals that move with the code)."""
 
 import dataclasses
 import importlib.util
@@ -56,8 +56,8 @@ def test_speed_script_times_every_stage_of_the_shipped_model():
         assert row in done.stdout, row
 
 
-def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", REPO / "benchmarks" / f"{name}.py")
+def _script(name: str, folder: str = "benchmarks"):
+    spec = importlib.util.spec_from_file_location(f"{folder}_{name}", REPO / folder / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
@@ -65,7 +65,7 @@ def _script(name: str):
 
 
 def test_an_ensemble_of_one_model_twice_labels_as_that_model():
-    ensemble = _script("ensemble")
+    ensemble = _script("ensemble", "research")
     model = load_model()
     twice = ensemble.EnsembleModel.of([model, model], threshold=model.config["threshold"])
     site = build_site(articles=2, extras=False)
@@ -83,7 +83,7 @@ def test_an_ensemble_of_one_model_twice_labels_as_that_model():
 def test_ensemble_names_a_missing_corpus_file_as_web2text_train_does(tmp_path, capsys):
     missing = str(tmp_path / "nowhere.jsonl.gz")
     with pytest.raises(SystemExit) as stop:
-        _script("ensemble").main([f"--data={missing}", "score", "one=default"])
+        _script("ensemble", "research").main([f"--data={missing}", "score", "one=default"])
     assert stop.value.code == 2
     assert f"corpus file(s) not found: {missing}" in capsys.readouterr().err
 
@@ -108,12 +108,12 @@ def test_cross_validation_labels_each_page_with_the_model_that_held_it_out():
 def test_round3_study_scores_variants_per_page_and_tables_them(tmp_path):
     data = corpus_file("readability")
     rows = tmp_path / "rows.jsonl"
-    collect = [sys.executable, "benchmarks/round3_study.py", "collect", "--split", "validation", "--limit", "2"]
+    collect = [sys.executable, "research/round3_study.py", "collect", "--split", "validation", "--limit", "2"]
     collect += ["--models", "scrapy_web2text/models/default.npz", "--data", str(data)]
     collect += ["--peer-cache", str(tmp_path / "peer"), "-o", str(rows)]
     done = subprocess.run(collect, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    table = [sys.executable, "benchmarks/round3_study.py", "table", str(rows), "--min-pages", "1"]
+    table = [sys.executable, "research/round3_study.py", "table", str(rows), "--min-pages", "1"]
     table += ["--page-types", "scrapy_web2text/models/page_types", "--policies", "base", "article=hidden,*=base"]
     done = subprocess.run(table, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

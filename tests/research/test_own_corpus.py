@@ -26,6 +26,7 @@ def documented_builder() -> str:
     return "\n".join(line[4:] for line in block.group(1).splitlines())
 
 
+@pytest.mark.slow
 def test_the_documented_corpus_trains_and_evaluates(tmp_path, capsys, monkeypatch):
     pages = tmp_path / "pages"
     pages.mkdir()

@@ -62,8 +62,7 @@ cdef enum:
 
 cdef struct _Stopwords:
     # The packed words by their hash, 0 in an empty slot (a packed word is never 0).  A binary search of the sorted
-    # words mispredicted a branch at most of its seven steps: the table cut the counts' time by a quarter (77 to 58 us
-    # at the median CleanPortalEval validation page).
+    # words mispredicted a branch at most of its seven steps: the table is faster (docs/research/speed-rounds.rst).
     int64_t slots[_STOPWORD_SLOTS]
     int longest
     Py_ssize_t longest_word  # counts.MAX_WORD_CHARS: a word's characters counted in its length

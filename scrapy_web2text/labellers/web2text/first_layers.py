@@ -7,8 +7,8 @@ part and two block parts, so the centred block features are multiplied once, by 
 W_after]``: the unary network reads each block's first columns, a pair the second part of the block it starts and
 the third of the block it ends.  No standardised copies and no ``(n - 1, edges + 2 × blocks)`` input are made.
 The mean stays a subtraction: folded into the bias as well (``- (mean / std) @ W``) it cancels against large
-products where a feature's deviation is small (0.004 for one), and moved probabilities by up to 4e-5 on the
-validation pages, against 1e-6 this way.  The sums are not the reference path's (standardise, then
+products where a feature's deviation is small, and moved probabilities past the parity tests' bound; as a
+subtraction they stay well inside it.  The sums are not the reference path's (standardise, then
 :func:`.layers.conv_stack`), so the outputs differ in the last float bits; a test bounds them by 1e-5, as the
 torch parity tests do.
 """

@@ -3,7 +3,7 @@
 The paper's stop-word features know English only; on a German page every
 ratio is near zero.  A page whose words are not mostly English stop-words
 gets its language from ``py3langid`` (langid.py's model, numpy, no pickle,
-~1 ms on the sample below) and that language's list from the ``stop-words``
+on the sample below) and that language's list from the ``stop-words``
 package (33 languages, maintained).  English pages never reach the
 identifier, so their features are unchanged.
 """
@@ -40,7 +40,7 @@ def stopwords_for(language: str) -> frozenset[str] | None:
 def load_identifier() -> bool:
     """Load the language identifier's model now, once per process; False without ``py3langid``.
 
-    The model takes about 0.8 s of CPU and 74 MB to load (an LZMA-compressed array file), so a process that
+    The model takes a noticeable time and memory to load (an LZMA-compressed array file), so a process that
     labels many pages loads it at start-up on a background thread
     (:func:`~scrapy_web2text.labellers.base.warm_up_labeller`) instead of at its first non-English page; a page
     that needs it meanwhile waits here for that load.

@@ -108,7 +108,7 @@ _PRODUCT_MATRICES_KEPT = 256
 def product_matrix(weight: np.ndarray) -> np.ndarray:
     """The (in, kernel × out) matrix a layer multiplies its input with: a kernel-1 weight's transposed view, a
     wider one's taps side by side (:func:`_shifted_taps`).  Made once per weight array: copying a wider weight into
-    that layout cost 5 us a layer, 30 us a page."""
+    that layout on every call showed in a small page's time."""
     known = _PRODUCT_MATRICES.get(id(weight))
     if known is not None and known[0] is weight:
         return known[1]
@@ -130,7 +130,7 @@ def without_subnormals(weights: np.ndarray) -> np.ndarray:
 
     Training leaves some weights there (a model has up to about 1,500 of its 58,000), and on many x86 CPUs a
     multiplication that reads one takes a slow path in microcode: on an Intel Xeon the shipped model's products
-    took five times as long (3.0 against 0.6 ms on a page of 221 blocks).  A product of such a weight with a
+    took several times as long (docs/research/speed-rounds.rst).  A product of such a weight with a
     feature is below 1e-33, far under the last bit of the sums it joins, so the potentials do not change."""
     subnormal = np.abs(weights) < np.finfo(weights.dtype).tiny
     subnormal &= weights != 0
@@ -144,8 +144,8 @@ def without_subnormals(weights: np.ndarray) -> np.ndarray:
 def _shifted_taps(taps: np.ndarray, out_channels: int, kernel: int, dilation: int) -> np.ndarray:
     """A same-padded convolution from its one product, ``taps`` = (n, in) @ (in, kernel × out) (every tap's outputs
     for every block at once): output block i adds tap k's row i + dilation × k - pad.  The same sums as a product
-    with the (n, kernel × in) window matrix, without building that matrix (2 to 3 times faster on pages of a few
-    hundred blocks)."""
+    with the (n, kernel × in) window matrix, without building that matrix (faster on pages of a few hundred
+    blocks)."""
     n = taps.shape[0]
     pad = kernel // 2
     out = taps[:, pad * out_channels : (pad + 1) * out_channels].copy()

@@ -7,7 +7,6 @@ Fits on ``train``, keeps the epoch with the best validation block F1, exports th
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
@@ -15,10 +14,10 @@ import numpy as np
 from ...labellers.boilernet import MODELS, BoilerNetModel, build_vocabulary
 from ...page import parse_page
 from ..alignment import align_labels
-from ..corpus import corpus_name, iter_records, load_split
+from ..corpus import iter_records, load_split
 from ..metrics import BlockCounts
 from . import require_torch
-from .baseline_command import baseline_parser
+from .baseline_command import baseline_parser, train_and_save, training_record
 
 
 def page_inputs(records, pages_data=None):
@@ -148,17 +147,9 @@ def train_boilernet(
         "threshold": 0.5,
         "selected": best[2],
         "sizes": {"tags": n_tags, "words": n_words, "embed": embed, "hidden": hidden, "lstm_layers": 1},
-        "training": {
-            "train_pages": len(train),
-            "validation_pages": len(validation),
-            "epochs": epochs,
-            "window": window,
-            "batch": batch,
-            "lr": lr,
-            "seconds": round(time.perf_counter() - started, 1),
-            "torch": torch.__version__,
-            "history": history,
-        },
+        "training": training_record(
+            train, validation, started, history, epochs=epochs, window=window, batch=batch, lr=lr
+        ),
     }
     return model
 
@@ -171,16 +162,7 @@ def main(argv=None) -> None:
         data[split] = []
         for path in args.corpora:
             data[split].extend(page_inputs(list(iter_records(path, split)), load_split(path, split)))
-    model = train_boilernet(
-        data["train"],
-        data["validation"],
-        epochs=args.epochs,
-        seed=args.seed,
-        threads=args.threads,
-        corpora=[corpus_name(p) for p in args.corpora],
-    )
-    model.save(args.output)
-    print(json.dumps(model.metadata["selected"], indent=1))
+    train_and_save(args, train_boilernet, data["train"], data["validation"])
 
 
 if __name__ == "__main__":

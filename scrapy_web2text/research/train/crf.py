@@ -8,17 +8,16 @@ the L2 strength and the epoch are chosen on the validation split.  Writes ``crf.
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
 
 from ...labellers.crf import MODELS, CRFModel
 from ...labellers.web2text.features import BLOCK_FEATURES
-from ..corpus import corpus_name, load_training_splits
+from ..corpus import load_training_splits
 from ..metrics import BlockCounts
 from . import require_torch
-from .baseline_command import baseline_parser
+from .baseline_command import baseline_parser, train_and_save, training_record
 from .trainer import feature_statistics
 
 #: Training pages carry the extended features too; the CRF reads the paper's.
@@ -134,16 +133,15 @@ def train_crf(
         "corpora": list(corpora),
         "seed": seed,
         "selected": best[2],
-        "training": {
-            "train_pages": len(train_pages),
-            "validation_pages": len(validation_pages),
-            "epochs": epochs,
-            "lr": lr,
-            "optimiser": f"adam, batches of {batch} page pieces of <= {chunk} blocks",
-            "seconds": round(time.perf_counter() - started, 1),
-            "torch": torch.__version__,
-            "history": history,
-        },
+        "training": training_record(
+            train_pages,
+            validation_pages,
+            started,
+            history,
+            epochs=epochs,
+            lr=lr,
+            optimiser=f"adam, batches of {batch} page pieces of <= {chunk} blocks",
+        ),
     }
     return model
 
@@ -152,16 +150,7 @@ def main(argv=None) -> None:
     parser = baseline_parser(__doc__, MODELS / "crf", epochs=15)
     args = parser.parse_args(argv)
     train_pages, validation_pages = load_training_splits(args.corpora)
-    model = train_crf(
-        train_pages,
-        validation_pages,
-        epochs=args.epochs,
-        seed=args.seed,
-        threads=args.threads,
-        corpora=[corpus_name(p) for p in args.corpora],
-    )
-    model.save(args.output)
-    print(json.dumps(model.metadata["selected"], indent=1))
+    train_and_save(args, train_crf, train_pages, validation_pages)
 
 
 if __name__ == "__main__":

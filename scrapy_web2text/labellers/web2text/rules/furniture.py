@@ -7,7 +7,7 @@ readers.
 and return the kept blocks they find, as a mask; :mod:`.registry` runs the first two on pages typed as articles
 (on a forum the replies are the content; on a shop's page hidden tabs often are), the third on articles and
 services' pages, the fourth on product pages and the last three on every page.
-Rules tried beside them and not shipped are in ``benchmarks/furniture_candidates.py``
+Rules tried beside them and not shipped are in ``research/furniture_candidates.py``
 (docs/research/quality-round3.rst).
 """
 
@@ -55,7 +55,7 @@ _COMMENT_BIT = ANCESTOR_KEYWORD_BITS["comment"]
 #: Comments are dropped only where at least this many kept characters lie outside them: the post they answer.
 MIN_TEXT_OUTSIDE_COMMENTS = 100
 #: A kept block of this many characters outside the comments is a post: its comments go even where one of them is
-#: longer (out of fold Dragnet +0.002 to +0.003 word F1, no page lower; at 200 a forum reply's quote counted).
+#: longer (shorter, a forum reply's quote counted as a post: docs/research/quality-round3.rst).
 MIN_POST_CHARS = 400
 
 
@@ -99,7 +99,7 @@ ASIDE_WORD_LIST = (
 )  # fmt: skip
 
 
-#: Branching on the first letter: 25 µs for a median page's attributes, against 45 µs for a plain alternation.
+#: Branching on the first letter: faster than a plain alternation over a page's attributes.
 ASIDE_WORDS = re.compile(first_letter_alternation(ASIDE_WORD_LIST))
 #: The walk's keyword groups (``Page.ancestor_keywords``) that hold the aside words.
 ASIDE_KEYWORD_BITS = sum(ANCESTOR_KEYWORD_BITS[group] for group in ("related", "ad", "cookie", "social", "byline"))
@@ -195,8 +195,8 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     marked = np.zeros(len(page), bool)
     if not kept.any():
         return marked
-    # One look over the page's distinct class and id strings first: 301 of the 365 validation pages name no
-    # screen-reader class, and this costs a third of the search above the kept blocks (10 µs against 32 at the median).
+    # One look over the page's distinct class and id strings first: most pages name no screen-reader class, and
+    # this costs a fraction of the search above the kept blocks.
     attributes = "\n".join(page.distinct_attributes)
     if SCREEN_READER_WORDS.search(attributes) is not None:
         marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)

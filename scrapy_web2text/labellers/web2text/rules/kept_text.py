@@ -147,7 +147,7 @@ class Passages:
         """Every block between the copies kept, and beside the repeat, under its parent, :data:`MIN_OWN_CHARS` or
         more kept characters of text that no other kept block holds.  A copy for another screen size or a carousel's
         loop sits in a container of its own, or repeats all of it; a test page's second section of *lorem ipsum*
-        does not (out of fold Readability +0.007 word F1, docs/research/quality-round3.rst)."""
+        does not (docs/research/quality-round3.rst, "Paragraphs of one passage written twice")."""
         if self.kept_before[repeat + 1] - self.kept_before[earlier] != repeat + 1 - earlier:
             return False
         parent = self.parents[repeat]

@@ -1,7 +1,7 @@
 """Blocks whose whole text is a phrase of page furniture: an ad's label or a prompt of the page's interface.
 
 A news site labels each ad slot inside its article ("Advertisement", "Anzeige", "Reklama", "広告"), and the model
-keeps the label with the text around it (p(content) 0.9 and more out of fold); a forum or a shop asks its readers
+keeps the label with the text around it, sure of it; a forum or a shop asks its readers
 to "Click to expand" or go "Back to top".  Such a block is never main text, in any language, and its words say so
 whatever its markup.  Only a block that is the phrase and nothing else goes ("Advertising" as an item of a list of
 services stays, as does a sentence about advertisements).

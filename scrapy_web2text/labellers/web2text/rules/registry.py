@@ -101,7 +101,7 @@ REGISTRY: tuple[Rule, ...] = (
     ),
     _rule(
         comment_sections, ARTICLE_ONLY_TYPES, "Readers' comments under a comment, reply or discussion class or id: "
-        "an article's comments are not its text.", ROUND3, "Readers' comments on articles (same session)",
+        "an article's comments are not its text.", ROUND3, "Readers' comments on articles",
     ),
     _rule(
         aside_sections, ASIDE_TYPES, "Related posts, promotions, sign-up prompts, share bars and author boxes "
@@ -113,7 +113,7 @@ REGISTRY: tuple[Rule, ...] = (
     ),
     _rule(
         announced_rails, ARTICLE_ONLY_TYPES, "Link rails under a heading that announces other pages (\"Related\", "
-        "\"Lesen Sie auch\").", ROUND3, "Announced link rails on articles (same session)",
+        "\"Lesen Sie auch\").", ROUND3, "Announced link rails on articles",
     ),
     _rule(
         review_sections, frozenset({"product"}), "Buyers' reviews on product pages, as comments on articles; a "

@@ -8,7 +8,7 @@ raises, the planted text is in the main text, and the HTML and Markdown outputs 
 no markup made from page text.  Bytes inputs are given as bytes to both; a transport charset (the HTTP header)
 goes to scrapy-web2text's ``content_type=``; trafilatura has no such argument and sees the bytes alone.
 
-    python benchmarks/hostile_classes.py [--timeout 60] [--memory-mb 3000] [--only NAME]
+    python research/hostile_classes.py [--timeout 60] [--memory-mb 3000] [--only NAME]
 
 prints one row per input and the table by class (the one in docs/robustness.rst).
 """

@@ -8,16 +8,15 @@ recall / F1 (``web2text benchmark``'s, against the corpus's own gold) is written
 the same page, the page's gold type (WCXB) and predicted type, and the gold's language (py3langid).  ``table``
 aggregates those rows per corpus, page type and language, any mapping of predicted type to threshold applied.
 
-    python benchmarks/round3_study.py collect --split train --cv runs/cv-s0 runs/cv-s1 runs/cv-s2 -o runs/oof.jsonl
-    python benchmarks/round3_study.py collect --split validation --models default runs/cv-s0-fold0 ... -o runs/val.jsonl
-    python benchmarks/round3_study.py table runs/oof.jsonl --variants base hidden rails
+    python research/round3_study.py collect --split train --cv runs/cv-s0 runs/cv-s1 runs/cv-s2 -o runs/oof.jsonl
+    python research/round3_study.py collect --split validation --models default runs/cv-s0-fold0 ... -o runs/val.jsonl
+    python research/round3_study.py table runs/oof.jsonl --variants base hidden rails
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import gzip
 import json
 import sys
 from collections import defaultdict
@@ -26,9 +25,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 import furniture_candidates  # noqa: E402
 from cross_validation import FOLDS, fold_of  # noqa: E402
+from rule_ablation import groups_of, page_row, trafilatura_outputs, train_page_type_folds  # noqa: E402
 
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
 from scrapy_web2text.labellers.web2text import decode_empty_page_again  # noqa: E402
@@ -236,42 +237,6 @@ def kept_code(page, labels):
     return np.where(found, 1, labels).astype(labels.dtype) if found.any() else labels
 
 
-def language_of(text: str) -> str:
-    from scrapy_web2text.labellers.web2text.languages import identify
-
-    return identify(text[:2000]) or "?" if text.strip() else "?"
-
-
-def page_row(record, corpus: str, page, gold: str, peer: dict[str, str]) -> dict:
-    """What a row says of its page: id, corpus, WCXB page type, the gold's language, trafilatura's word scores."""
-    return {
-        "id": record["id"],
-        "corpus": corpus,
-        "type": record.get("page_type") or "",
-        "lang": language_of(gold or " ".join(page.texts)),
-        "traf": [round(v, 4) for v in word_scores(peer.get(record["id"], ""), gold)],
-    }
-
-
-def trafilatura_outputs(records, path: Path) -> dict[str, str]:
-    if path.exists():
-        with gzip.open(path, "rt", encoding="utf-8") as source:
-            return json.load(source)
-    import trafilatura
-
-    outputs = {}
-    for record in records:
-        try:
-            outputs[record["id"]] = (
-                trafilatura.extract(record["html"], include_comments=False, include_tables=True) or ""
-            )
-        except Exception:
-            outputs[record["id"]] = ""
-    with gzip.open(path, "wt", encoding="utf-8") as out:
-        json.dump(outputs, out)
-    return outputs
-
-
 def collect(args) -> None:
     files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
     folds = range(FOLDS) if args.only_fold is None else [args.only_fold]
@@ -309,21 +274,6 @@ def collect(args) -> None:
                 out.flush()
 
 
-def train_page_type_folds(args) -> None:
-    """Page-type classifiers of each fold's complement (``STEM-foldN``), for scoring out of fold."""
-    from scrapy_web2text.research.corpus import load_training_splits
-    from scrapy_web2text.research.train.page_types import format_confusion, train_page_types
-
-    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
-    train_pages, validation_pages = load_training_splits(files)
-    for fold in range(FOLDS):
-        seen = [page for page in train_pages if fold_of(page.id) != fold]
-        model = train_page_types(seen, validation_pages, files)
-        model.save(f"{args.output}-fold{fold}")
-        print(f"fold {fold}: validation accuracy {model.metadata['training']['validation_accuracy']}")
-        print(format_confusion(model))
-
-
 def parse_policy(spec: str) -> dict[str, str]:
     """``"article=t0.50,*=base"`` → {type: variant}; a bare variant name applies to every type."""
     if "=" not in spec:
@@ -350,14 +300,6 @@ def load_classifiers(stem: str | None) -> list:
     if not all(Path(f"{name}.npz").exists() for name in folds):
         folds = [stem] * FOLDS  # validation rows only need the full one
     return [PageTypeModel.load(name) for name in folds] + [PageTypeModel.load(stem)]
-
-
-def groups_of(row) -> list[str]:
-    out = ["all", row["corpus"]]
-    if row["type"]:
-        out.append(f"{row['corpus']}/{row['type']}")
-    out.append(f"lang:{row['lang']}")
-    return out
 
 
 @functools.cache

@@ -1,6 +1,6 @@
 """The screenshot of a view in docs/show.rst: the example site's winter-tomatoes article, one block flipped.
 
-    python benchmarks/show_screenshot.py docs/_static/show-view.png
+    python research/show_screenshot.py docs/_static/show-view.png
 
 Needs the OS's chromium and chromium-driver (as the browser tests do) and selenium (the 'test' extra).
 """

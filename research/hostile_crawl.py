@@ -1,6 +1,6 @@
 """A loopback crawl of ordinary pages mixed with every hostile page of issue 10, items of every kind.
 
-    python benchmarks/hostile_crawl.py [--articles 60] [--scale 1.0] [--model PATH_OR_NAME] [--json OUT]
+    python research/hostile_crawl.py [--articles 60] [--scale 1.0] [--model PATH_OR_NAME] [--json OUT]
 
 The site (:func:`tests.site.build_site` articles plus :func:`tests.hostile.hostile_pages`) is served on 127.0.0.1.
 Each crawl runs in a fresh process with the spider middleware and the pipeline enabled; for every page the spider

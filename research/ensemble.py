@@ -9,9 +9,9 @@ highest within 0.001 of the best mean word F1), unless a spec fixes it.
 
     # members (the default recipe, one seed each; or the wide unary network, --wide)
     web2text train --data ../shared/data/*.jsonl.gz --config default --output s0 --threads 1 --seed 0
-    PYTHONPATH=$PWD python benchmarks/ensemble.py train --wide --seed 0 --output w0
+    PYTHONPATH=$PWD python research/ensemble.py train --wide --seed 0 --output w0
     # score: NAME=MEMBER+MEMBER[@THRESHOLD]; MEMBER a model path or a packaged name ("default")
-    PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python benchmarks/ensemble.py score \\
+    PYTHONPATH=$PWD WEB2TEXT_BLAS_THREADS=1 python research/ensemble.py score \\
         shipped=default@0.45 s01=s0+s1 s0123=s0+s1+s2+s3 --json scores.json
 
 ``score`` prints, per spec, the chosen threshold, the trainer's validation word F1 (mean over pages), the

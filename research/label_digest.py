@@ -1,7 +1,7 @@
 """Digest of every validation page's labels and main text, to prove a refactor changes nothing.
 
-    python benchmarks/label_digest.py --write before.json        # on the old code
-    python benchmarks/label_digest.py --check before.json        # on the new code: exit 1 on any difference
+    python research/label_digest.py --write before.json        # on the old code
+    python research/label_digest.py --check before.json        # on the new code: exit 1 on any difference
 
 Only the public API (``scrapy_web2text.extract``) is used, so the script runs on both sides of a change of
 layout.  With ``--write``, each page's digest is the SHA-256 of its block labels, block texts, block probabilities

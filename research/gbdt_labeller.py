@@ -6,9 +6,9 @@ Viterbi with the trees' log-probabilities as unary; a plain threshold) and score
 (:class:`~scrapy_web2text.research.train.selection.WordScorer`), beside the shipped model on the same pages.
 The trees are then evaluated in numpy (all trees at once, level by level) and checked against LightGBM.
 
-    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/gbdt_labeller.py prepare          # cache the matrices
-    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/gbdt_labeller.py oof              # CNN p(content), --cnn
-    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python benchmarks/gbdt_labeller.py train --seed 0   # one variant, one seed
+    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python research/gbdt_labeller.py prepare          # cache the matrices
+    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python research/gbdt_labeller.py oof              # CNN p(content), --cnn
+    PYTHONPATH=$PWD OMP_NUM_THREADS=1 python research/gbdt_labeller.py train --seed 0   # one variant, one seed
 
 LightGBM is needed for training only (``pip install lightgbm``); the numpy evaluation needs nothing but numpy.
 ``--cnn`` adds the CNN unary p(content) as a block column: out of fold on train (two folds, the default recipe's

@@ -1,6 +1,6 @@
 """Load test: a loopback crawl of 10,000 pages with the Web2Text middleware on.
 
-    python benchmarks/load_test.py [--pages 10000] [--model PATH_OR_NAME] [--concurrency 32]
+    python research/load_test.py [--pages 10000] [--model PATH_OR_NAME] [--concurrency 32]
 
 A server process on 127.0.0.1 (only) generates article pages on demand
 (:func:`tests.site.article_page`) and counts the
