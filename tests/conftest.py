@@ -38,7 +38,10 @@ MODULE_MARKS = {
     "research/test_distillation.py": ("torch", "slow"),
     "research/test_tuning.py": ("torch", "slow"),
     "package/test_wheel.py": ("wheel", "slow"),
+    # every command and snippet of the README and the docs: five example crawls, a dozen CLI runs
+    "package/test_snippets.py": ("slow",),
     "integration/test_scrapy_crawl.py": ("slow",),
+    "integration/test_poet_crawl.py": ("slow",),
     "integration/test_process_pool.py": ("slow",),
     "integration/test_show_crawl.py": ("slow",),
     "research/test_benchmark_scripts.py": ("slow",),
