@@ -1,16 +1,7 @@
 """Moved to :mod:`scrapy_web2text.extraction.blocks`: this path imports that module, with a
 ``DeprecationWarning``, until 0.4.0."""
 
-import sys
-import warnings
-
 from .extraction import blocks
+from .extraction._old_paths import hand_over
 
-warnings.warn(
-    "scrapy_web2text.blocks moved to scrapy_web2text.extraction.blocks; the old path goes in 0.4.0",
-    DeprecationWarning,
-    stacklevel=2,
-)
-# The import statement returns what sys.modules holds under this name once this module has run: the moved module
-# itself, so that no second copy with its own state exists.
-sys.modules[__name__] = blocks
+hand_over(__name__, blocks)

@@ -190,6 +190,7 @@ def _benchmark(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .batch.command import add_site_model_option
     from .labellers import labeller_names
 
     parser = argparse.ArgumentParser(prog="web2text", description="Main-text extraction with Web2Text.")
@@ -263,14 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     extract.add_argument("--no-metadata", dest="metadata", action="store_false", help="with --json or csv: none")
     model_options(extract)
-    extract.add_argument(
-        "--site-model",
-        action="append",
-        default=[],
-        metavar="DOMAIN=MODEL",
-        help="label a site's pages with another model: DOMAIN (its subdomains too) or DOMAIN/PATH/, = a model's name "
-        "or NAME.npz (repeatable; the longest match wins)",
-    )
+    add_site_model_option(extract)
     extract.set_defaults(handler=_extract)
 
     train = add_command("train", help="train a model on corpus files (needs the 'train' extra)")

@@ -7,6 +7,18 @@ import sys
 from pathlib import Path
 
 
+def add_site_model_option(parser: argparse.ArgumentParser) -> None:
+    """``--site-model DOMAIN=MODEL`` (repeatable), for the commands that label pages: ``extract`` and ``warc``."""
+    parser.add_argument(
+        "--site-model",
+        action="append",
+        default=[],
+        metavar="DOMAIN=MODEL",
+        help="label a site's pages with another model: DOMAIN (its subdomains too) or DOMAIN/PATH/, = a model's name "
+        "or NAME.npz (repeatable; the longest match wins)",
+    )
+
+
 def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> None:
     """Register ``warc`` on the ``web2text`` sub-command parser (nothing heavy is imported here)."""
     from . import DEFAULT_MAX_BYTES
@@ -31,14 +43,7 @@ def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> N
         "--with-metadata", action="store_true", help="a 'metadata' object per row: authors, dates, language, site..."
     )
     warc.add_argument("--model", default=None, help="packaged model name or path to NAME.npz (default: shipped)")
-    warc.add_argument(
-        "--site-model",
-        action="append",
-        default=[],
-        metavar="DOMAIN=MODEL",
-        help="label a site's pages with another model: DOMAIN (its subdomains too) or DOMAIN/PATH/, = a model's name "
-        "or NAME.npz (repeatable; the longest match wins)",
-    )
+    add_site_model_option(warc)
     warc.add_argument("--chunk-records", type=int, default=None, help="records per task (default 1000)")
     warc.add_argument(
         "--max-bytes", type=int, default=DEFAULT_MAX_BYTES, help="skip larger pages (default 5000000; 0: no limit)"
