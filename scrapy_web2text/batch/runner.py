@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import Extraction, extract, load_model
+from .. import extract, load_model
 from .._extras import missing_extra
 from ..extraction.site_models import site_model
 from . import DEFAULT_MAX_BYTES
@@ -78,15 +78,14 @@ class Summary:
         return out
 
 
-#: Properties of :class:`Extraction` that are not a rendering of the main content (per-block data, the headline,
-#: the metadata: ``--with-metadata``).
-NOT_FORMATS = frozenset({"content_blocks", "labels", "title", "metadata"})
+#: The renderings of the main content that rows may carry besides its text: properties of :class:`Extraction`,
+#: named here rather than found by looking (its other properties are per-block data, the headline, the metadata).
+RENDERINGS = ("html", "markdown")
 
 
 def available_formats() -> list[str]:
-    """``text`` and every rendering :class:`Extraction` provides as a property (``markdown``, ``html`` ...)."""
-    properties = (name for name in dir(Extraction) if isinstance(getattr(Extraction, name, None), property))
-    return ["text", *sorted(name for name in properties if not name.startswith("_") and name not in NOT_FORMATS)]
+    """``text`` and every other rendering :class:`Extraction` provides (:data:`RENDERINGS`)."""
+    return ["text", *RENDERINGS]
 
 
 def check_formats(formats: Sequence[str]) -> tuple[str, ...]:

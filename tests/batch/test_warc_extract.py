@@ -158,3 +158,9 @@ def test_warc_command_writes_the_records_before_a_cut_and_fails_on_it(
     assert 0 < len(kept) < len(archives[0][1].html)  # the records before the cut, each whole
     assert all(row["main_text"] for row in kept) and len(rows) == len(kept) + 1 + len(archives[2][1].html)
     assert "archives damaged or cut short: 1" in capsys.readouterr().err
+
+
+def test_every_format_is_a_rendering_extraction_provides():
+    from scrapy_web2text import Extraction
+
+    assert all(isinstance(getattr(Extraction, name, None), property) for name in available_formats()[1:])
