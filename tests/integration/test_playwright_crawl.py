@@ -7,8 +7,10 @@ UTF-8 bytes with ``encoding="utf-8"`` but the server's headers.  Fails (never sk
 
 from __future__ import annotations
 
+import functools
 import http.server
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -73,6 +75,11 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class _QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
 @pytest.fixture
 def server():
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -97,3 +104,30 @@ def test_a_page_rendered_by_chromium_keeps_the_words_its_script_inserted(server,
     assert item["encoding"] == "utf-8"  # the rendering's bytes, whatever the header said
     assert WORDS in item["main_text"] and "Café notes" in item["main_text"]
     assert "Å" not in item["main_text"]  # no mojibake of the UTF-8 bytes read as windows-1252
+
+
+def test_the_example_projects_rendered_spider_labels_every_page_of_the_bundled_site(tmp_path):
+    """docs/scrapy_integration.rst's recipe, as written: the bundled site served over HTTP, each page rendered by
+    Chromium through scrapy-playwright, then labelled by the project's middleware."""
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed: bash .ci/chromium"
+    site = REPO / "example_project" / "site"
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietFiles, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    feed = tmp_path / "rendered.jsonl"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "sample_rendered", "-a",
+             f"url=http://127.0.0.1:{httpd.server_address[1]}/index.html", "-O", str(feed),
+             "-s", "FEED_EXPORT_FIELDS=url,content_type,main_text,rendered", "-s", "DOWNLOAD_DELAY=0"],
+            capture_output=True, text=True, timeout=600, cwd=REPO / "example_project",
+            env={**os.environ, "CHROMIUM": CHROMIUM},
+        )  # fmt: skip
+    finally:
+        httpd.shutdown()
+    assert done.returncode == 0, done.stderr[-3000:]
+    items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines()]
+    pages = [item for item in items if item["content_type"] == "text/html"]
+    assert len(pages) == 21 and all(item["rendered"] and item["main_text"] for item in pages), items
+    assert not [item for item in items if item not in pages and item.get("main_text")]  # the PDF, the PNG
+    (garden,) = [item for item in pages if item["url"].endswith("rain-garden.html")]
+    assert "Digging the basin" in garden["main_text"] and "cookie" not in garden["main_text"].lower()
