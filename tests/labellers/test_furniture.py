@@ -9,10 +9,6 @@ from scrapy_web2text.labellers.web2text import rules
 from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, drop_after_decoding, kept_text
 from scrapy_web2text.labellers.web2text.rules.furniture import (
     ASIDE_KEYWORD_BITS,
-    ASIDE_WORD_LIST,
-    ASIDE_WORDS,
-    HEADING_TAGS,
-    TAXONOMY_TOKENS,
     aside_sections,
     comment_sections,
     hidden_blocks,
@@ -22,6 +18,12 @@ from scrapy_web2text.labellers.web2text.rules.furniture import (
     under_attributes,
 )
 from scrapy_web2text.labellers.web2text.rules.kept_text import repeated_blocks
+from scrapy_web2text.labellers.web2text.rules.vocabulary import (
+    ASIDE_WORD_LIST,
+    ASIDE_WORDS,
+    HEADING_TAGS,
+    TAXONOMY_TOKENS,
+)
 from scrapy_web2text.page import parse_page
 from scrapy_web2text.page.elements import keyword_mask
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from scrapy_web2text.labellers.web2text.rules import RULE_NAMES, PageTypeGuess, drop_after_decoding
-from scrapy_web2text.labellers.web2text.rules.phrases import AD_LABELS, INTERFACE_PROMPTS, furniture_phrases
+from scrapy_web2text.labellers.web2text.rules.phrases import furniture_phrases
+from scrapy_web2text.labellers.web2text.rules.vocabulary import AD_LABELS, INTERFACE_PROMPTS
 from scrapy_web2text.page import parse_page
 
 STORY = "<p>{}</p>".format("The council voted on Tuesday to extend the tram line to the harbour district. " * 3)

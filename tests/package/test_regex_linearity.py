@@ -62,24 +62,24 @@ WHY_LINEAR = {
     "labellers.boilerpipe._LAST_DASHED_PART": "possessive to the next '-': attempts read disjoint parts",
     "labellers.boilerpipe._FIRST_DASHED_PART": r"anchored at \A, possessive",
     "labellers.web2text.counts._WORD": r"\w+ always matches the whole run",
-    "labellers.web2text.rules.furniture.REVIEW_WORDS": "an alternation of two literals: bounded per position",
-    "labellers.web2text.rules.furniture.ASIDE_WORDS": (
+    "labellers.web2text.rules.vocabulary.REVIEW_WORDS": "an alternation of two literals: bounded per position",
+    "labellers.web2text.rules.vocabulary.ASIDE_WORDS": (
         "an alternation of literals (some with optional characters): bounded"
     ),
-    "labellers.web2text.rules.furniture.BYLINE_WORDS": "literals, one with an optional hyphen: bounded per position",
-    "labellers.web2text.rules.furniture.FOOTER_WORDS": "one literal: bounded per position",
-    "labellers.web2text.rules.furniture.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
-    "labellers.web2text.rules.phrases._FURNITURE_PHRASE": (
+    "labellers.web2text.rules.vocabulary.BYLINE_WORDS": "literals, one with an optional hyphen: bounded per position",
+    "labellers.web2text.rules.vocabulary.FOOTER_WORDS": "one literal: bounded per position",
+    "labellers.web2text.rules.vocabulary.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
+    "labellers.web2text.rules.vocabulary.FURNITURE_PHRASE": (
         "^ (multiline): one attempt per line; possessive runs of non-word characters around and between the words"
         " of an alternation of literals branching on the first letter"
     ),
     "labellers.web2text.lengths.UNSPACED_CHARACTER": "one character class: bounded",
-    "labellers.web2text.rules.promotions.CAROUSEL_WORDS": "literals, branching on the first letter: bounded",
-    "labellers.web2text.rules.promotions.TEASER_CARD_WORDS": "literals, branching on the first letter: bounded",
-    "labellers.web2text.rules.furniture.TAXONOMY_TOKENS": (
+    "labellers.web2text.rules.vocabulary.CAROUSEL_WORDS": "literals, branching on the first letter: bounded",
+    "labellers.web2text.rules.vocabulary.TEASER_CARD_WORDS": "literals, branching on the first letter: bounded",
+    "labellers.web2text.rules.vocabulary.TAXONOMY_TOKENS": (
         r"literal, fixed lookbehind, [\w-]* to the token's end: disjoint"
     ),
-    "labellers.web2text.rules.rails.RAIL_HEADINGS": (
+    "labellers.web2text.rules.vocabulary.RAIL_HEADINGS": (
         "an alternation of literals (some with a one-character class): bounded"
     ),
     "page.declared._TYPE_VALUE": "literal start; blank runs and the value bounded ({0,20}, {0,500}, {0,80})",

@@ -19,11 +19,23 @@ from collections.abc import Callable
 import numpy as np
 
 from ....page import Page
-from ....page.elements import first_letter_alternation
 from ....page.marks import HIDDEN_BIT
 from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 from ..counts import block_lengths
+from .vocabulary import (
+    ASIDE_KEYWORD_GROUPS,
+    ASIDE_WORDS,
+    BYLINE_WORDS,
+    FOOTER_WORDS,
+    HEADING_TAGS,
+    LANDMARK_TAGS,
+    REVIEW_WORDS,
+    SCREEN_READER_WORDS,
+    SKIP_LINK_CLASSES,
+    SKIP_LINK_WORDS,
+    TAXONOMY_TOKENS,
+)
 
 #: Kept hidden text holding at least this share of the kept characters stays: it is what the page has.
 MAX_HIDDEN_SHARE = 0.5
@@ -76,11 +88,6 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     return _unless_the_page_is_theirs(kept, marked, page, lengths)
 
 
-#: Class or id words of the elements that hold buyers' reviews and ratings ("testimonial" is not one: on a product
-#: page those are as often press quotes that belong to its description).  The walk lower-cases class and id.
-REVIEW_WORDS = re.compile(r"review|rating")
-
-
 def review_sections(page: Page, labels: np.ndarray, words: re.Pattern = REVIEW_WORDS) -> np.ndarray:
     """Kept blocks under an element whose class or id holds one of ``words`` (reviews or ratings), with
     :func:`comment_sections`' guards: a product's reviews are to its page what readers' comments are to an
@@ -89,28 +96,8 @@ def review_sections(page: Page, labels: np.ndarray, words: re.Pattern = REVIEW_W
     return _unless_the_page_is_theirs(kept, kept & under_attributes(page, words), page)
 
 
-#: Class or id words of an article's asides: related-link rails, promotions, sign-up prompts, share bars, author
-#: boxes, anywhere in a class or id token (``jp-relatedposts``, ``pagepromo``).  Class names are developers' words,
-#: English on most sites whatever their language.  Each is also a word of the walk's class/id keyword groups
-#: (:data:`ASIDE_KEYWORD_BITS`), which lets a page skip the search.
-ASIDE_WORD_LIST = (
-    "related", "recommend", "popular", "trending", "advert", "sponsor", "promo", "newsletter", "subscribe", "signup",
-    "share", "social", "author-bio", "authorbio", "author_bio", "about-author", "author-box", "authorbox",
-    "author-info",
-)  # fmt: skip
-
-
-#: Branching on the first letter: faster than a plain alternation over a page's attributes.
-ASIDE_WORDS = re.compile(first_letter_alternation(ASIDE_WORD_LIST))
-#: The walk's keyword groups (``Page.ancestor_keywords``) that hold the aside words.
-ASIDE_KEYWORD_BITS = sum(ANCESTOR_KEYWORD_BITS[group] for group in ("related", "ad", "cookie", "social", "byline"))
-#: Taxonomy tokens, whose words are not what the element is: WordPress writes a post's tags and categories into the
-#: classes of its container (``tag-social-media``, ``category-promotions``).
-TAXONOMY_TOKENS = re.compile(
-    r"tag-(?<![\w-]tag-)[\w-]*|categor(?:y-(?<![\w-]category-)|ies-(?<![\w-]categories-))[\w-]*"
-)
-#: Headings are not containers, and their ids are slugs of their own text ("What is social media marketing?").
-HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: The walk's keyword groups (``Page.ancestor_keywords``) that hold the aside words (:data:`.vocabulary.ASIDE_WORDS`).
+ASIDE_KEYWORD_BITS = sum(ANCESTOR_KEYWORD_BITS[group] for group in ASIDE_KEYWORD_GROUPS)
 
 
 def aside_sections(
@@ -135,33 +122,27 @@ def aside_sections(
     return _unless_the_page_is_theirs(kept, among & marked, page)
 
 
-#: Class or id words of a post's byline and dateline ("Posted by … on February 14, 2013 at 12:43 pm"), which belong in
-#: the metadata fields, not in the main text.  Each holds one of the walk's ``byline`` keywords.
-BYLINE_WORDS = re.compile(r"byline|dateline|entry-meta|post-?meta")
 _BYLINE_KEYWORD_BIT = ANCESTOR_KEYWORD_BITS["byline"]
 
 
 def byline_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element (not a heading) whose class or id names a byline, a dateline or a post's
-    metadata (:data:`BYLINE_WORDS`), with :func:`aside_sections`' guards."""
+    metadata (:data:`~.vocabulary.BYLINE_WORDS`), with :func:`aside_sections`' guards."""
     return aside_sections(page, labels, BYLINE_WORDS, _BYLINE_KEYWORD_BIT)
 
 
 #: The walk's ancestor bits of the landmarks that hold no page's main text: ``<nav>``, ``<footer>`` and ``<aside>``
 #: elements and the ARIA roles ``navigation``, ``contentinfo`` and ``complementary`` (``page/marks.py``).  A
 #: ``<nav>``/``<header>`` that holds over half of the page's text (markup never closed) sets no bit.
-LANDMARK_BITS = ANCESTOR_TAG_BITS["nav"] | ANCESTOR_TAG_BITS["footer"] | ANCESTOR_TAG_BITS["aside"]
-#: A footer named by class or id (``site-footer``, ``footer-links``).  The walk's keyword group for it is ``foot``,
-#: which ``footnote`` also holds; footnotes are an article's text.
-FOOTER_WORDS = re.compile("footer")
+LANDMARK_BITS = sum(ANCESTOR_TAG_BITS[tag] for tag in LANDMARK_TAGS)  # distinct bits: the sum is their union
 _FOOTER_KEYWORD_BIT = ANCESTOR_KEYWORD_BITS["footer"]
 
 
 def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept blocks inside a navigation, footer or complementary landmark (:data:`LANDMARK_BITS`) or under a class or
-    id that names a footer (:data:`FOOTER_WORDS`), with :func:`comment_sections`' guards: a shop's mega-menu, a
-    site's footer columns, a forum reply's quote of another post.  The model drops most of them on its own; on
-    product and service pages it keeps menus and footers that outweigh the page's own text."""
+    """Kept blocks inside a navigation, footer or complementary landmark (:data:`LANDMARK_BITS`) or under a class or id
+    that names a footer (:data:`~.vocabulary.FOOTER_WORDS`), with :func:`comment_sections`' guards: a shop's mega-menu,
+    a site's footer columns, a forum reply's quote of another post.  The model drops most of them on its own; on product
+    and service pages it keeps menus and footers that outweigh the page's own text."""
     kept = labels != 0
     marked = kept & ((page.ancestor_tags & LANDMARK_BITS) != 0)
     named = kept & ~marked & ((page.ancestor_keywords & _FOOTER_KEYWORD_BIT) != 0)
@@ -170,26 +151,16 @@ def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     return _unless_the_page_is_theirs(kept, marked, page)
 
 
-#: The classes that hide text from the eye and leave it to screen readers: Bootstrap's and Tailwind's ``sr-only``,
-#: WordPress's ``screen-reader-text``, ``visually-hidden`` and its spellings.
-SCREEN_READER_WORDS = re.compile(r"sr-only|screen-?reader|visually-?hidden|a11y-hidden")
-#: A link whose own class and id are only these hides it until a keyboard reaches it (the BBC's "Continue reading the
-#: main story" past a box inside the story); so does one with a class or id starting with ``skip`` ("Skip to
-#: content").  Only these: a swatch's ``hidden`` among other classes is shown by a script, and ``hidden-xs`` shows
-#: the link on larger screens.
-SKIP_LINK_CLASSES = frozenset({"hidden", "hide", "offscreen"})
-_SKIP_LINK_WORDS = (*SKIP_LINK_CLASSES, "skip")  # one of them is in the page's classes, or no link is a skip link
-
-
 def is_skip_link(attributes: str) -> bool:
-    """Whether a link's class and id string (:data:`SKIP_LINK_CLASSES`) marks it as hidden until reached."""
+    """Whether a link's class and id string (:data:`~.vocabulary.SKIP_LINK_CLASSES`) marks it as hidden until
+    reached."""
     tokens = attributes.split()
     return bool(tokens) and (SKIP_LINK_CLASSES.issuperset(tokens) or any(token.startswith("skip") for token in tokens))
 
 
 def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept blocks under a class or id of :data:`SCREEN_READER_WORDS` (a shop's "Quantity of …" label, a price said
-    again in words, a heading for screen readers only) and kept link texts whose own class and id
+    """Kept blocks under a class or id of :data:`~.vocabulary.SCREEN_READER_WORDS` (a shop's "Quantity of …" label, a
+    price said again in words, a heading for screen readers only) and kept link texts whose own class and id
     :func:`is_skip_link` accepts, unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more: text no reader
     sees, as :func:`hidden_blocks`' is, but a class that is never a tab's or an accordion's."""
     kept = labels != 0
@@ -202,7 +173,7 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     if SCREEN_READER_WORDS.search(attributes) is not None:
         marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
     links = kept & page.in_link & ~marked
-    if links.any() and any(word in attributes for word in _SKIP_LINK_WORDS):
+    if links.any() and any(word in attributes for word in SKIP_LINK_WORDS):
         marked |= own_attributes(page, is_skip_link, among=links)
     return unless_most_of_the_kept_text(kept, marked, page)
 

@@ -17,9 +17,8 @@ from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ..counts import block_lengths
 from ..tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 from .furniture import unless_most_of_the_kept_text
+from .vocabulary import CAPTION_GROUP, EXCERPT_ENDINGS, LIST_TAGS
 
-#: The tag group of captions (of a figure or a table), one of the node tag groups the features test.
-CAPTION_GROUP = "figcaption|caption"
 #: Captions holding at least this share of the kept characters are kept.
 MAX_CAPTION_SHARE = 0.5
 
@@ -41,8 +40,6 @@ def kept_captions(page: Page, labels: np.ndarray) -> np.ndarray:
     return unless_most_of_the_kept_text(kept, caption_blocks(page) & kept, page, MAX_CAPTION_SHARE)
 
 
-#: How a blog's excerpt of another post ends: WordPress's default "more" mark is `` [&hellip;]``.
-EXCERPT_ENDINGS = ("[…]", "[...]", "[ … ]", "[ ... ]")
 #: Kept excerpts a page needs before they are dropped: one alone is as often a quotation cut short.
 MIN_EXCERPTS = 2
 #: The longest kept block before the excerpts needs this many characters (the post they follow); a page that is
@@ -54,7 +51,7 @@ MAX_HEADLINE_CHARS = 120
 
 def excerpt_teasers(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept teasers of other posts, as a mask: the kept blocks of over 40 characters that end with an excerpt mark
-    (:data:`EXCERPT_ENDINGS`) after the longest kept block, and the short link block just before each (its
+    (:data:`~.vocabulary.EXCERPT_ENDINGS`) after the longest kept block, and the short link block just before each (its
     headline), when there are :data:`MIN_EXCERPTS` or more and that longest block is a post's text.
 
     On the training pages, 110 of the 118 blocks that end with an excerpt mark on pages with two or more are
@@ -159,8 +156,6 @@ class Passages:
 #: Repeats inside one list or table of at most this many characters are kept (a list whose items share a label);
 #: 0 keeps none.
 MAX_LIST_REPEAT_CHARS = 100
-#: Tags whose element holds a list's or a table's items.
-LIST_TAGS = frozenset({"ul", "ol", "dl", "table", "tbody"})
 #: Ancestors looked at for that list: items sit a few levels under it.
 LIST_DEPTH = 6
 

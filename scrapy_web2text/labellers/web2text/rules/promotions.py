@@ -9,42 +9,28 @@ their markup and their size can.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ....page import Page
-from ....page.elements import first_letter_alternation
 from ....page.tags import ANCESTOR_TAG_BITS
 from ..lengths import word_count
 from .furniture import aside_sections
+from .vocabulary import CAROUSEL_WORDS, TEASER_CARD_WORDS
 
-#: Class or id words of a carousel or slider: the library names (Swiper, Splide, Slick, Glide, Owl) and the plain
-#: words.  A carousel shows other posts, quotes or logos one at a time, never the page's own text in order.
-CAROUSEL_WORD_LIST = ("carousel", "slide", "swiper", "splide", "slick", "glide", "owl-")
-#: Branching on the first letter, as :data:`~.furniture.ASIDE_WORDS` does.
-CAROUSEL_WORDS = re.compile(first_letter_alternation(CAROUSEL_WORD_LIST))
-#: Class or id words of cards that announce other content of the site: insights, resources, blog posts, news,
-#: events, webinars, stories, case studies and white papers.
-TEASER_CARD_WORD_LIST = (
-    "insight", "resource", "blog", "news", "event", "webinar", "story", "stories", "case-stud", "casestud",
-    "whitepaper",
-)  # fmt: skip
-TEASER_CARD_WORDS = re.compile(first_letter_alternation(TEASER_CARD_WORD_LIST))
 #: A kept link of fewer words is a button ("Get started", "Learn more", "Book a demo").
 MAX_CALL_TO_ACTION_WORDS = 3
 
 
 def carousel_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element (not a heading) whose class or id names a carousel or slider
-    (:data:`CAROUSEL_WORDS`), unless the longest kept block is one of them or less than 100 kept characters lie
-    outside them (:func:`~.furniture.comment_sections`' guards: a page that is a slideshow keeps its slides)."""
+    (:data:`~.vocabulary.CAROUSEL_WORDS`), unless the longest kept block is one of them or less than 100 kept characters
+    lie outside them (:func:`~.furniture.comment_sections`' guards: a page that is a slideshow keeps its slides)."""
     return aside_sections(page, labels, CAROUSEL_WORDS, keyword_bits=None, ignored=None)
 
 
 def teaser_cards(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element (not a heading) whose class or id names other content of the site
-    (:data:`TEASER_CARD_WORDS`), with the same guards as :func:`carousel_sections`."""
+    (:data:`~.vocabulary.TEASER_CARD_WORDS`), with the same guards as :func:`carousel_sections`."""
     return aside_sections(page, labels, TEASER_CARD_WORDS, keyword_bits=None, ignored=None)
 
 

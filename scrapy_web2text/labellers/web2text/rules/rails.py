@@ -13,43 +13,17 @@ portal's related articles).  :mod:`.registry` runs it last, on articles, when th
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ....page import Page
-from ....page.elements import first_letter_alternation
 from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ....page.tags import ANCESTOR_TAG_BITS
 from ..counts import block_lengths
 from ..tag_groups import blocks_under, nearest_node_with
 from .furniture import longest_kept
 from .gaps import text_element_range
+from .vocabulary import LIST_ITEM_TAGS, RAIL_HEADINGS
 
-#: Headings that announce links to other pages rather than more of this one, lower-cased, in the languages of the
-#: corpora and of the pages users crawl most (English, German, French, Spanish, Polish, Italian, Dutch, Portuguese,
-#: Czech, Russian, Chinese, Japanese, Korean).  No maintained list of such headings exists.
-RAIL_HEADING_WORDS = (
-    "related", "more from", "more stories", "read more", "read next", "recommended", "trending", "popular",
-    "you may also", "you might also", "also read", "see also", "don't miss",
-    "weitere", "mehr zum thema", "mehr aus", "lesen sie auch", "auch interessant", "könnte sie auch",
-    "konnte sie auch", "empfehlungen", "meistgelesen",
-    "lire aussi", "voir aussi", "sur le même sujet", "sur le meme sujet", "les plus lus",
-    "te puede interesar", "también te puede", "tambien te puede", "relacionad", "más leíd", "más leid", "mas leíd",
-    "mas leid", "lee tambi",
-    "czytaj też", "czytaj tez", "zobacz też", "zobacz tez", "polecamy", "najpopularniejsze",
-    "leggi anche", "potrebbe interessarti", "articoli correlati",
-    "gerelateerd", "lees ook", "meest gelezen",
-    "leia também", "leia tambem", "veja também", "veja tambem", "mais lidas",
-    "související", "souvisejici", "nejčtenější", "nejctenejsi", "mohlo by vás zajímat", "čtěte také", "ctete take",
-    "читайте также", "по теме", "похожие", "популярное", "самое читаемое",
-    "相關", "相关", "熱門", "热门", "最新文章", "推薦", "推荐", "延伸閱讀", "延伸阅读", "猜你喜歡", "猜你喜欢",
-    "其他的文章", "其他文章", "可能會有興趣", "可能感兴趣",
-    "関連", "人気記事", "おすすめ", "あわせて読みたい", "最新記事", "ランキング",
-    "관련", "인기", "추천", "많이 본",
-)  # fmt: skip
-#: Searched in lower-cased text, branching on the first letter (an IGNORECASE alternation is slower).
-RAIL_HEADINGS = re.compile(first_letter_alternation(RAIL_HEADING_WORDS))
 #: Longer headings are titles that happen to hold such words ("Related parties in the Enron case").
 MAX_RAIL_HEADING_CHARS = 80
 #: A rail's blocks after its heading have at least this share of their characters in links.
@@ -64,8 +38,8 @@ _HEADING_LEVELS = 8
 
 
 def announced_rails(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept blocks of sections under a short heading of :data:`RAIL_HEADINGS`, where the blocks after the heading
-    have :data:`MIN_RAIL_LINK_SHARE` of their characters in links, the longest kept block is not inside, and the
+    """Kept blocks of sections under a short heading of :data:`~.vocabulary.RAIL_HEADINGS`, where the blocks after the
+    heading have :data:`MIN_RAIL_LINK_SHARE` of their characters in links, the longest kept block is not inside, and the
     section holds less than :data:`MAX_RAIL_SHARE` of the kept text."""
     kept = labels != 0
     rails = np.zeros(len(kept), bool)
@@ -99,7 +73,6 @@ MIN_ITEM_LINK_SHARE = 0.9
 MIN_LINKED_SHARE = 0.8
 #: An item's ``li`` element sits at most this many levels above its text (``li > a > span > #text``).
 ITEM_DEPTH = 6
-_ITEM_TAGS = frozenset({"li"})
 
 
 def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
@@ -114,7 +87,7 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
         return lists
     start, end = span
     outside = np.concatenate((np.flatnonzero(kept[:start]), np.flatnonzero(kept[end:]) + end)).tolist()
-    items = {nearest_node_with(page, int(page.block_nodes[block]), _ITEM_TAGS, ITEM_DEPTH) for block in outside}
+    items = {nearest_node_with(page, int(page.block_nodes[block]), LIST_ITEM_TAGS, ITEM_DEPTH) for block in outside}
     items.discard(-1)
     if len(items) < MIN_LINKED_ITEMS:
         return lists
@@ -136,8 +109,8 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def _first_announcing_block(page: Page, in_headings: list[int]) -> int | None:
-    """The first block of the heading in which :data:`RAIL_HEADINGS` first matches, or ``None``: one search over the
-    short heading texts, lower-cased (most pages announce nothing)."""
+    """The first block of the heading in which :data:`~.vocabulary.RAIL_HEADINGS` first matches, or ``None``: one search
+    over the short heading texts, lower-cased (most pages announce nothing)."""
     texts = page.texts
     blocks = [block for block in in_headings if len(texts[block]) <= MAX_RAIL_HEADING_CHARS]
     found = RAIL_HEADINGS.search(" ".join([texts[block] for block in blocks]).lower())
