@@ -44,6 +44,10 @@ NOT_RUN = [
     (r"^curl |^(web2text [a-z]+|scrapy shell)\b.*\bhttps?://", "needs the network"),
     (r"scrapy crawl myspider", "the reader's own spider"),
     (
+        r"-m scrapy_web2text\.integration\.redis ",
+        "needs a Redis server and a crawl's queue: tests/integration/test_redis_scheduler.py requeues on a real one",
+    ),
+    (
         r"^web2text warc ",
         "shows the message of an install without the warc extra, which this environment has: "
         "tests/package/test_wheel.py checks it on a wheel installed without extras",
