@@ -80,8 +80,9 @@ def test_crawl_view_flip_save_train_map_and_crawl_again(tmp_path, browser):  # n
         # teach: the pages the crawl kept beside its views, the labels the browser saved
         stem = tmp_path / "example"
         argv = ["train", "--init", "default", "--pages", str(views / "pages"), "--labels", str(browser.downloads)]
-        # a short tuning on the page alone (no corpus mixed in): the loop, not the recipe, is what is tested here
-        assert main([*argv, "--mix", "0", "--iterations", "40", "-o", str(stem)]) == 0
+        # a short tuning on the page alone (no corpus mixed in): the loop, not the recipe, is what is tested here, so
+        # the held-out check (tests/research/test_tuning_check.py), which may keep the shipped model, is off
+        assert main([*argv, "--mix", "0", "--iterations", "40", "--no-check", "-o", str(stem)]) == 0
         card = json.loads(stem.with_suffix(".json").read_text())
         name = card["name"]
         assert name != "default" and card["fine_tuned"]["pages"][0]["url"] == "http://example.org" + PAGE
