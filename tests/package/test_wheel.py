@@ -227,3 +227,33 @@ def test_a_wheel_built_without_a_compiler_is_pure_python(tmp_path):
         assert "scrapy_web2text/__init__.py" in archive.namelist()  # the package itself, at the root (purelib)
         (marker,) = [name for name in archive.namelist() if name.endswith(".dist-info/WHEEL")]
         assert "Root-Is-Purelib: true" in archive.read(marker).decode()
+
+
+def test_an_sdist_builds_a_wheel_that_installs_and_labels_offline(wheel_venv, tmp_path):
+    """The README's other route: a source distribution of the checkout, built into a wheel without the network and
+    installed beside the dependencies of the wheel's venv, labels a page and runs the command line."""
+    _run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "sdist")], cwd=REPO)
+    (sdist,) = (tmp_path / "sdist").glob("scrapy_web2text-*.tar.gz")
+    _run([*PIP, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", str(tmp_path), str(sdist)])
+    (wheel,) = tmp_path.glob("scrapy_web2text-*.whl")
+    target = tmp_path / "installed"
+    _run(
+        [*PIP, "--python", str(wheel_venv["python"]), "install", "-q", "--no-deps", "--target", str(target), str(wheel)]
+    )
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(target)}
+    probe = (
+        "import scrapy_web2text\n"
+        "page = '<html><body><nav>Home About</nav><article><h1>From the sdist</h1><p>'"
+        " + 'A sentence of the article. ' * 30 + '</p></article></body></html>'\n"
+        "print(scrapy_web2text.__file__)\n"
+        "print(scrapy_web2text.extract(page).main_text)"
+    )
+    done = _run([str(wheel_venv["python"]), "-c", probe], cwd=tmp_path, env=env)
+    location, text = done.stdout.split("\n", 1)
+    assert location.startswith(str(target)) and "From the sdist" in text and "A sentence of the article." in text
+    page = tmp_path / "page.html"
+    page.write_text(
+        "<html><body><article><p>" + "Words of a page read from a file. " * 30 + "</p></article></body></html>"
+    )
+    done = _run([str(wheel_venv["python"]), "-m", "scrapy_web2text", "extract", str(page)], cwd=tmp_path, env=env)
+    assert "Words of a page read from a file." in done.stdout
