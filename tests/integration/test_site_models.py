@@ -79,29 +79,40 @@ def test_a_missing_site_model_stops_the_crawl_at_start_up_naming_the_setting(tmp
         Web2TextSpiderMiddleware.from_crawler(crawler)
 
 
+def two_sites_crawl(folder, server, hosts, *settings) -> dict:
+    """A crawl of the ``two_sites`` spider from each host's index page, every host answered by ``server`` as a proxy
+    (``crawl``'s result: items, stats)."""
+    return crawl(
+        folder,
+        None,
+        "default",
+        "-s",
+        "SPIDER_MODULES=tests.two_sites_spider",
+        "-s",
+        "ROBOTSTXT_OBEY=False",
+        *settings,
+        "-a",
+        "urls=" + ",".join(f"http://{host}/index.html" for host in hosts),
+        "-a",
+        f"proxy={server.url}",
+        spider="two_sites",
+    )
+
+
 @pytest.mark.parametrize("pool", ["thread", pytest.param("process", marks=pytest.mark.slow)])
 def test_a_crawl_labels_each_site_with_its_own_model(tmp_path, site_tuned, pool):
     """The example site served as example.org and as example.net in one crawl: the tuned model labels example.org's
     pages (and its subdomain's), the default model the others; the stats count the pages of each."""
     with LoopbackServer(example_site()) as server:
         hosts = ("example.org", "www.example.org", "example.net")
-        result = crawl(
+        result = two_sites_crawl(
             tmp_path,
-            None,
-            "default",
-            "-s",
-            "SPIDER_MODULES=tests.two_sites_spider",
-            "-s",
-            "ROBOTSTXT_OBEY=False",
+            server,
+            hosts,
             "-s",
             f"WEB2TEXT_POOL={pool}",
             "-s",
             json.dumps({"example.org": str(site_tuned)}).join(("WEB2TEXT_SITE_MODELS=", "")),
-            "-a",
-            "urls=" + ",".join(f"http://{host}/index.html" for host in hosts),
-            "-a",
-            f"proxy={server.url}",
-            spider="two_sites",
         )
     stats = result["probe"]["stats"]
     labelled = Counter(urlsplit(item["url"]).hostname for item in result["items"] if "main_text" in item)

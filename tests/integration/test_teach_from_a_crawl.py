@@ -15,8 +15,7 @@ from scrapy_web2text.cli import main
 from tests.show.test_view_browser import _chrome, _downloaded, _spans, browser  # noqa: F401 - browser: a fixture
 
 from ..site import LoopbackServer
-from .test_scrapy_crawl import crawl
-from .test_site_models import example_site
+from .test_site_models import example_site, two_sites_crawl
 
 pytestmark = [pytest.mark.browser, pytest.mark.torch, pytest.mark.slow]
 
@@ -25,14 +24,10 @@ PAGE = "/articles/winter-tomatoes.html"
 
 def _crawl(folder, server, *extra):
     folder.mkdir()
-    return crawl(
+    return two_sites_crawl(
         folder,
-        None,
-        "default",
-        "-s",
-        "SPIDER_MODULES=tests.two_sites_spider",
-        "-s",
-        "ROBOTSTXT_OBEY=False",
+        server,
+        ("example.org", "example.net"),
         "-s",
         f"WEB2TEXT_SHOW_DIR={folder / 'views'}",
         "-s",
@@ -40,11 +35,6 @@ def _crawl(folder, server, *extra):
         "-s",
         "WEB2TEXT_BLOCKS=compact",
         *extra,
-        "-a",
-        "urls=http://example.org/index.html,http://example.net/index.html",
-        "-a",
-        f"proxy={server.url}",
-        spider="two_sites",
     )
 
 
