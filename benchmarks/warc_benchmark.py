@@ -18,7 +18,6 @@ import argparse
 import gzip
 import io
 import json
-import multiprocessing
 import os
 import resource
 import sys
@@ -111,20 +110,15 @@ def on_cluster(path: Path, workers: int, folder: Path) -> float:
         return summary.counts["html"] / (time.perf_counter() - clock)
 
 
-def spin() -> None:
-    while True:  # a CPU-bound neighbour
-        pass
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--splits", nargs="+", default=["validation", "test"])
     parser.add_argument("--workers", type=int, nargs="*", default=[1, 2])
     parser.add_argument("--busy", action="store_true", help="a CPU-bound process on each core meanwhile")
     args = parser.parse_args()
-    neighbours = [multiprocessing.Process(target=spin, daemon=True) for _ in range(os.cpu_count() if args.busy else 0)]
-    for neighbour in neighbours:
-        neighbour.start()
+    from speed import start_neighbours  # benchmarks/speed.py, beside this script
+
+    neighbours = start_neighbours(os.cpu_count() if args.busy else 0)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "pages.warc.gz"
         pages = build_warc(path, set(args.splits))
