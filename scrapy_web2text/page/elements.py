@@ -57,52 +57,42 @@ def _scan_pattern(words) -> str:
 #: Every keyword word at every position of a token, in one scan: faster than a substring test per word, with the
 #: same masks.
 _KEYWORD_SCAN = re.compile(_scan_pattern(_KEYWORD_WORDS))
-_TOKEN_MASKS: dict[str, int] = {}
-#: Whole ``"class id"`` strings → their masks: a CDOM node's string of a dozen tokens (a menu item's classes) cost a
-#: dozen look-ups in ``_TOKEN_MASKS`` each time it was read, on every block below it.
+#: Whole ``"class id"`` strings → their masks (CDOM nodes' strings are read again for every block below them).
 _STRING_MASKS: dict[str, int] = {}
 
 
-def _keyword_mask(token: str) -> int:
-    """The bits of the keyword groups (:data:`~.tags.ANCESTOR_KEYWORDS`) whose pattern matches in ``token``."""
+def _scanned_mask(text: str) -> int:
+    """The bits of the keyword groups (:data:`~.tags.ANCESTOR_KEYWORDS`) whose pattern matches in ``text``, by one
+    scan of the whole text."""
     mask = 0
-    for word in _KEYWORD_SCAN.findall(token):
+    for word in _KEYWORD_SCAN.findall(text):
         mask |= _KEYWORD_WORDS[word]
     for bit, pattern, required in _KEYWORD_PATTERNS:
-        if required in token and pattern.search(token):
+        if required in text and pattern.search(text):
             mask |= bit
-    _cache(_TOKEN_MASKS, "tokens", token, mask, len(token))
     return mask
 
 
 def keyword_mask(attributes: str) -> int:
     """The keyword bits of a lower-cased ``"class id"`` string (an element's, or a CDOM node's
     ``Page.distinct_attributes``): the union of its tokens' masks."""
-    # No keyword spans blank space (and \b sees the same word edges in a token as in the string), so the mask is
-    # the union of the tokens' masks; tokens ("row", "container", "entry-content") repeat across sites far more
-    # than whole class strings do, and their masks are cached; so are the strings' own.
+    # No keyword spans blank space (the words hold none, and \b sees the same word edges in a token as in the
+    # string), so one scan of the whole string gives the union of its tokens' masks: one regular expression call
+    # instead of a look-up, a call and a cache entry per token, where most strings and tokens of a new site are new.
     mask = _STRING_MASKS.get(attributes)
-    if mask is not None:
-        return mask
-    mask = 0
-    for token in attributes.split():
-        token_mask = _TOKEN_MASKS.get(token)
-        mask |= _keyword_mask(token) if token_mask is None else token_mask
-    _cache(_STRING_MASKS, "strings", attributes, mask, len(attributes))
+    if mask is None:
+        mask = _scanned_mask(attributes)
+        _cache(_STRING_MASKS, "strings", attributes, mask, len(attributes))
     return mask
 
 
-#: (class, id) → (lower-cased "class id", tag-path suffix, keyword mask),
-#: shared by all pages: sites repeat their class names on every page.
-#: Both caches are bounded by entries, and values longer than
-#: ``_CACHED_VALUE_MAX_CHARS`` are not cached: pages of long class names
-#: grew them on every page.
-_ATTRIBUTE_CACHE: dict[tuple[str, str], tuple[str, str, int]] = {}
+#: The caches are shared by all pages (sites repeat their class names on every page), bounded by entries, and values
+#: longer than ``_CACHED_VALUE_MAX_CHARS`` are not cached: pages of long class names grew them on every page.
 _ATTRIBUTE_CACHE_SIZE = 100_000
 _CACHED_VALUE_MAX_CHARS = 256
 #: Characters of class and id values each cache may hold before it is cleared.
 _CACHE_MAX_CHARS = 4_000_000
-_cache_chars = {"attributes": 0, "elements": 0, "tokens": 0, "strings": 0}
+_cache_chars = {"elements": 0, "strings": 0}
 
 
 def _cache(cache: dict, name: str, key, value, chars: int) -> None:
@@ -123,32 +113,27 @@ def _cache(cache: dict, name: str, key, value, chars: int) -> None:
 TAG_PATH_CLASS_CHARS = 64
 
 
-def _describe_attributes(class_name: str, element_id: str) -> tuple[str, str, int]:
-    key = (class_name, element_id)
-    described = _ATTRIBUTE_CACHE.get(key)
-    if described is None:
-        attributes = f"{class_name} {element_id}".strip().lower()
-        classes = class_name.split()
-        mask = keyword_mask(attributes)
-        suffix = "." + classes[0] if classes else ""
-        if len(suffix) > TAG_PATH_CLASS_CHARS + 1:
-            suffix = suffix[: TAG_PATH_CLASS_CHARS + 1] + "…"
-        described = (attributes, suffix, mask)
-        _cache(_ATTRIBUTE_CACHE, "attributes", key, described, len(class_name) + len(element_id))
-    return described
-
-
 #: (tag, class, id) → (attributes, tag path segment, keyword mask): one lookup per element in the walk.
 _ELEMENT_CACHE: dict[tuple[str, str | None, str | None], tuple[str, str, int]] = {}
 
 
 def _describe_element(tag: str, class_name: str | None, element_id: str | None) -> tuple[str, str, int]:
+    """An element's lower-cased ``"class id"``, tag path segment and keyword mask, cached by (tag, class, id).
+
+    One cache and one function: most class and id values of a new site are new (an id is often unique on its page),
+    so a miss is the common case, and each cache layer a miss goes through costs more than it saves."""
     if class_name or element_id:
-        attributes, suffix, mask = _describe_attributes(class_name or "", element_id or "")
-        described = (attributes, tag + suffix, mask)
+        classes, element_id_text = class_name or "", element_id or ""
+        attributes = f"{classes} {element_id_text}".strip().lower()
+        first_class = classes.split(None, 1)
+        suffix = "." + first_class[0] if first_class else ""
+        if len(suffix) > TAG_PATH_CLASS_CHARS + 1:
+            suffix = suffix[: TAG_PATH_CLASS_CHARS + 1] + "…"
+        mask = _STRING_MASKS.get(attributes)
+        described = (attributes, tag + suffix, _scanned_mask(attributes) if mask is None else mask)
+        chars = len(classes) + len(element_id_text)
     else:
-        described = ("", tag, 0)
-    chars = len(class_name or "") + len(element_id or "")
+        described, chars = ("", tag, 0), 0
     _cache(_ELEMENT_CACHE, "elements", (tag, class_name, element_id), described, chars)
     return described
 

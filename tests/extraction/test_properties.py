@@ -349,10 +349,17 @@ def test_any_text_gives_formats_without_raising(text) -> None:
 _KEYWORD_PARTS = [word for _, pattern in ANCESTOR_KEYWORDS for word in re.findall(r"[\w-]+", pattern)]
 
 
+_KEYWORD_TOKENS = st.lists(st.sampled_from(_KEYWORD_PARTS) | st.text("adsb-_x0é ", max_size=3), max_size=6).map("".join)
+
+
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(_KEYWORD_PARTS) | st.text("adsb-_x0é ", max_size=3), max_size=6).map("".join))
-def test_keyword_mask_is_each_group_pattern_searched_in_the_token(token: str) -> None:
-    # The single scan of page/elements.py against the definition: each group's own pattern searched in the token.
-    token = token.replace(" ", "")  # a token holds no blank
-    expected = sum(1 << bit for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS) if re.search(pattern, token))
-    assert elements._keyword_mask(token) == expected
+@given(st.lists(_KEYWORD_TOKENS, max_size=4), st.sampled_from([" ", "  ", "\t", "\n", "\x1c", "\xa0"]))
+def test_keyword_mask_is_each_group_pattern_searched_in_each_token(tokens: list[str], blank: str) -> None:
+    # The single scan of page/elements.py over the whole string against the definition: each group's own pattern
+    # searched in each token of the string (str.split's tokens), the masks joined.
+    attributes = blank.join(tokens)
+    expected = 0
+    for token in attributes.split():
+        expected |= sum(1 << bit for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS) if re.search(pattern, token))
+    elements._STRING_MASKS.clear()
+    assert elements.keyword_mask(attributes) == expected
