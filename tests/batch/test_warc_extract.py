@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -82,6 +83,8 @@ def test_warc_rows_match_extract_page_by_page(archives, client, untrained_model,
     loads = client.run(lambda: worker_model.cache_info().misses)
     calls = client.run(lambda: worker_model.cache_info().hits + worker_model.cache_info().misses)
     assert len(loads) == 2 and all(count <= 1 for count in loads.values()), loads  # at most once per process
+    frozen = client.run(gc.get_freeze_count)  # what a worker loaded once is out of the collector's way
+    assert all(frozen[worker] > 0 for worker, count in loads.items() if count), frozen
     assert sum(calls.values()) == len(expected_rows(archives)) + skipped["binary"]  # extract() ran on those too
 
 
