@@ -168,16 +168,17 @@ def _text_of(element: Any) -> str:
     return _BLANKS.sub(" ", "".join(element.itertext())).strip()
 
 
-def metadata_title(root: Any) -> str | None:
-    """``og:title``, else ``<title>`` without its " | Site" / " - Site" suffix."""
+def metadata_title(root: Any, tagged: dict[str, list[Any]] | None = None) -> str | None:
+    """``og:title``, else ``<title>`` without its " | Site" / " - Site" suffix.  ``tagged``: the tree's ``meta`` and
+    ``title`` elements where the parse found them (:attr:`Page.tagged <scrapy_web2text.page.Page.tagged>`)."""
     if root is None:
         return None
-    for meta in root.iter("meta"):
+    for meta in tagged["meta"] if tagged is not None else root.iter("meta"):
         if (meta.get("property") or meta.get("name") or "").lower() in ("og:title", "twitter:title"):
             content = _BLANKS.sub(" ", meta.get("content") or "").strip()
             if content:
                 return content
-    for title in root.iter("title"):
+    for title in tagged["title"] if tagged is not None else root.iter("title"):
         text = _text_of(title)
         if text:
             parts = _TITLE_SEPARATORS.split(text)
@@ -198,10 +199,15 @@ def _comparable(text: str) -> str:
 MAX_TITLE_CHARS = 1000
 
 
-def find_title(root: Any, block_elements: Sequence[tuple[Any, bool]], keep: Sequence[bool]) -> str | None:
+def find_title(
+    root: Any,
+    block_elements: Sequence[tuple[Any, bool]],
+    keep: Sequence[bool],
+    tagged: dict[str, list[Any]] | None = None,
+) -> str | None:
     """The page's headline: a heading block that matches the metadata title, else the first ``h1`` (content
-    blocks first), else the metadata title."""
-    from_metadata = metadata_title(root)
+    blocks first), else the metadata title (``tagged``: see :func:`metadata_title`)."""
+    from_metadata = metadata_title(root, tagged)
     if from_metadata and len(from_metadata) > MAX_TITLE_CHARS:
         from_metadata = from_metadata[:MAX_TITLE_CHARS].rstrip()
     wanted = _comparable(from_metadata) if from_metadata else ""

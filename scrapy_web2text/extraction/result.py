@@ -140,7 +140,12 @@ class Extraction:
     def title(self) -> str | None:
         """The headline: a heading block matching ``og:title``/``<title>`` (site suffix removed), else the first
         ``h1``, else that metadata title; ``None`` when the page has none."""
-        return self._format("title", lambda: output.find_title(self.root, *self._elements()))
+        return self._format("title", self._find_title)
+
+    def _find_title(self) -> str | None:
+        labelled = self._labelled_page()
+        tagged = labelled.page.tagged if labelled is not None and labelled.page.root is self.root else None
+        return output.find_title(self.root, *self._elements(), tagged)
 
     @property
     def html(self) -> str:

@@ -77,6 +77,9 @@ class Page:
     stripped_attributes: bool = False
     #: The page's text was read from its ``<noscript>`` elements (``parse.NOSCRIPT_SHARE``).
     from_noscript: bool = False
+    #: The elements of ``root`` of each tag of ``marks.LOOKED_UP_TAGS``, in document order, found in one pass by the
+    #: parse; ``None`` where they were not (a page made otherwise, or read from its ``<noscript>`` elements).
+    tagged: dict[str, list[Any]] | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.texts)

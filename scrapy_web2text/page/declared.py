@@ -80,11 +80,14 @@ def declared_kinds(page: Page) -> Declared:
             last = _last_part(name)
             if last:
                 types.add(last)
-    articles = 0
-    for _ in root.iter("article"):
-        articles += 1
-        if articles >= MAX_ARTICLES:
-            break
+    if page.tagged is not None:
+        articles = min(len(page.tagged["article"]), MAX_ARTICLES)
+    else:
+        articles = 0
+        for _ in root.iter("article"):
+            articles += 1
+            if articles >= MAX_ARTICLES:
+                break
     return Declared(_og_type(root), frozenset(types), articles)
 
 

@@ -100,6 +100,30 @@ def _hidden_owners(page) -> tuple[np.ndarray, np.ndarray]:
     return owners, outermost
 
 
+#: The tags that steps after the walk look up in the whole tree (the ``<noscript>`` check, the page type's
+#: ``<article>`` count, the headline's metadata title): each lookup is a pass over every node of the tree, so they
+#: are found together, once (:func:`tagged_elements`).
+LOOKED_UP_TAGS = ("noscript", "article", "meta", "title")
+
+
+def tagged_elements(root) -> dict[str, list] | None:
+    """The elements under ``root`` (itself included) of each of :data:`LOOKED_UP_TAGS`, in document order, as
+    ``root.iter(tag)`` finds them; ``None`` where one's tag is spelled otherwise (a namespace)."""
+    found: dict[str, list] = {tag: [] for tag in LOOKED_UP_TAGS}
+    for element in root.iter(*LOOKED_UP_TAGS):
+        elements = found.get(element.tag)
+        if elements is None:
+            return None
+        elements.append(element)
+    return found
+
+
+def page_elements(page, tag: str) -> list:
+    """``list(page.root.iter(tag))`` for a tag of :data:`LOOKED_UP_TAGS`, from the parse's pass where it made one."""
+    tagged = page.tagged
+    return tagged[tag] if tagged is not None else list(page.root.iter(tag))
+
+
 def first_head(root):
     """The page's first ``<head>`` element, or ``None``."""
     if root.tag == "head":

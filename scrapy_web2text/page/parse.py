@@ -19,6 +19,7 @@ from .attributes import may_have_crowded_tags, strip_excess_attributes
 from .cdom import _NONCHARACTERS, MAX_BLOCKS, Page, collect_blocks
 from .decode import decode_html_utf8
 from .flatten import MAX_NESTING, flatten_nesting
+from .marks import tagged_elements
 
 _XML_DECLARATION = re.compile(r"\A\s*+<\?xml[^>]*+(?<=\?)>")
 #: A leading DOCTYPE with an internal subset (``<!DOCTYPE html [<!ENTITY ...>]>``).
@@ -107,7 +108,7 @@ def parse_page(
     if reused is not None:
         reused = _without_closed_dialogs(reused, shared=True)
         collect_blocks(page, reused, max_blocks)
-        return _shown_without_scripts(page, reused, max_blocks)
+        return _shown_without_scripts(page, reused, max_blocks, tagged_elements(reused))
     root, stopped = _parse_tree(data)
     if stopped:
         # libxml2 gave up at its nesting limit and dropped the rest: parse
@@ -122,7 +123,7 @@ def parse_page(
         return page
     root = _without_closed_dialogs(root, shared=False)
     collect_blocks(page, root, max_blocks)
-    return _shown_without_scripts(page, root, max_blocks)
+    return _shown_without_scripts(page, root, max_blocks, tagged_elements(root))
 
 
 def _without_closed_dialogs(root: Any, shared: bool) -> Any:
@@ -161,9 +162,12 @@ MIN_NOSCRIPT_CHARS = 500
 _TEXTS_OUTSIDE_SCRIPTS = etree.XPath(".//text()[not(parent::script or parent::style)]")
 
 
-def _shown_without_scripts(page: Page, root: Any, max_blocks: int) -> Page:
-    """``page``, or the page walked again with its ``<noscript>`` elements unwrapped where they hold its text."""
-    inside = sum(len(text) for element in root.iter("noscript") for text in _TEXTS_OUTSIDE_SCRIPTS(element))
+def _shown_without_scripts(page: Page, root: Any, max_blocks: int, tagged: dict[str, list] | None = None) -> Page:
+    """``page``, or the page walked again with its ``<noscript>`` elements unwrapped where they hold its text.
+    ``tagged``: :func:`.marks.tagged_elements` of ``root``, kept on the page that is returned where it is ``page``."""
+    noscripts = tagged["noscript"] if tagged is not None else root.iter("noscript")
+    inside = sum(len(text) for element in noscripts for text in _TEXTS_OUTSIDE_SCRIPTS(element))
+    page.tagged = tagged
     if inside < MIN_NOSCRIPT_CHARS:
         return page
     shown = sum(map(len, page.texts))

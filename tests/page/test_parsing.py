@@ -1,7 +1,10 @@
 import pytest
 
+from scrapy_web2text.extraction.output import metadata_title
 from scrapy_web2text.page import decode_html, parse_page
+from scrapy_web2text.page.declared import declared_kinds
 from scrapy_web2text.page.decode import decode_html_utf8
+from scrapy_web2text.page.marks import LOOKED_UP_TAGS
 
 
 def leaf_tags(page):
@@ -238,3 +241,22 @@ def test_the_pages_own_bytes_are_parsed_only_where_they_are_its_text_in_utf8(dat
     from_bytes, from_text = parse_page(data, encoding), parse_page(text)
     assert from_bytes.source == from_text.source and from_bytes.texts == from_text.texts
     assert from_bytes.starts.tolist() == from_text.starts.tolist()
+
+
+LOOKED_UP = """<html><head><title>Two | Site</title><meta name="twitter:title" content="Tw">
+<noscript><meta property="og:title" content="Late"></noscript></head><body><article><h1>Tw</h1>
+<p>One two three.</p></article><svg><title>drawn</title></svg><template><article>hidden</article></template>
+<noscript><p>no js</p></noscript><ARTICLE>b</ARTICLE><dialog><meta name="og:title" content="closed"></dialog></body>
+</html>"""
+
+
+def test_the_parse_finds_the_looked_up_tags_in_one_pass_as_each_search_would():
+    page = parse_page(LOOKED_UP)
+    for tag in LOOKED_UP_TAGS:
+        assert page.tagged[tag] == list(page.root.iter(tag)) and page.tagged[tag], tag
+    assert len(page.tagged["article"]) == 3 and len(page.tagged["meta"]) == 2  # the closed dialog's is gone
+    declared, title = declared_kinds(page), metadata_title(page.root, page.tagged)
+    page.tagged = None  # what a page made otherwise reads: the tree's own searches
+    assert (declared_kinds(page), metadata_title(page.root)) == (declared, title) == (declared, "Tw")
+    # A page read from its <noscript> elements has another tree: its searches are its own.
+    assert parse_page(SCRIPT_RENDERED).tagged is None
