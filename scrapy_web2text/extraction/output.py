@@ -211,19 +211,23 @@ def find_title(
     if from_metadata and len(from_metadata) > MAX_TITLE_CHARS:
         from_metadata = from_metadata[:MAX_TITLE_CHARS].rstrip()
     wanted = _comparable(from_metadata) if from_metadata else ""
-    headings: list[tuple[bool, str, str]] = []  # (kept, tag, text)
-    for index, heading in _first_blocks_of_headings(block_elements):
-        text = _text_of(heading)
-        if text:
-            headings.append((bool(keep[index]), _tag(heading), text))
+    headings = _first_blocks_of_headings(block_elements)
+    # Each heading's text is read when it is first needed: the match with the metadata title is most often among
+    # the first headings, and the h1 fallback reads only the h1s.
+    texts: list[str | None] = [None] * len(headings)
     if wanted:
-        for _, _, text in headings:
-            candidate = _comparable(text)
-            if candidate == wanted or (8 < len(candidate) <= len(wanted) and candidate in wanted):
+        for position, (_, heading) in enumerate(headings):
+            text = texts[position] = _text_of(heading)
+            candidate = _comparable(text) if text else ""
+            if candidate and (candidate == wanted or (8 < len(candidate) <= len(wanted) and candidate in wanted)):
                 return text
+    h1s = [(position, index, heading) for position, (index, heading) in enumerate(headings) if _tag(heading) == "h1"]
     for want_kept in (True, False):
-        for kept, tag, text in headings:
-            if tag == "h1" and kept == want_kept:
+        for position, index, heading in h1s:
+            text = texts[position]
+            if text is None:
+                text = texts[position] = _text_of(heading)
+            if text and bool(keep[index]) == want_kept:
                 return text
     return from_metadata
 

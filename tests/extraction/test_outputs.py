@@ -97,6 +97,17 @@ def test_title_from_headings_and_metadata():
     assert extract("<p>no title at all</p>").title is None
 
 
+def test_title_reads_headings_in_order_and_falls_back_to_the_kept_h1():
+    # A heading of no words never matches; the heading that matches the metadata title wins over earlier h1s.
+    page, elements, _ = everything("<title>Real news</title><h1>Menu</h1><h2>***</h2><h2>Real news</h2><p>Body.</p>")
+    assert find_title(page.root, elements, [False, True, True, True]) == "Real news"
+    # Without a match: the first kept h1, else the first h1; a blank h1 is passed over.
+    page, elements, _ = everything("<h1>Site name</h1><h2>Section</h2><h1>Story headline</h1><p>Body text.</p>")
+    assert find_title(page.root, elements, [False, True, True, True]) == "Story headline"
+    assert find_title(page.root, elements, [False, False, False, True]) == "Site name"
+    assert find_title(page.root, elements, [True, True, True, True], page.tagged) == "Site name"
+
+
 def test_compact_blocks_point_at_their_elements():
     result = extract(ARTICLE)
     tree = lxml_html.fromstring(ARTICLE).getroottree()
