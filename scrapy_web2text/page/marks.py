@@ -118,12 +118,6 @@ def tagged_elements(root) -> dict[str, list] | None:
     return found
 
 
-def page_elements(page, tag: str) -> list:
-    """``list(page.root.iter(tag))`` for a tag of :data:`LOOKED_UP_TAGS`, from the parse's pass where it made one."""
-    tagged = page.tagged
-    return tagged[tag] if tagged is not None else list(page.root.iter(tag))
-
-
 def first_head(root):
     """The page's first ``<head>`` element, or ``None``."""
     if root.tag == "head":
