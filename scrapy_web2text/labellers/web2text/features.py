@@ -31,7 +31,9 @@ from .feature_names import ALL_BLOCK_FEATURES as ALL_BLOCK_FEATURES
 from .feature_names import BLOCK_FEATURE_BINARY as BLOCK_FEATURE_BINARY
 from .feature_names import BLOCK_FEATURES, NODE_STATISTICS, PAGE_STATISTICS, REGION_LEVELS, block_feature_names
 from .feature_names import EXTENDED_BLOCK_FEATURES as EXTENDED_BLOCK_FEATURES
+from .feature_names import REPEAT_BLOCK_FEATURES as REPEAT_BLOCK_FEATURES
 from .headline import matches_title
+from .repeats import UNIT_LEVELS, repeat_columns
 from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
 
 
@@ -157,41 +159,60 @@ class PagePieces:
         return cls(chain, tag_list_bits(page), ancestor_marks(page, lengths), table, lengths)
 
 
-def page_features(page: Page, extended: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``(block_features(page, extended), edge_features(page))``, with what both read computed once."""
+def _chain_levels(extended: bool, repeats: bool) -> int:
+    """The ancestor levels the block features read."""
+    if repeats:
+        return max(*REGION_LEVELS, UNIT_LEVELS)
+    return max(REGION_LEVELS) if extended else 2
+
+
+def page_features(page: Page, extended: bool = False, repeats: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(block_features(page, extended, repeats=repeats), edge_features(page))``, with what both read computed
+    once."""
     if len(page) < 2:
-        return block_features(page, extended), edge_features(page)
-    pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else EDGE_LEVELS)
-    return block_features(page, extended, pieces), edge_features(page, pieces)
+        return block_features(page, extended, repeats=repeats), edge_features(page)
+    pieces = PagePieces.of(page, max(_chain_levels(extended, repeats), EDGE_LEVELS))
+    return block_features(page, extended, pieces, repeats), edge_features(page, pieces)
 
 
-def block_features(page: Page, extended: bool = False, pieces: PagePieces | None = None) -> np.ndarray:
-    """The (n_blocks, 128) raw block feature matrix of a page; ``extended``
-    appends :data:`EXTENDED_BLOCK_FEATURES`.  ``pieces``: see :func:`page_features`."""
+def block_features(
+    page: Page, extended: bool = False, pieces: PagePieces | None = None, repeats: bool = False
+) -> np.ndarray:
+    """The (n_blocks, 128) raw block feature matrix of a page; ``extended`` appends :data:`EXTENDED_BLOCK_FEATURES`,
+    ``repeats`` those and :data:`REPEAT_BLOCK_FEATURES`.  ``pieces``: see :func:`page_features`."""
+    extended = extended or repeats
     n = len(page)
     if n == 0:
-        return np.zeros((0, len(block_feature_names(extended))), np.float32)
+        return np.zeros((0, len(block_feature_names(extended, repeats))), np.float32)
     if pieces is None:
-        pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else 2)
+        pieces = PagePieces.of(page, _chain_levels(extended, repeats))
     counts = block_counts(page.texts, page.in_link, pieces.text_table, pieces.lengths)
     stats, totals = _node_statistics(page, counts)
     # The root stands in for a missing parent or grandparent (and, in the extended columns, a region's node).
     clipped_chain = np.where(pieces.chain >= 0, pieces.chain, 0)
     chain = clipped_chain[:, :3]
-    out = np.empty((n, len(block_feature_names(extended))), np.float32)
+    out = np.empty((n, len(block_feature_names(extended, repeats))), np.float32)
     packed, page_values = _packed_flags(page, pieces, chain[:, 1]), _page_values(counts, n)
     if compiled_block_rows is not None:
         compiled_block_rows(out, stats, chain, packed, len(_FLAG_BITS), page_values)
     else:
         block_rows_reference(out, stats, chain, packed, page_values)
+    extended_end = len(BLOCK_FEATURES) + len(EXTENDED_BLOCK_FEATURES)
     if extended and compiled_extended_columns is None:
-        extended_columns_reference(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
+        extended_columns_reference(
+            out[:, len(BLOCK_FEATURES) : extended_end], page, pieces, counts, clipped_chain, totals
+        )
     elif extended:
         compiled_extended_columns(
-            out[:, len(BLOCK_FEATURES) :], np.ascontiguousarray(page.ancestor_tags, np.int64), HIDDEN_BIT,
+            out[:, len(BLOCK_FEATURES) : extended_end], np.ascontiguousarray(page.ancestor_tags, np.int64), HIDDEN_BIT,
             MAIN_CONTENT_BIT, matches_title(page, pieces.lengths).view(np.uint8), clipped_chain, _REGION_AT,
             np.ascontiguousarray(totals), _SUMMED.index("chars"), _SUMMED.index("link_chars"), page.node_table,
             max(counts["chars"].sum(), 1.0),
+        )  # fmt: skip
+    if repeats:
+        repeat_columns(
+            out[:, extended_end:], page, clipped_chain, totals[:, _SUMMED.index("chars")],
+            totals[:, _SUMMED.index("link_chars")], totals[:, _SUMMED.index("year")], counts["chars"],
         )  # fmt: skip
     return out
 
