@@ -36,7 +36,7 @@ def test_shapes_and_finiteness(article):
     assert len(EDGE_FEATURES) == 25 and len(set(EDGE_FEATURES)) == 25
     assert blocks.shape == (len(page), 128) and edges.shape == (len(page) - 1, 25)
     assert np.isfinite(blocks).all() and np.isfinite(edges).all()
-    extended = block_features(page, extended=True)
+    extended = block_features(page, repeats=True)
     assert extended.shape == (len(page), len(BLOCK_FEATURE_BINARY)) and np.isfinite(extended).all()
     binary = extended[:, BLOCK_FEATURE_BINARY]
     assert set(np.unique(binary)) <= {0.0, 1.0}
@@ -110,13 +110,17 @@ def test_every_feature_is_documented():
     from pathlib import Path
 
     documentation = (Path(__file__).parents[2] / "docs" / "model.rst").read_text(encoding="utf-8")
-    from scrapy_web2text.labellers.web2text.features import EXTENDED_BLOCK_FEATURES, NODE_STATISTICS
+    from scrapy_web2text.labellers.web2text.features import (
+        EXTENDED_BLOCK_FEATURES,
+        NODE_STATISTICS,
+        REPEAT_BLOCK_FEATURES,
+    )
 
     levels = ("node_", "parent_", "grandparent_")
     per_level = {f"{level}{stat}" for level in levels for stat in NODE_STATISTICS}
     assert per_level <= set(BLOCK_FEATURES)
     named = [name for name in BLOCK_FEATURES if name not in per_level]
-    named += list(EXTENDED_BLOCK_FEATURES)
+    named += [*EXTENDED_BLOCK_FEATURES, *REPEAT_BLOCK_FEATURES]
     missing = [name for name in [*NODE_STATISTICS, *named, *EDGE_FEATURES] if f"``{name}``" not in documentation]
     assert not missing, f"features missing from docs/model.rst: {missing}"
 
@@ -237,9 +241,9 @@ def test_page_features_equal_each_matrix_computed_alone(html, compiled, monkeypa
     if not compiled:
         monkeypatch.setattr(counts, "compiled_text_counts", None)
     page = parse_page(html)
-    for extended in (False, True):
-        shared = page_features(page, extended=extended)
-        alone = block_features(page, extended=extended), edge_features(page)
+    for extended, repeats in ((False, False), (True, False), (True, True)):
+        shared = page_features(page, extended=extended, repeats=repeats)
+        alone = block_features(page, extended=extended, repeats=repeats), edge_features(page)
         for together, separate in zip(shared, alone):
             assert together.dtype == separate.dtype and together.shape == separate.shape
             assert together.tobytes() == separate.tobytes()
