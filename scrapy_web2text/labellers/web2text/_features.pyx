@@ -167,3 +167,53 @@ def log1p_counts(double[:, ::1] out, const int64_t[::1] columns, const double[::
             else:
                 pending.append(row * width + column)
     return np.array(pending, np.int64)
+
+
+def repeat_raw(double[:, ::1] raw, const int64_t[:, :] chain, const int64_t[::1] group, const int64_t[::1] units,
+               const double[:, ::1] totals, const int64_t[::1] at, const double[::1] block_chars, double page_chars,
+               const int64_t[::1] levels, int64_t min_units, Py_ssize_t unit_levels):
+    """Write :data:`.feature_names.REPEAT_BLOCK_FEATURES` into ``raw`` before their logarithms, as
+    :func:`.repeats.repeat_raw_reference` does: the groups' sums are of whole counts (exact in any order), the ratios
+    the same float64 divisions; the unit is the first ancestor whose repeated group holds the most text."""
+    cdef Py_ssize_t blocks = raw.shape[0], nodes = group.shape[0], n_groups = units.shape[0]
+    cdef Py_ssize_t n_levels = levels.shape[0], i, k, node, best_level
+    cdef int64_t g, best_group
+    cdef double held, best, inside_chars = 0.0
+    cdef bint inside
+    group_sums = np.zeros((n_groups, 3))
+    cdef double[:, ::1] sums = group_sums
+    for node in range(nodes):
+        g = group[node]
+        sums[g, 0] += totals[node, at[0]]
+        sums[g, 1] += totals[node, at[1]]
+        if totals[node, at[2]] > 0:
+            sums[g, 2] += 1.0
+    for i in range(blocks):
+        for k in range(n_levels):
+            g = group[chain[i, levels[k]]]
+            raw[i, k] = <double>(units[g] - 1)
+            raw[i, n_levels + k] = sums[g, 0] / page_chars
+        best, best_level, best_group, inside = -1.0, 0, -1, False
+        for k in range(unit_levels + 1):
+            g = group[chain[i, k]]
+            if units[g] >= min_units:
+                held = sums[g, 0]
+                if held > best:
+                    best, best_level, best_group = held, k, g
+                if k >= 1:
+                    inside = True
+        k = 2 * n_levels
+        if best_group >= 0:
+            raw[i, k] = <double>units[best_group]
+            raw[i, k + 1] = <double>best_level
+            raw[i, k + 2] = sums[best_group, 0] / page_chars
+            raw[i, k + 3] = sums[best_group, 1] / (sums[best_group, 0] if sums[best_group, 0] > 1.0 else 1.0)
+            raw[i, k + 4] = sums[best_group, 0] / <double>units[best_group]
+            raw[i, k + 5] = sums[best_group, 2] / <double>units[best_group]
+        else:
+            raw[i, k] = raw[i, k + 1] = raw[i, k + 2] = raw[i, k + 3] = raw[i, k + 4] = raw[i, k + 5] = 0.0
+        raw[i, k + 6] = 1.0 if inside else 0.0
+        if inside:
+            inside_chars += block_chars[i]
+    for i in range(blocks):
+        raw[i, 2 * n_levels + 7] = inside_chars / page_chars

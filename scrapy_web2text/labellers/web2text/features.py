@@ -24,6 +24,7 @@ from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.nodes import DEPTH, END_BLOCK, FIRST_BLOCK, N_CHILDREN, PARENT, TAGS_ID
 from ...page.tags import ANCESTOR_KEYWORDS
 from ...page.twins import load_twin
+from ...page.twins import twin_module as _twin_module
 from .counts import block_counts, block_lengths, text_table
 from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
 from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
@@ -33,7 +34,8 @@ from .feature_names import BLOCK_FEATURES, NODE_STATISTICS, PAGE_STATISTICS, REG
 from .feature_names import EXTENDED_BLOCK_FEATURES as EXTENDED_BLOCK_FEATURES
 from .feature_names import REPEAT_BLOCK_FEATURES as REPEAT_BLOCK_FEATURES
 from .headline import matches_title
-from .repeats import UNIT_LEVELS, repeat_columns
+from .repeats import LEVELS, MIN_UNITS, UNIT_LEVELS, repeat_raw_reference, unit_groups
+from .repeats import LOG_COLUMNS as REPEAT_LOG_COLUMNS
 from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
 
 
@@ -210,11 +212,29 @@ def block_features(
             max(counts["chars"].sum(), 1.0),
         )  # fmt: skip
     if repeats:
-        repeat_columns(
-            out[:, extended_end:], page, clipped_chain, totals[:, _SUMMED.index("chars")],
-            totals[:, _SUMMED.index("link_chars")], totals[:, _SUMMED.index("year")], counts["chars"],
-        )  # fmt: skip
+        out[:, extended_end:] = _repeat_columns(page, clipped_chain, totals, counts["chars"])
     return out
+
+
+_REPEAT_AT = np.array([_SUMMED.index(name) for name in ("chars", "link_chars", "year")], np.int64)
+
+
+def _repeat_columns(page: Page, chain: np.ndarray, totals: np.ndarray, block_chars: np.ndarray) -> np.ndarray:
+    """:data:`REPEAT_BLOCK_FEATURES` (float64, :mod:`.repeats`); ``chain``: each block's ancestors, the root for those
+    above it; ``totals``: the nodes' sums from :func:`_node_statistics`; ``block_chars``: each block's characters."""
+    group, units = unit_groups(page)
+    raw = np.empty((len(page), len(REPEAT_BLOCK_FEATURES)))
+    page_chars = max(float(block_chars.sum()), 1.0)
+    block_chars = np.ascontiguousarray(block_chars, np.float64)
+    if compiled_repeat_raw is not None:
+        compiled_repeat_raw(
+            raw, chain, group, units, np.ascontiguousarray(totals), _REPEAT_AT, block_chars, page_chars, LEVELS,
+            MIN_UNITS, UNIT_LEVELS,
+        )  # fmt: skip
+    else:
+        repeat_raw_reference(raw, chain, group, units, totals, _REPEAT_AT, block_chars, page_chars)
+    log1p_columns(raw, REPEAT_LOG_COLUMNS)
+    return raw
 
 
 _REGION_AT = np.array(REGION_LEVELS, np.int64)
@@ -347,3 +367,6 @@ def log1p_columns(out: np.ndarray, columns: np.ndarray) -> None:
 compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns, compiled_log1p_counts = (
     load_twin(__name__, "node_statistics", "block_rows", "ancestors", "extended_columns", "log1p_counts")
 )
+#: The compiled :func:`.repeats.repeat_raw_reference`, ``None`` where the twin is not in use or was built before it
+#: (a checkout's stale build runs the reference rather than failing).
+compiled_repeat_raw = getattr(_twin_module(__name__), "repeat_raw", None)
