@@ -84,6 +84,12 @@ def compare(args) -> None:
     for name, rows in (("before", before), ("after", after)):
         pages = collapsed(rows)
         print(f"collapsed {name}: {len(pages)} {' '.join(pages)}")
+    # Pages whose text is mostly gone, whoever lost it: the chain's, and the model alone's (rules off).
+    for name, rows in (("before", before), ("after", after)):
+        chain = [key for key, row in rows.items() if row["recall"] < COLLAPSED_RECALL]
+        alone = [key for key, row in rows.items() if row["model_recall"] is not None]
+        alone = [key for key in alone if rows[key]["model_recall"] < COLLAPSED_RECALL]
+        print(f"recall < {COLLAPSED_RECALL} {name}: chain {len(chain)} {' '.join(chain)}; model alone {len(alone)}")
 
 
 def main(argv=None) -> None:
