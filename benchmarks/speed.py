@@ -128,7 +128,7 @@ def staged(data: bytes, model) -> dict[str, float]:
     if root is not None:
         collect_blocks(page, root)
     marks.append(clock())
-    block_x, edge_x = page_features(page, extended=model.extended, repeats=model.repeats)
+    block_x, edge_x = page_features(page, extended=model.extended)
     marks.append(clock())
     unary, pairwise = model.potentials(block_x, edge_x)
     marks.append(clock())

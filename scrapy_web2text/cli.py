@@ -272,9 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--config",
         default="paper",
-        choices=["paper", "default", "distilled", "repeats", "lm", "page-types"],
+        choices=["paper", "default", "distilled", "lm", "page-types"],
         help="architecture and recipe; 'distilled': 'default' taught by three models of 'default' (4 trainings); "
-        "'repeats': 'default' reading the repeated units' block features too; "
         "'lm' trains the language-model classifier's head (needs the 'lm' extra); 'page-types' the page-type "
         "classifier",
     )

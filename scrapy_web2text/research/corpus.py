@@ -118,7 +118,7 @@ def process_record(record: dict, page: Page | None = None) -> PageData:
         gold=gold,
         texts=page.texts,
         break_before=page.break_before,
-        block_x=block_features(page, repeats=True),
+        block_x=block_features(page, extended=True),
         edge_x=edge_features(page),
         labels=labels,
         report=report,
@@ -135,8 +135,6 @@ def code_fingerprint() -> str:
     feature_sources = [
         Path(features.__file__),
         Path(features.__file__).with_name("counts.py"),
-        Path(features.__file__).with_name("feature_names.py"),
-        Path(features.__file__).with_name("repeats.py"),
         Path(languages.__file__),
     ]
     for source in [*page_sources, *feature_sources, Path(alignment.__file__)]:

@@ -36,7 +36,7 @@ def test_shapes_and_finiteness(article):
     assert len(EDGE_FEATURES) == 25 and len(set(EDGE_FEATURES)) == 25
     assert blocks.shape == (len(page), 128) and edges.shape == (len(page) - 1, 25)
     assert np.isfinite(blocks).all() and np.isfinite(edges).all()
-    extended = block_features(page, repeats=True)
+    extended = block_features(page, extended=True)
     assert extended.shape == (len(page), len(BLOCK_FEATURE_BINARY)) and np.isfinite(extended).all()
     binary = extended[:, BLOCK_FEATURE_BINARY]
     assert set(np.unique(binary)) <= {0.0, 1.0}
@@ -110,17 +110,13 @@ def test_every_feature_is_documented():
     from pathlib import Path
 
     documentation = (Path(__file__).parents[2] / "docs" / "model.rst").read_text(encoding="utf-8")
-    from scrapy_web2text.labellers.web2text.features import (
-        EXTENDED_BLOCK_FEATURES,
-        NODE_STATISTICS,
-        REPEAT_BLOCK_FEATURES,
-    )
+    from scrapy_web2text.labellers.web2text.features import EXTENDED_BLOCK_FEATURES, NODE_STATISTICS
 
     levels = ("node_", "parent_", "grandparent_")
     per_level = {f"{level}{stat}" for level in levels for stat in NODE_STATISTICS}
     assert per_level <= set(BLOCK_FEATURES)
     named = [name for name in BLOCK_FEATURES if name not in per_level]
-    named += [*EXTENDED_BLOCK_FEATURES, *REPEAT_BLOCK_FEATURES]
+    named += list(EXTENDED_BLOCK_FEATURES)
     missing = [name for name in [*NODE_STATISTICS, *named, *EDGE_FEATURES] if f"``{name}``" not in documentation]
     assert not missing, f"features missing from docs/model.rst: {missing}"
 
@@ -241,49 +237,9 @@ def test_page_features_equal_each_matrix_computed_alone(html, compiled, monkeypa
     if not compiled:
         monkeypatch.setattr(counts, "compiled_text_counts", None)
     page = parse_page(html)
-    for extended, repeats in ((False, False), (True, False), (True, True)):
-        shared = page_features(page, extended=extended, repeats=repeats)
-        alone = block_features(page, extended=extended, repeats=repeats), edge_features(page)
+    for extended in (False, True):
+        shared = page_features(page, extended=extended)
+        alone = block_features(page, extended=extended), edge_features(page)
         for together, separate in zip(shared, alone):
             assert together.dtype == separate.dtype and together.shape == separate.shape
             assert together.tobytes() == separate.tobytes()
-
-
-def _repeat_columns(html: str) -> tuple[list[str], dict[str, np.ndarray]]:
-    from scrapy_web2text.labellers.web2text.features import REPEAT_BLOCK_FEATURES
-
-    page = parse_page(html)
-    x = block_features(page, repeats=True)[:, -len(REPEAT_BLOCK_FEATURES) :]
-    return page.texts, {name: x[:, k] for k, name in enumerate(REPEAT_BLOCK_FEATURES)}
-
-
-def test_repeated_units_of_a_thread_and_its_menu():
-    posts = "".join(
-        f'<div class="post" id="post-{i}"><span class="author">user{i}</span> <span>12 March 2024</span>'
-        f"<p>Reply number {i}, with a few words of its own to read.</p></div>"
-        for i in range(8)
-    )
-    items = "".join(f'<li><a href="/{name}">{name.title()}</a></li>' for name in ("home", "about", "help"))
-    menu = f'<ul class="menu">{items}</ul>'
-    texts, columns = _repeat_columns(f"<html><body>{menu}<h1>A thread</h1><div>{posts}</div></body></html>")
-    reply, home, heading = texts.index("Reply number 3, with a few words of its own to read."), 0, 3
-    assert texts[heading] == "A thread" and texts[home] == "Home"
-    # The posts (ids differing only in digits) are one group of eight, each with a year; the reply sits inside one.
-    assert columns["unit_log_units"][reply] == pytest.approx(np.log1p(8))
-    assert columns["unit_r_units_with_year"][reply] == 1.0 and columns["inside_repeated_unit"][reply] == 1.0
-    assert columns["unit_group_r_chars_in_link"][reply] == 0.0 and columns["unit_group_r_chars_of_page"][reply] > 0.9
-    # The menu's items are alike siblings too, but all links and little of the page.
-    assert columns["level0_log_alike_siblings"][home] == pytest.approx(np.log1p(2))
-    assert columns["unit_group_r_chars_in_link"][home] == 1.0 and columns["unit_group_r_chars_of_page"][home] < 0.05
-    # The heading is in no repeated unit; the page's share in units is the same on every block.
-    assert columns["unit_log_units"][heading] == 0.0 and columns["inside_repeated_unit"][heading] == 0.0
-    assert len(set(columns["page_r_chars_in_repeated_units"].tolist())) == 1
-    assert columns["page_r_chars_in_repeated_units"][0] > 0.9
-
-
-def test_an_article_has_no_repeated_container():
-    paragraphs = "".join(f"<p>Paragraph {i} of the article, long enough to count.</p>" for i in range(5))
-    _, columns = _repeat_columns(f"<html><body><article><h1>Title</h1>{paragraphs}</article></body></html>")
-    # Its paragraphs are alike siblings (level 0), but no container above them repeats.
-    assert columns["level0_log_alike_siblings"].max() == pytest.approx(np.log1p(4))
-    assert not columns["inside_repeated_unit"].any() and not columns["page_r_chars_in_repeated_units"].any()

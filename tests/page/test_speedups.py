@@ -48,7 +48,7 @@ COUNTS_COLUMNS = twin("scrapy_web2text.labellers.web2text.counts").COLUMNS
 FEATURES = twin("scrapy_web2text.labellers.web2text.features")
 compiled_node_statistics, compiled_block_rows = FEATURES.node_statistics, FEATURES.block_rows
 compiled_ancestors, compiled_extended_columns = FEATURES.ancestors, FEATURES.extended_columns
-compiled_log1p_counts, compiled_repeat_raw = FEATURES.log1p_counts, FEATURES.repeat_raw
+compiled_log1p_counts = FEATURES.log1p_counts
 best_path = twin("scrapy_web2text.labellers.web2text.viterbi").best_path
 
 #: The module (the package's ``viterbi`` attribute is the function of that name).
@@ -88,7 +88,6 @@ IN_USE = [
     (features_module, "compiled_ancestors", compiled_ancestors),
     (features_module, "compiled_extended_columns", compiled_extended_columns),
     (features_module, "compiled_log1p_counts", compiled_log1p_counts),
-    (features_module, "compiled_repeat_raw", compiled_repeat_raw),
     (viterbi_module, "compiled_best_path", best_path),
 ]
 
@@ -229,7 +228,6 @@ MARKUP = [
     "drawn tail</svg>svg tail<svg><text>icon</text></svg>",
     "<form><select><option>one</option><optgroup><option>two</option></optgroup></select>after</form>",
     "<datalist><option>listed</option></datalist>",
-    '<div class="post" id="post-7"><span class="date">3 May 2021</span><p>a reply</p><p>its second line</p></div>',
 ]
 
 
@@ -529,17 +527,9 @@ def block_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
     return compiled_and_python(BLOCK_TWINS, lambda: features_module.block_features(page, extended=True))
 
 
-def repeat_matrices(page: Page) -> tuple[np.ndarray, np.ndarray]:
-    """The page's block features with the repeated units' columns, compiled and in numpy."""
-    twins = [*BLOCK_TWINS, (features_module, "compiled_repeat_raw", compiled_repeat_raw)]
-    return compiled_and_python(twins, lambda: features_module.block_features(page, repeats=True))
-
-
 #: Each feature matrix with its compiled parts and without them.
 FEATURE_TWINS = pytest.mark.parametrize(
-    "matrices",
-    [edge_matrices, shared_edge_matrices, block_matrices, repeat_matrices],
-    ids=["edges", "shared edges", "blocks", "repeats"],
+    "matrices", [edge_matrices, shared_edge_matrices, block_matrices], ids=["edges", "shared edges", "blocks"]
 )
 
 

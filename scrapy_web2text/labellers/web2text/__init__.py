@@ -91,7 +91,7 @@ def web2text_labels(
     check_rule_names(skip_rules)
     own_threshold = threshold is None
     clock = time.thread_time()
-    block_x, edge_x = page_features(page, extended=model.extended, repeats=model.repeats)
+    block_x, edge_x = page_features(page, extended=model.extended)
     features_done = time.thread_time()
     unary, pair = model.potentials(block_x, edge_x)
     guess = page_type_on_demand(page, block_x)

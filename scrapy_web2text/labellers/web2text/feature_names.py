@@ -88,23 +88,7 @@ EXTENDED_BLOCK_FEATURES: tuple[str, ...] = (
     "after_main_region",
     "main_region_r_chars_of_page",
 )
-#: Repeated sibling structure (:mod:`.repeats`), used by models whose configuration says ``"features": "repeats"``
-#: (after the extended features).  ``level{k}``: the block's k-th CDOM ancestor; ``unit``: the ancestor whose group
-#: of alike siblings (at least three) holds the most text.
-REPEAT_LEVELS = (0, 1, 2, 3, 5)
-REPEAT_BLOCK_FEATURES: tuple[str, ...] = (
-    *(f"level{level}_log_alike_siblings" for level in REPEAT_LEVELS),
-    *(f"level{level}_alike_r_chars_of_page" for level in REPEAT_LEVELS),
-    "unit_log_units",
-    "unit_log_level",
-    "unit_group_r_chars_of_page",
-    "unit_group_r_chars_in_link",
-    "unit_log_chars_per_unit",
-    "unit_r_units_with_year",
-    "inside_repeated_unit",
-    "page_r_chars_in_repeated_units",
-)
-ALL_BLOCK_FEATURES: tuple[str, ...] = BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES + REPEAT_BLOCK_FEATURES
+ALL_BLOCK_FEATURES: tuple[str, ...] = BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES
 BLOCK_FEATURE_BINARY = np.array(
     [
         name.split("_", 1)[1] in BINARY_STATISTICS
@@ -117,17 +101,5 @@ BLOCK_FEATURE_BINARY = np.array(
 assert len(BLOCK_FEATURES) == 128, len(BLOCK_FEATURES)
 
 
-def block_feature_names(extended: bool, repeats: bool = False) -> tuple[str, ...]:
-    """The columns of a model's block features: the paper's, then the extended ones, then the repeated units'
-    (``repeats`` implies ``extended``)."""
-    if repeats:
-        return ALL_BLOCK_FEATURES
-    return BLOCK_FEATURES + EXTENDED_BLOCK_FEATURES if extended else BLOCK_FEATURES
-
-
-def feature_set(config: dict) -> tuple[bool, bool]:
-    """``(extended, repeats)`` of a model configuration's ``features``: ``paper``, ``extended`` or ``repeats``."""
-    name = config.get("features", "paper")
-    if name not in ("paper", "extended", "repeats"):
-        raise ValueError(f"unknown features {name!r}")
-    return name in ("extended", "repeats"), name == "repeats"
+def block_feature_names(extended: bool) -> tuple[str, ...]:
+    return ALL_BLOCK_FEATURES if extended else BLOCK_FEATURES

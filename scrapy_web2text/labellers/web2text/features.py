@@ -24,7 +24,6 @@ from ...page.marks import HIDDEN_BIT, MAIN_CONTENT_BIT
 from ...page.nodes import DEPTH, END_BLOCK, FIRST_BLOCK, N_CHILDREN, PARENT, TAGS_ID
 from ...page.tags import ANCESTOR_KEYWORDS
 from ...page.twins import load_twin
-from ...page.twins import twin_module as _twin_module
 from .counts import block_counts, block_lengths, text_table
 from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
 from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
@@ -32,10 +31,7 @@ from .feature_names import ALL_BLOCK_FEATURES as ALL_BLOCK_FEATURES
 from .feature_names import BLOCK_FEATURE_BINARY as BLOCK_FEATURE_BINARY
 from .feature_names import BLOCK_FEATURES, NODE_STATISTICS, PAGE_STATISTICS, REGION_LEVELS, block_feature_names
 from .feature_names import EXTENDED_BLOCK_FEATURES as EXTENDED_BLOCK_FEATURES
-from .feature_names import REPEAT_BLOCK_FEATURES as REPEAT_BLOCK_FEATURES
 from .headline import matches_title
-from .repeats import LEVELS, MIN_UNITS, UNIT_LEVELS, repeat_raw_reference, unit_groups
-from .repeats import LOG_COLUMNS as REPEAT_LOG_COLUMNS
 from .tag_groups import NODE_TAGS, PARENT_TAGS, ancestor_marks, group_bits, keyword_marks, tag_list_bits
 
 
@@ -161,80 +157,43 @@ class PagePieces:
         return cls(chain, tag_list_bits(page), ancestor_marks(page, lengths), table, lengths)
 
 
-def _chain_levels(extended: bool, repeats: bool) -> int:
-    """The ancestor levels the block features read."""
-    if repeats:
-        return max(*REGION_LEVELS, UNIT_LEVELS)
-    return max(REGION_LEVELS) if extended else 2
-
-
-def page_features(page: Page, extended: bool = False, repeats: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``(block_features(page, extended, repeats=repeats), edge_features(page))``, with what both read computed
-    once."""
+def page_features(page: Page, extended: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``(block_features(page, extended), edge_features(page))``, with what both read computed once."""
     if len(page) < 2:
-        return block_features(page, extended, repeats=repeats), edge_features(page)
-    pieces = PagePieces.of(page, max(_chain_levels(extended, repeats), EDGE_LEVELS))
-    return block_features(page, extended, pieces, repeats), edge_features(page, pieces)
+        return block_features(page, extended), edge_features(page)
+    pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else EDGE_LEVELS)
+    return block_features(page, extended, pieces), edge_features(page, pieces)
 
 
-def block_features(
-    page: Page, extended: bool = False, pieces: PagePieces | None = None, repeats: bool = False
-) -> np.ndarray:
-    """The (n_blocks, 128) raw block feature matrix of a page; ``extended`` appends :data:`EXTENDED_BLOCK_FEATURES`,
-    ``repeats`` those and :data:`REPEAT_BLOCK_FEATURES`.  ``pieces``: see :func:`page_features`."""
-    extended = extended or repeats
+def block_features(page: Page, extended: bool = False, pieces: PagePieces | None = None) -> np.ndarray:
+    """The (n_blocks, 128) raw block feature matrix of a page; ``extended``
+    appends :data:`EXTENDED_BLOCK_FEATURES`.  ``pieces``: see :func:`page_features`."""
     n = len(page)
     if n == 0:
-        return np.zeros((0, len(block_feature_names(extended, repeats))), np.float32)
+        return np.zeros((0, len(block_feature_names(extended))), np.float32)
     if pieces is None:
-        pieces = PagePieces.of(page, _chain_levels(extended, repeats))
+        pieces = PagePieces.of(page, max(REGION_LEVELS) if extended else 2)
     counts = block_counts(page.texts, page.in_link, pieces.text_table, pieces.lengths)
     stats, totals = _node_statistics(page, counts)
     # The root stands in for a missing parent or grandparent (and, in the extended columns, a region's node).
     clipped_chain = np.where(pieces.chain >= 0, pieces.chain, 0)
     chain = clipped_chain[:, :3]
-    out = np.empty((n, len(block_feature_names(extended, repeats))), np.float32)
+    out = np.empty((n, len(block_feature_names(extended))), np.float32)
     packed, page_values = _packed_flags(page, pieces, chain[:, 1]), _page_values(counts, n)
     if compiled_block_rows is not None:
         compiled_block_rows(out, stats, chain, packed, len(_FLAG_BITS), page_values)
     else:
         block_rows_reference(out, stats, chain, packed, page_values)
-    extended_end = len(BLOCK_FEATURES) + len(EXTENDED_BLOCK_FEATURES)
     if extended and compiled_extended_columns is None:
-        extended_columns_reference(
-            out[:, len(BLOCK_FEATURES) : extended_end], page, pieces, counts, clipped_chain, totals
-        )
+        extended_columns_reference(out[:, len(BLOCK_FEATURES) :], page, pieces, counts, clipped_chain, totals)
     elif extended:
         compiled_extended_columns(
-            out[:, len(BLOCK_FEATURES) : extended_end], np.ascontiguousarray(page.ancestor_tags, np.int64), HIDDEN_BIT,
+            out[:, len(BLOCK_FEATURES) :], np.ascontiguousarray(page.ancestor_tags, np.int64), HIDDEN_BIT,
             MAIN_CONTENT_BIT, matches_title(page, pieces.lengths).view(np.uint8), clipped_chain, _REGION_AT,
             np.ascontiguousarray(totals), _SUMMED.index("chars"), _SUMMED.index("link_chars"), page.node_table,
             max(counts["chars"].sum(), 1.0),
         )  # fmt: skip
-    if repeats:
-        out[:, extended_end:] = _repeat_columns(page, clipped_chain, totals, counts["chars"])
     return out
-
-
-_REPEAT_AT = np.array([_SUMMED.index(name) for name in ("chars", "link_chars", "year")], np.int64)
-
-
-def _repeat_columns(page: Page, chain: np.ndarray, totals: np.ndarray, block_chars: np.ndarray) -> np.ndarray:
-    """:data:`REPEAT_BLOCK_FEATURES` (float64, :mod:`.repeats`); ``chain``: each block's ancestors, the root for those
-    above it; ``totals``: the nodes' sums from :func:`_node_statistics`; ``block_chars``: each block's characters."""
-    group, units = unit_groups(page)
-    raw = np.empty((len(page), len(REPEAT_BLOCK_FEATURES)))
-    page_chars = max(float(block_chars.sum()), 1.0)
-    block_chars = np.ascontiguousarray(block_chars, np.float64)
-    if compiled_repeat_raw is not None:
-        compiled_repeat_raw(
-            raw, chain, group, units, np.ascontiguousarray(totals), _REPEAT_AT, block_chars, page_chars, LEVELS,
-            MIN_UNITS, UNIT_LEVELS,
-        )  # fmt: skip
-    else:
-        repeat_raw_reference(raw, chain, group, units, totals, _REPEAT_AT, block_chars, page_chars)
-    log1p_columns(raw, REPEAT_LOG_COLUMNS)
-    return raw
 
 
 _REGION_AT = np.array(REGION_LEVELS, np.int64)
@@ -367,6 +326,3 @@ def log1p_columns(out: np.ndarray, columns: np.ndarray) -> None:
 compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns, compiled_log1p_counts = (
     load_twin(__name__, "node_statistics", "block_rows", "ancestors", "extended_columns", "log1p_counts")
 )
-#: The compiled :func:`.repeats.repeat_raw_reference`, ``None`` where the twin is not in use or was built before it
-#: (a checkout's stale build runs the reference rather than failing).
-compiled_repeat_raw = getattr(_twin_module(__name__), "repeat_raw", None)

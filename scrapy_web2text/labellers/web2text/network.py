@@ -25,7 +25,6 @@ from ..base import load_weights, weights_files
 from ..blas import blas_for_labelling
 from .config import ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
-from .feature_names import feature_set
 from .features import EDGE_FEATURES, block_feature_names
 from .first_layers import FirstLayers, fold, foldable, made_from, network_logits
 from .layers import Layers, conv_stack, log_softmax, pooling_width
@@ -94,16 +93,11 @@ class Web2TextModel:
     @property
     def extended(self) -> bool:
         """Whether the model reads the extended block features (page context)."""
-        return feature_set(self.config)[0]
-
-    @property
-    def repeats(self) -> bool:
-        """Whether the model reads the repeated units' block features (:mod:`.repeats`)."""
-        return feature_set(self.config)[1]
+        return self.config.get("features", "paper") == "extended"
 
     @property
     def block_features(self) -> tuple[str, ...]:
-        return block_feature_names(*feature_set(self.config))
+        return block_feature_names(self.extended)
 
     @property
     def lam(self) -> float:
@@ -228,10 +222,7 @@ class Web2TextModel:
         config = metadata.get("config")
         if not isinstance(config, dict):
             raise ModelError(f"{meta}: no configuration")
-        try:
-            expected = block_feature_names(*feature_set(config))
-        except ValueError as error:
-            raise ModelError(f"{meta}: {error}") from error
+        expected = block_feature_names(config.get("features", "paper") == "extended")
         if metadata.get("block_features") != list(expected) or metadata.get("edge_features") != list(EDGE_FEATURES):
             raise ModelError(f"{meta}: trained on another feature set than this version of scrapy-web2text computes")
         try:
@@ -313,7 +304,7 @@ class Web2TextModel:
         """An untrained model with random weights (tests, training start)."""
         config = dict(config or PAPER_CONFIG)
         rng = np.random.default_rng(seed)
-        n_block = len(block_feature_names(*feature_set(config)))
+        n_block = len(block_feature_names(config.get("features", "paper") == "extended"))
         n_edge = len(EDGE_FEATURES)
         n_pair_in = n_edge + (2 * n_block if config.get("pairwise_inputs") == "edges+blocks" else 0)
 

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...labellers.web2text.feature_names import feature_set
 from ...labellers.web2text.features import BLOCK_FEATURE_BINARY, EDGE_FEATURE_BINARY, block_feature_names
 from ...labellers.web2text.network import PAPER_CONFIG, Web2TextModel
 from ..corpus import PageData
@@ -68,9 +67,6 @@ CONFIGS: dict[str, dict] = {
     },
 }
 CONFIGS["distilled"] = {**CONFIGS["default"], "name": "distilled", "teachers": 3, "teacher_weight": 0.5}
-#: ``default`` reading the features of repeated sibling structure too (:mod:`..labellers.web2text.repeats`), an
-#: experiment on forum threads and listings (docs/research/training-experiments.rst).
-CONFIGS["repeats"] = {**CONFIGS["default"], "name": "repeats", "features": "repeats"}
 
 
 #: With ``"page_weights": "balanced"``, each page's block weights are scaled to sum to this.
@@ -182,7 +178,7 @@ def _train(
     command_seed, seed = seed, student_seed(config, seed) if teachers else seed
     torch.manual_seed(seed)
     started = time.perf_counter()
-    width = len(block_feature_names(*feature_set(config)))
+    width = len(block_feature_names(config.get("features", "paper") == "extended"))
     stats = feature_statistics(
         np.concatenate([p.block_x[:, :width] for p in train_pages]), np.concatenate([p.edge_x for p in train_pages])
     )

@@ -99,7 +99,7 @@ def page_from_labels(html: bytes, document: dict, source: str) -> TuningPage:
         hashlib.sha256(html).hexdigest(),
         "viewer",
         page.texts,
-        block_features(page, repeats=True),
+        block_features(page, extended=True),
         edge_features(page),
         labels,
         known,
