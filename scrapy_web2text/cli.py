@@ -317,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="SHARE",
         help="label a page with the tuned model only where it holds this share of the boilerplate your pages share "
-        "(the site's template), elsewhere with the initial model (default 0.4; 0: every page)",
+        "(the site's template), elsewhere with the initial model (default 0.3; 0: every page)",
     )
     tuning.add_argument(
         "--no-rebalance",

@@ -13,7 +13,7 @@ import pytest
 from scrapy_web2text import extract, load_model
 from scrapy_web2text.labellers.web2text.config import ModelError
 from scrapy_web2text.labellers.web2text.network import Web2TextModel
-from scrapy_web2text.labellers.web2text.site_gate import template_digests, template_share, text_digest
+from scrapy_web2text.labellers.web2text.site_gate import MIN_TEMPLATE, template_digests, template_share, text_digest
 from scrapy_web2text.page import parse_page
 
 from ..site import article_page
@@ -33,9 +33,13 @@ def test_digests_ignore_spacing_and_case_and_the_template_is_what_pages_share():
     assert template_digests([["Menu", "Footer", "One page's links"]]) == sorted(
         {text_digest(t) for t in ("Menu", "Footer", "One page's links")}
     )
-    shared = template_digests([["Menu", "Footer", "Related A"], ["Menu", "footer ", "Related B"], ["Elsewhere"]])
-    assert shared == sorted({text_digest("Menu"), text_digest("Footer")})
-    assert template_share(frozenset(shared), ["menu", "A paragraph"]) == 0.5
+    furniture = [f"Menu entry {n}" for n in range(MIN_TEMPLATE)]
+    pages = [[*furniture, "Related A"], [*(f" {t.upper()}" for t in furniture), "Related B"], ["Elsewhere"]]
+    assert template_digests(pages) == sorted({text_digest(t) for t in furniture})
+    assert template_share(frozenset(template_digests(pages)), furniture[:5] + ["A paragraph"]) == 0.5
+    # too little shared to tell the site from others: every page's boilerplate makes the template
+    few = [["Search", "Own menu A"], ["Search", "Own menu B"]]
+    assert template_digests(few) == sorted({text_digest(t) for t in ("Search", "Own menu A", "Own menu B")})
 
 
 def _gated(base: Web2TextModel, pages: list[str], min_share: float = 0.4) -> Web2TextModel:

@@ -1,12 +1,12 @@
 """A tuned model's site gate: its tuned networks label only pages that look like the site it was taught on.
 
 Pages of one site share their furniture: the menu, the footer, the sidebar headings.  ``web2text train --init``
-records the texts its corrected pages call boilerplate (where it was given two pages or more, those found on at
-least two of them: the site's template, not one page's related links), as short digests, not the texts.  A page
-whose blocks hold at least ``min_share`` of them is one of the site's pages and is labelled by the tuned model;
-any other page by the model tuning started from (its ``fallback``, stored in the same files), exactly as that
-model labels it.  Tuning on a few pages moves the balance of content and boilerplate on every page; the gate
-keeps that move on the site it was made for (docs/research/adaptation.rst has the figures).
+records the texts its corrected pages call boilerplate (given two pages or more, those found on at least two of
+them where they share enough: the site's template, not one page's related links), as short digests, not the
+texts.  A page whose blocks hold at least ``min_share`` of them is one of the site's pages and is labelled by the
+tuned model; any other page by the model tuning started from (its ``fallback``, stored in the same files), exactly
+as that model labels it.  Tuning on a few pages moves the balance of content and boilerplate on every page; the
+gate keeps that move on the site it was made for (docs/research/adaptation.rst has the figures).
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from .config import ModelError
 #: Characters of a digest: 48 bits, so that two texts of one page collide about once in 10^10 pages.
 DIGEST_LENGTH = 12
 
+#: Fewer texts shared by the pages than this make no template: every page's boilerplate stands in for it.
+MIN_TEMPLATE = 10
+
 _SPACE = re.compile(r"\s+")
 
 
@@ -33,15 +36,13 @@ def text_digest(text: str) -> str:
 
 def template_digests(pages: Iterable[Sequence[str]]) -> list[str]:
     """Digests of the texts the pages call boilerplate (each page: its boilerplate blocks' texts), kept where at
-    least two pages have them when more than one page gives any; sorted."""
+    least two pages have them, unless fewer than :data:`MIN_TEMPLATE` are: then every page's (a few shared words
+    such as "Search" are found on other sites too); sorted."""
     counts: Counter[str] = Counter()
-    given = 0
     for texts in pages:
-        digests = {text_digest(text) for text in texts if text.strip()}
-        given += bool(digests)
-        counts.update(digests)
+        counts.update({text_digest(text) for text in texts if text.strip()})
     shared = [digest for digest, count in counts.items() if count >= 2]
-    return sorted(shared if given >= 2 and shared else counts)
+    return sorted(shared if len(shared) >= MIN_TEMPLATE else counts)
 
 
 def template_share(digests: frozenset[str], texts: Sequence[str]) -> float:

@@ -52,7 +52,7 @@ ANCHOR = 0.0
 REBALANCE = True
 #: The tuned model labels a page only where the page holds this share of the site's template
 #: (:mod:`~scrapy_web2text.labellers.web2text.site_gate`); 0: every page (no gate).
-SITE_GATE = 0.4
+SITE_GATE = 0.3
 
 
 @dataclass
