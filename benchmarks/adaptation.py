@@ -121,9 +121,9 @@ def site_row(name, records, k, draw, base, base_path, mix, others, forgetting, s
         ("trafilatura", "trafilatura"),
     ):
         row[f"rest_{label}"] = float(scores(path, rest).mean())
-        if label in ("base", "tuned") and args.other_pages:
+        if label != "used" and args.other_pages:
             row[f"other_{label}"] = float(scores(path, other).mean())
-        if label in ("base", "tuned"):
+        if label != "used":
             row[f"corpora_{label}"] = {c: float(scores(path, rs).mean()) for c, rs in forgetting.items()}
     row["given_base"], row["given_tuned"] = found.base, found.tuned
     row["given_used"] = found.tuned if found.helps else found.base
@@ -174,6 +174,10 @@ def report(rows: list[dict]) -> list[str]:
                 after = [r["corpora_tuned"][key] for r in runs]
             change = np.subtract(after, before)
             gated = f", gate admits {np.mean([r.get(f'admitted_{key}', 1.0) for r in runs]):.1%}"
+            if key == "other" and "other_trafilatura" in runs[0]:
+                gated += f", trafilatura {np.mean([r['other_trafilatura'] for r in runs]):.4f}"
+            elif key != "other" and key in runs[0].get("corpora_trafilatura", {}):
+                gated += f", trafilatura {np.mean([r['corpora_trafilatura'][key] for r in runs]):.4f}"
             lines.append(
                 f"  {name}: base {np.mean(before):.4f}  tuned: mean change {change.mean():+.4f}, "
                 f"largest drop {-change.min():.4f}{gated}"
