@@ -24,7 +24,7 @@ import numpy as np
 
 from ..base import load_weights, weights_files
 from ..blas import blas_for_labelling
-from .config import ModelError, check_config
+from .config import PAPER_CONFIG, ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
 from .features import EDGE_FEATURES, block_feature_names
 from .first_layers import FirstLayers, fold, foldable, made_from, network_logits
@@ -35,23 +35,6 @@ MODEL_FORMAT = "scrapy-web2text-model"
 MODEL_FORMAT_VERSION = 1
 PACKAGED_MODELS = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL_NAME = "default"
-
-#: The paper's architecture (Russian translation, §3.4 and "Model sizes").
-PAPER_CONFIG = {
-    "name": "paper",
-    "unary_filters": [50, 50, 50, 10, 2],
-    "unary_kernels": [1, 1, 3, 3, 3],
-    "pairwise_filters": [50, 50, 50, 10, 4],
-    "pairwise_kernels": [1, 1, 3, 3, 3],
-    "pairwise_inputs": "edges",
-    "dropout": 0.2,
-    "weight_decay": 1e-4,
-    "learning_rate": 1e-3,
-    "iterations": 5000,
-    "batch_size": 128,
-    "fragment_length": 9,
-    "lambda": 0.1,
-}
 
 
 @dataclass
