@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -25,12 +24,10 @@ DIGEST_LENGTH = 12
 #: Fewer texts shared by the pages than this make no template: every page's boilerplate stands in for it.
 MIN_TEMPLATE = 10
 
-_SPACE = re.compile(r"\s+")
-
 
 def text_digest(text: str) -> str:
     """The digest of a block's text, spacing and case ignored."""
-    normal = _SPACE.sub(" ", text).strip().casefold()
+    normal = " ".join(text.split()).casefold()
     return hashlib.blake2b(normal.encode("utf-8"), digest_size=16).hexdigest()[:DIGEST_LENGTH]
 
 
