@@ -101,3 +101,15 @@ def test_a_gate_without_its_fallback_or_with_a_bad_share_is_refused(site_pages, 
     path.with_suffix(".json").write_text(json.dumps(description))
     with pytest.raises(ModelError, match="site_gate needs the model"):
         Web2TextModel.load(path)
+
+
+def test_fallbacks_nested_past_any_real_use_are_refused(site_pages, tmp_path):
+    gated = _gated(load_model(), site_pages[:2])
+    chain = gated
+    for _ in range(3):
+        chain = dataclasses.replace(gated, fallback=chain)
+    assert Web2TextModel.load(chain.save(tmp_path / "tuned-four-times")).fallback.fallback is not None
+    for _ in range(6):
+        chain = dataclasses.replace(gated, fallback=chain)
+    with pytest.raises(ModelError, match="fallback models nested"):
+        Web2TextModel.load(chain.save(tmp_path / "crafted"))

@@ -229,7 +229,7 @@ class Web2TextModel:
         return model
 
     @classmethod
-    def _from_files(cls, metadata, arrays: dict, npz: Path, meta: Path) -> Web2TextModel:
+    def _from_files(cls, metadata, arrays: dict, npz: Path, meta: Path, depth: int = 0) -> Web2TextModel:
         """The model the description and the arrays make; its fallback's from the ``fallback`` document and the
         arrays named ``fallback.*``."""
         if not isinstance(metadata, dict) or metadata.get("format") != MODEL_FORMAT:
@@ -247,10 +247,12 @@ class Web2TextModel:
         check_config(config, meta)
         fallback = None
         if "fallback" in metadata:
+            if depth >= 8:  # a tuned model's tuned model's ...: no one tunes that often; a crafted file might
+                raise ModelError(f"{meta}: more than 8 fallback models nested")
             inner = {
                 key.removeprefix("fallback."): array for key, array in arrays.items() if key.startswith("fallback.")
             }
-            fallback = cls._from_files(metadata["fallback"], inner, npz, meta)
+            fallback = cls._from_files(metadata["fallback"], inner, npz, meta, depth + 1)
             fallback.path = None
         metadata = {key: value for key, value in metadata.items() if key != "fallback"}
         try:
