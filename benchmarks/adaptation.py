@@ -39,7 +39,7 @@ from scrapy_web2text.research.corpus import default_data_dir, iter_records, proc
 from scrapy_web2text.research.metrics import word_f1
 from scrapy_web2text.research.peers import load_peers
 from scrapy_web2text.research.train.holdout import checked_fine_tune, score
-from scrapy_web2text.research.train.tuning import TuningPage, sample_training_pages
+from scrapy_web2text.research.train.tuning import SITE_GATE, TuningPage, sample_training_pages
 
 SITE_CORPUS = "wcxb"
 
@@ -101,7 +101,7 @@ def site_row(name, records, k, draw, base, base_path, mix, others, forgetting, s
 
     clock = time.perf_counter()
     settings = {"iterations": args.iterations, "learning_rate": args.learning_rate, "anchor": args.anchor}
-    settings.update(rebalance=args.rebalance, networks=args.networks, seed=args.seed)
+    settings.update(rebalance=args.rebalance, networks=args.networks, site_gate=args.site_gate, seed=args.seed)
     kept_mix = [page for page in mix if host(page.url) != name]
     used, tuned, found = checked_fine_tune(base, pages, kept_mix, scorer=scorer, **settings)
     seconds = time.perf_counter() - clock
@@ -111,6 +111,9 @@ def site_row(name, records, k, draw, base, base_path, mix, others, forgetting, s
     row["threshold"] = tuned.threshold
     row["offsets"] = tuned.config.get("threshold_offsets")
     row["skip_rules"] = tuned.config.get("skip_rules", [])
+    row["template"] = len(tuned.config.get("site_gate", {}).get("digests", []))
+    for label, pages in (("rest", rest), ("other", other), *((c, rs) for c, rs in forgetting.items())):
+        row[f"admitted_{label}"] = admitted(tuned, pages)
     for label, path in (
         ("base", base_path),
         ("tuned", tuned_path),
@@ -118,9 +121,9 @@ def site_row(name, records, k, draw, base, base_path, mix, others, forgetting, s
         ("trafilatura", "trafilatura"),
     ):
         row[f"rest_{label}"] = float(scores(path, rest).mean())
-        if label in ("base", "tuned") and args.other_pages:
+        if label != "used" and args.other_pages:
             row[f"other_{label}"] = float(scores(path, other).mean())
-        if label in ("base", "tuned"):
+        if label != "used":
             row[f"corpora_{label}"] = {c: float(scores(path, rs).mean()) for c, rs in forgetting.items()}
     row["given_base"], row["given_tuned"] = found.base, found.tuned
     row["given_used"] = found.tuned if found.helps else found.base
@@ -129,6 +132,11 @@ def site_row(name, records, k, draw, base, base_path, mix, others, forgetting, s
     row["check"] = found.how
     row["tuning_seconds"] = round(seconds, 1)
     return row
+
+
+def admitted(model, records: list[dict]) -> float:
+    """The share of the pages the tuned model labels itself (its site gate admits them)."""
+    return float(np.mean([model.for_page(parse_page(r["html"]).texts) is model for r in records] or [0.0]))
 
 
 def site_mean(by_site: dict[str, list[dict]], key: str) -> float:
@@ -148,7 +156,9 @@ def report(rows: list[dict]) -> list[str]:
         lines.append(f"k={k}: {len(by_site)} sites, the check kept the tuned model in {kept} of {len(runs)} runs")
         systems = ("base", "tuned", "used", "trafilatura")
         lines.append(
-            "  site's other pages: " + "  ".join(f"{s} {site_mean(by_site, f'rest_{s}'):.4f}" for s in systems)
+            "  site's other pages: "
+            + "  ".join(f"{s} {site_mean(by_site, f'rest_{s}'):.4f}" for s in systems)
+            + f"  (gate admits {np.mean([r.get('admitted_rest', 1.0) for r in runs]):.1%})"
         )
         given = [s for s in systems if all(f"given_{s}" in r for r in runs)]
         lines.append("  given, left out:    " + "  ".join(f"{s} {site_mean(by_site, f'given_{s}'):.4f}" for s in given))
@@ -163,9 +173,14 @@ def report(rows: list[dict]) -> list[str]:
                 before = [r["corpora_base"][key] for r in runs]
                 after = [r["corpora_tuned"][key] for r in runs]
             change = np.subtract(after, before)
+            gated = f", gate admits {np.mean([r.get(f'admitted_{key}', 1.0) for r in runs]):.1%}"
+            if key == "other" and "other_trafilatura" in runs[0]:
+                gated += f", trafilatura {np.mean([r['other_trafilatura'] for r in runs]):.4f}"
+            elif key != "other" and key in runs[0].get("corpora_trafilatura", {}):
+                gated += f", trafilatura {np.mean([r['corpora_trafilatura'][key] for r in runs]):.4f}"
             lines.append(
                 f"  {name}: base {np.mean(before):.4f}  tuned: mean change {change.mean():+.4f}, "
-                f"largest drop {-change.min():.4f}"
+                f"largest drop {-change.min():.4f}{gated}"
             )
     return lines
 
@@ -203,6 +218,7 @@ def main() -> None:
     parser.add_argument("--learning-rate", type=float, default=1e-3)
     parser.add_argument("--anchor", type=float, default=0.0, help="pull towards the base's weights (L2-SP)")
     parser.add_argument("--networks", nargs="+", default=["unary", "pairwise"], help="the networks tuned")
+    parser.add_argument("--site-gate", type=float, default=SITE_GATE, help="share of the template (0: no gate)")
     parser.add_argument("--no-rebalance", dest="rebalance", action="store_false", help="keep the base's threshold")
     parser.add_argument("--mix", type=int, default=180, help="training pages mixed in (corpora in proportion)")
     parser.add_argument("--other-pages", type=int, default=40, help="other sites' pages scored per model (0: none)")

@@ -312,6 +312,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="pull towards the initial model's weights: anchor * sum((w - w0)^2) added to the loss (default 0)",
     )
     tuning.add_argument(
+        "--site-gate",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="label a page with the tuned model only where it holds this share of the boilerplate your pages share "
+        "(the site's template), elsewhere with the initial model (default 0.3; 0: every page)",
+    )
+    tuning.add_argument(
         "--no-rebalance",
         dest="rebalance",
         action="store_false",

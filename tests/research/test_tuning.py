@@ -18,7 +18,8 @@ from scrapy_web2text.labellers.web2text import page_type_on_demand
 from scrapy_web2text.labellers.web2text.features import block_features
 from scrapy_web2text.labellers.web2text.network import Web2TextModel
 from scrapy_web2text.labellers.web2text.rules import overruled_rules
-from scrapy_web2text.research.train.tuning import fine_tune, read_labelled_pages
+from scrapy_web2text.labellers.web2text.site_gate import text_digest
+from scrapy_web2text.research.train.tuning import SITE_GATE, fine_tune, read_labelled_pages
 from scrapy_web2text.show import build_view, sha256_of
 
 from ..scrapy_support import make_crawler
@@ -94,8 +95,13 @@ def test_fine_tuning_learns_the_corrections(corrected):
     # page, would drop it.  The rules for a services' page's buttons and an article's lists of links beside its text
     # would too, on pages of their types, which the chain does not take this page for: the tuned model keeps them.
     skipped = ["landmark_sections"]
+    gate = tuned.config.pop("site_gate")
     assert tuned.config == {**model.config, "skip_rules": skipped}
     assert card["skip_rules"] == skipped
+    # Gated on the page's boilerplate, with the model it came from for every page without it.
+    boilerplate = {text_digest(t) for t, label in zip(pages[0].texts, pages[0].labels) if not label and t.strip()}
+    assert gate == {"min_share": SITE_GATE, "digests": sorted(boilerplate)} and tuned.fallback is model
+    assert fine_tune(model, pages, iterations=1, site_gate=0, threads=1).fallback is None
 
 
 def test_a_tuned_model_skips_the_rules_its_labels_overrule_and_keeps_what_they_keep(corrected, tmp_path):

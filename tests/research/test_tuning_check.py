@@ -13,7 +13,7 @@ from scrapy_web2text.cli import main
 from scrapy_web2text.labellers.web2text.network import Web2TextModel, load_model
 from scrapy_web2text.research.train import holdout
 from scrapy_web2text.research.train.holdout import Check, HeldOutScore, folds
-from scrapy_web2text.research.train.tuning import read_labelled_pages
+from scrapy_web2text.research.train.tuning import SITE_GATE, read_labelled_pages
 
 from .test_tuning import corrected  # noqa: F401 - the fixture: one article page with its navigation relabelled
 
@@ -79,6 +79,10 @@ def test_train_init_prints_the_check_and_writes_the_initial_model_where_tuning_d
     decision = json.loads((tmp_path / "tuned.json").read_text())["fine_tuned"]["check"]
     assert decision["how"] == "halves of the one page" and decision["kept"] == "tuned"
     assert len(decision["held_out"]) == 2
+    # the recipe's defaults are the command's: the site gate on, the initial model inside as the fallback
+    tuned = Web2TextModel.load(tmp_path / "tuned.npz")
+    assert tuned.metadata["fine_tuned"]["settings"]["site_gate"] == SITE_GATE == tuned.config["site_gate"]["min_share"]
+    assert tuned.fallback is not None and tuned.fallback.config == load_model().config
     # Tuning that makes the held-out blocks worse: the initial model is written, and the user is told.
     monkeypatch.setattr(holdout, "score", lambda model, page: real_score(model, page) - ("tuned" in model.name))
     assert main([*arguments, "-o", str(tmp_path / "declined"), *settings]) == 0

@@ -86,9 +86,11 @@ def web2text_labels(
     With the model's own threshold (``threshold=None``), a page that comes out empty is decoded again
     (:func:`decode_empty_page_again`), and the rules that fill gaps run (:data:`.rules.FILLS`); a threshold given is
     applied as it is.  ``rules=False`` runs no rule after decoding (the model alone); ``skip_rules`` names rules not
-    to run, beside the model's own ``config.skip_rules``.
+    to run, beside the model's own ``config.skip_rules``.  A tuned model with a site gate labels only its site's pages
+    (:meth:`.Web2TextModel.for_page`).
     """
     check_rule_names(skip_rules)
+    model = model.for_page(page.texts)  # a tuned model's own site's pages; the model it was tuned from elsewhere
     own_threshold = threshold is None
     clock = time.thread_time()
     block_x, edge_x = page_features(page, extended=model.extended)

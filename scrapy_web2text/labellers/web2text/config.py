@@ -13,6 +13,24 @@ class ModelError(ValueError):
     """A model file is missing, corrupt or of another format."""
 
 
+#: The paper's architecture (Russian translation, §3.4 and "Model sizes").
+PAPER_CONFIG = {
+    "name": "paper",
+    "unary_filters": [50, 50, 50, 10, 2],
+    "unary_kernels": [1, 1, 3, 3, 3],
+    "pairwise_filters": [50, 50, 50, 10, 4],
+    "pairwise_kernels": [1, 1, 3, 3, 3],
+    "pairwise_inputs": "edges",
+    "dropout": 0.2,
+    "weight_decay": 1e-4,
+    "learning_rate": 1e-3,
+    "iterations": 5000,
+    "batch_size": 128,
+    "fragment_length": 9,
+    "lambda": 0.1,
+}
+
+
 def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,33 +24,17 @@ import numpy as np
 
 from ..base import load_weights, weights_files
 from ..blas import blas_for_labelling
-from .config import ModelError, check_config
+from .config import PAPER_CONFIG, ModelError, check_config
 from .context import CONTEXT_FEATURES, context_features
 from .features import EDGE_FEATURES, block_feature_names
 from .first_layers import FirstLayers, fold, foldable, made_from, network_logits
 from .layers import Layers, conv_stack, log_softmax, pooling_width
+from .site_gate import check_gate, template_share
 
 MODEL_FORMAT = "scrapy-web2text-model"
 MODEL_FORMAT_VERSION = 1
 PACKAGED_MODELS = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL_NAME = "default"
-
-#: The paper's architecture (Russian translation, §3.4 and "Model sizes").
-PAPER_CONFIG = {
-    "name": "paper",
-    "unary_filters": [50, 50, 50, 10, 2],
-    "unary_kernels": [1, 1, 3, 3, 3],
-    "pairwise_filters": [50, 50, 50, 10, 4],
-    "pairwise_kernels": [1, 1, 3, 3, 3],
-    "pairwise_inputs": "edges",
-    "dropout": 0.2,
-    "weight_decay": 1e-4,
-    "learning_rate": 1e-3,
-    "iterations": 5000,
-    "batch_size": 128,
-    "fragment_length": 9,
-    "lambda": 0.1,
-}
 
 
 @dataclass
@@ -67,6 +52,8 @@ class Web2TextModel:
     path: str | None = None
     #: The auto-context second pass (``"auto_context": true``); empty otherwise (:mod:`.context`).
     context: Layers = field(default_factory=list)
+    #: The model a tuned one was tuned from: it labels the pages the tuned model's site gate does not admit.
+    fallback: Web2TextModel | None = None
 
     @property
     def name(self) -> str:
@@ -102,6 +89,17 @@ class Web2TextModel:
     @property
     def lam(self) -> float:
         return float(self.config.get("lambda", 0.1))
+
+    def for_page(self, texts: Sequence[str]) -> Web2TextModel:
+        """The model that labels a page of these block texts: this one, unless its site gate (``config.site_gate``,
+        :mod:`.site_gate`) finds too little of the site's template there; then the model it was tuned from."""
+        gate = self.config.get("site_gate")
+        if gate is None or self.fallback is None:
+            return self
+        digests = self.__dict__.get("_gate_digests")
+        if digests is None:  # not a field, as _folded
+            digests = self.__dict__["_gate_digests"] = frozenset(gate["digests"])
+        return self if template_share(digests, texts) >= gate["min_share"] else self.fallback.for_page(texts)
 
     def standardise(self, block_x: np.ndarray, edge_x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         block = (block_x - self.block_mean) / self.block_std
@@ -183,22 +181,30 @@ class Web2TextModel:
             for index, (weight, bias) in enumerate(layers):
                 out[f"{prefix}.{index}.weight"] = weight
                 out[f"{prefix}.{index}.bias"] = bias
+        if self.fallback is not None:
+            out.update({f"fallback.{key}": value for key, value in self.fallback.arrays().items()})
         return out
 
-    def save(self, path: str | Path) -> Path:
-        """Write ``path.npz`` and ``path.json``; returns the ``.npz`` path."""
-        npz, description = weights_files(path)
-        npz.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(npz, **{k: np.asarray(v, np.float32) for k, v in self.arrays().items()})
+    def description(self) -> dict:
+        """The ``.json`` file's document: format, configuration, feature names, metadata, and the fallback's own."""
         document = {
             "format": MODEL_FORMAT,
             "format_version": MODEL_FORMAT_VERSION,
             "config": self.config,
             "block_features": list(self.block_features),
             "edge_features": list(EDGE_FEATURES),
-            **{k: v for k, v in self.metadata.items() if k not in ("format", "format_version", "config")},
+            **{k: v for k, v in self.metadata.items() if k not in ("format", "format_version", "config", "path")},
         }
-        description.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        if self.fallback is not None:
+            document["fallback"] = self.fallback.description()
+        return document
+
+    def save(self, path: str | Path) -> Path:
+        """Write ``path.npz`` and ``path.json``; returns the ``.npz`` path."""
+        npz, description = weights_files(path)
+        npz.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(npz, **{k: np.asarray(v, np.float32) for k, v in self.arrays().items()})
+        description.write_text(json.dumps(self.description(), indent=2, sort_keys=True) + "\n")
         return npz
 
     @classmethod
@@ -213,6 +219,19 @@ class Web2TextModel:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
             # RecursionError: JSON nested deeper than the interpreter's stack, which no model description is.
             raise ModelError(f"{meta}: not a readable JSON model description ({type(error).__name__})") from error
+        try:
+            with np.load(npz, allow_pickle=False) as archive:
+                arrays = {key: archive[key].astype(np.float32) for key in archive.files}
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+            raise ModelError(f"{npz}: not a readable .npz archive ({error})") from error
+        model = cls._from_files(metadata, arrays, npz, meta)
+        model.check()
+        return model
+
+    @classmethod
+    def _from_files(cls, metadata, arrays: dict, npz: Path, meta: Path, depth: int = 0) -> Web2TextModel:
+        """The model the description and the arrays make; its fallback's from the ``fallback`` document and the
+        arrays named ``fallback.*``."""
         if not isinstance(metadata, dict) or metadata.get("format") != MODEL_FORMAT:
             raise ModelError(f"{meta}: not a {MODEL_FORMAT} file")
         if metadata.get("format_version") != MODEL_FORMAT_VERSION:
@@ -225,15 +244,17 @@ class Web2TextModel:
         expected = block_feature_names(config.get("features", "paper") == "extended")
         if metadata.get("block_features") != list(expected) or metadata.get("edge_features") != list(EDGE_FEATURES):
             raise ModelError(f"{meta}: trained on another feature set than this version of scrapy-web2text computes")
-        try:
-            with np.load(npz, allow_pickle=False) as archive:
-                arrays = {key: archive[key].astype(np.float32) for key in archive.files}
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
-            raise ModelError(f"{npz}: not a readable .npz archive ({error})") from error
-        config = metadata.get("config")
-        if not isinstance(config, dict):
-            raise ModelError(f"{meta}: config must be a JSON object, not {type(config).__name__}")
         check_config(config, meta)
+        fallback = None
+        if "fallback" in metadata:
+            if depth >= 8:  # a tuned model's tuned model's ...: no one tunes that often; a crafted file might
+                raise ModelError(f"{meta}: more than 8 fallback models nested")
+            inner = {
+                key.removeprefix("fallback."): array for key, array in arrays.items() if key.startswith("fallback.")
+            }
+            fallback = cls._from_files(metadata["fallback"], inner, npz, meta, depth + 1)
+            fallback.path = None
+        metadata = {key: value for key, value in metadata.items() if key != "fallback"}
         try:
             model = cls(
                 config=config,
@@ -246,10 +267,10 @@ class Web2TextModel:
                 metadata=metadata,
                 path=str(npz),
                 context=_layers(arrays, "context", len(config["unary_filters"])) if config.get("auto_context") else [],
+                fallback=fallback,
             )
         except KeyError as error:
             raise ModelError(f"{npz}: missing array {error}") from error
-        model.check()
         return model
 
     def check(self) -> None:
@@ -260,6 +281,12 @@ class Web2TextModel:
         """
         where = self.path or self.name
         check_config(self.config, where)
+        if "site_gate" in self.config:
+            check_gate(self.config["site_gate"], where)
+            if self.fallback is None:
+                raise ModelError(f"{where}: config.site_gate needs the model it falls back to (fallback.* arrays)")
+        if self.fallback is not None:
+            self.fallback.check()
         n_block, n_edge = len(self.block_features), len(EDGE_FEATURES)
         statistics = {"block_mean": self.block_mean, "block_std": self.block_std}
         statistics.update(edge_mean=self.edge_mean, edge_std=self.edge_std)

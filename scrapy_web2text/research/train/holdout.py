@@ -28,6 +28,7 @@ from .tuning import (
     ITERATIONS,
     LEARNING_RATE,
     MIX_PAGES,
+    SITE_GATE,
     TuningPage,
     fine_tune,
     read_labelled_pages,
@@ -163,6 +164,7 @@ def run_command(args, data_files: Sequence[str]) -> int:
         "learning_rate": args.learning_rate or LEARNING_RATE,
         "anchor": ANCHOR if args.anchor is None else args.anchor,
         "rebalance": args.rebalance,
+        "site_gate": SITE_GATE if getattr(args, "site_gate", None) is None else args.site_gate,
         "seed": args.seed,
         "threads": args.threads,
     }

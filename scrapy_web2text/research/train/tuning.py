@@ -33,6 +33,7 @@ from ...labellers.web2text import page_type_on_demand
 from ...labellers.web2text.features import block_features, edge_features
 from ...labellers.web2text.network import Web2TextModel
 from ...labellers.web2text.rules import overruled_rules
+from ...labellers.web2text.site_gate import template_digests
 from ...page import Page, parse_page
 from ..corpus import PageData, corpus_name, iter_records, process_record
 from . import require_torch
@@ -49,6 +50,9 @@ USER_SHARE = 0.5
 MIX_PAGES = 180
 ANCHOR = 0.0
 REBALANCE = True
+#: The tuned model labels a page only where the page holds this share of the site's template
+#: (:mod:`~scrapy_web2text.labellers.web2text.site_gate`); 0: every page (no gate).
+SITE_GATE = 0.3
 
 
 @dataclass
@@ -239,14 +243,18 @@ def fine_tune(
     anchor: float = ANCHOR,
     rebalance: bool = REBALANCE,
     networks: Sequence[str] = ("unary", "pairwise"),
+    site_gate: float = SITE_GATE,
     seed: int = 0,
     threads: int | None = None,
 ) -> Web2TextModel:
     """A copy of ``model`` tuned on ``pages`` (with ``mix`` mixed in); its card says what it was tuned on.
     ``anchor`` weighs the pull back towards ``model``'s weights (0: none); ``networks`` names those tuned (the
-    others keep their weights)."""
+    others keep their weights); ``site_gate`` is the share of the pages' template a page must hold to be labelled
+    by the tuned networks, others being labelled by ``model`` (0: no gate)."""
     if anchor < 0:
         raise ValueError(f"anchor must be 0 or more, not {anchor}")
+    if not 0 <= site_gate <= 1:
+        raise ValueError(f"site_gate must be between 0 and 1, not {site_gate}")
     torch = require_torch()
     from .networks import ConvStack
 
@@ -292,6 +300,7 @@ def fine_tune(
             "settings": {
                 **{key: settings[key] for key in ("iterations", "learning_rate", "user_share", "anchor", "batch_size")},
                 "networks": list(networks),
+                "site_gate": site_gate,
             },
             "distance_moved": moved,
             "seed": seed,
@@ -301,7 +310,13 @@ def fine_tune(
         "base_training": model.metadata.get("training"),
     }
     tuned = dataclasses.replace(
-        model, config=dict(config), unary=layers["unary"], pairwise=layers["pairwise"], metadata=metadata, path=None
+        model,
+        config={key: value for key, value in config.items() if key != "site_gate"},  # the gate of this tuning's pages
+        unary=layers["unary"],
+        pairwise=layers["pairwise"],
+        metadata=metadata,
+        path=None,
+        fallback=None,
     )
     if rebalance and mix:
         threshold, offsets = rebalanced_threshold(model, tuned, mix)
@@ -311,8 +326,19 @@ def fine_tune(
     if overruled:  # the rules after decoding would drop what the labels keep: the tuned model skips them
         tuned.config["skip_rules"] = sorted(model.skipped_rules.union(overruled))
         metadata["fine_tuned"]["skip_rules"] = overruled
+    template = template_digests(_boilerplate_texts(page) for page in pages) if site_gate else []
+    if template:
+        tuned.config["site_gate"] = {"min_share": site_gate, "digests": template}
+        tuned.fallback = model
     tuned.check()
     return tuned
+
+
+def _boilerplate_texts(page: TuningPage | PageData) -> list[str]:
+    """The texts of the page's blocks labelled boilerplate (unlabelled blocks say nothing)."""
+    known = getattr(page, "known", None)
+    known = np.ones(len(page.texts), bool) if known is None else np.asarray(known, bool)
+    return [text for text, label, k in zip(page.texts, page.labels, known) if k and not label]
 
 
 def _overruled(pages: Sequence[TuningPage | PageData], model: Web2TextModel) -> set[str]:
