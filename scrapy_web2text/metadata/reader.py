@@ -21,6 +21,7 @@ from .model import (
     BYLINE,
     HEADLINE,
     HTML_LANG,
+    JSON_LD,
     LINK,
     MAX_DESCRIPTION_CHARS,
     MAX_LIST_ITEMS,
@@ -111,6 +112,7 @@ def read_metadata(
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
+    _first_publication(chosen, head, base)
     links = read_links(root, base, source)
     for name in ("license", "categories", "tags"):
         chosen.offer(name, getattr(links, name), LINK)
@@ -311,6 +313,26 @@ def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
             else:
                 value = _CONVERTERS[name](values[0], base)
             chosen.offer(name, value, source)
+
+
+def _first_publication(chosen: _Fields, head: HeadValues, base: str | None) -> None:
+    """A structured ``datePublished`` that is the day of the page's last modification, where the head states an
+    earlier publication (``article:published_time``, a ``<meta>`` date): the head's.  A template that writes the
+    modification under both names loses the first day; one date before another stated as the modification is the
+    publication."""
+    value, source = chosen.values.get("date_published"), chosen.sources.get("date_published")
+    if source not in (JSON_LD, MICRODATA) or not isinstance(value, str):
+        return
+    modified = [chosen.values.get("date_modified")]
+    for key in (("date_modified", OPENGRAPH), ("date_modified", META)):
+        modified += head.values.get(key, [])[:5]
+    if value[:10] not in {str(day)[:10] for day in modified if day}:
+        return
+    for key in (("date_published", OPENGRAPH), ("date_published", META)):
+        earlier = next(filter(None, map(iso_date, head.values.get(key, [])[:5])), None)
+        if earlier is not None and earlier[:10] < value[:10]:
+            chosen.values["date_published"], chosen.sources["date_published"] = earlier, key[1]
+            return
 
 
 def _dates_from_meta(chosen: _Fields, root: Any) -> None:

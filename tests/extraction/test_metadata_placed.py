@@ -3,6 +3,7 @@ a fragment of markup."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 from scrapy_web2text import extract
@@ -88,6 +89,28 @@ def test_json_ld_with_a_stray_control_character_and_a_trailing_comma_is_read():
     )
     metadata = metadata_of(article(head=f'<script type="application/ld+json">{script}</script>'))
     assert (metadata.date_published, metadata.authors, metadata.notes) == ("2024-06-11", ("Aisha Rahman",), ())
+
+
+def test_json_ld_inside_a_cdata_section_or_a_comment_is_read():
+    # a template written for XHTML parsers wraps the script's JSON; the whole script was skipped
+    data = json.dumps({"@type": "NewsArticle", "headline": "A plan", "datePublished": "2015-10-15T02:19:15Z"})
+    for wrapped in (f"<![CDATA[ {data} ]]>", f"//<![CDATA[\n{data}\n//]]>", f"<!-- {data} -->"):
+        metadata = metadata_of(article(head=f'<script type="application/ld+json">\n  {wrapped}\n</script>'))
+        assert (metadata.date_published, metadata.notes) == ("2015-10-15T02:19:15+00:00", ()), wrapped
+
+
+def test_a_structured_publication_date_that_is_the_modification_yields_to_an_earlier_one():
+    # microdata's datePublished written with the last edit's time; the head states the first publication
+    head = (
+        '<meta property="article:published_time" content="2015-09-17T16:57:43+01:00">'
+        '<meta property="article:modified_time" content="2016-05-08T10:11:51+01:00">'
+    )
+    item = '<div itemscope itemtype="http://schema.org/NewsArticle"><meta itemprop="datePublished" content="{}">'
+    metadata = metadata_of(article(head=head, before=item.format("2016-05-08T10:11:51+01:00") + "</div>"))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2015-09-17T16:57:43+01:00", "opengraph")
+    # a structured date other than the modification is the publication, whatever the head says
+    kept = metadata_of(article(head=head, before=item.format("2015-09-18T08:00:00+01:00") + "</div>"))
+    assert (kept.date_published, kept.sources["date_published"]) == ("2015-09-18T08:00:00+01:00", "microdata")
 
 
 def test_dates_written_for_people_are_read_without_a_date_library():
