@@ -13,6 +13,7 @@ from urllib.parse import urljoin, urlsplit
 JSON_LD, MICRODATA, OPENGRAPH, META, TIME_ELEMENT = "json-ld", "microdata", "opengraph", "meta", "time-element"
 HTML_LANG, TEXT, HEADLINE, BYLINE, URL = "html-lang", "text", "headline", "byline", "url"
 DATE_ELEMENT = "date-element"  # an <abbr>, or an element whose class or id says date, meta, published...
+DATE_LINE = "date-line"  # a short line that states a date, anywhere on the page: the last resort
 LINK = "link"  # a body link: rel="license", a Creative Commons link, rel="category", rel="tag"
 SOURCES = (
     JSON_LD,
@@ -21,6 +22,7 @@ SOURCES = (
     META,
     TIME_ELEMENT,
     DATE_ELEMENT,
+    DATE_LINE,
     HTML_LANG,
     TEXT,
     HEADLINE,

@@ -19,6 +19,7 @@ from .language import normalise, page_language
 from .links import read_links
 from .model import (
     BYLINE,
+    DATE_LINE,
     HEADLINE,
     HTML_LANG,
     JSON_LD,
@@ -37,7 +38,7 @@ from .model import (
     http_url,
 )
 from .names import is_name, name_key, organisation_keys, trimmed
-from .placed import PlacedDates, placed_dates
+from .placed import PlacedDates, page_date, placed_dates
 from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
 from .written import meta_date, url_date
 
@@ -135,7 +136,9 @@ def read_metadata(
         chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)
         chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
-    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
+    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date
+    if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
+        chosen.offer("date_published", page_date(texts, keep, elements), DATE_LINE)
     days = (  # each read only where the one before does not decide
         lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
         lambda: (placed_dates(root, texts, elements, windows).near or ("",))[0],

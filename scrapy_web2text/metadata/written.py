@@ -23,9 +23,10 @@ MAX_URL_SCAN = 500
 _DAY, _MONTH, _YEAR = "[0-3]?[0-9]", "[0-1]?[0-9]", "(?:199[0-9]|20[0-3][0-9])"
 _URL_DATE = re.compile(rf"\D({_YEAR})[/_-]({_MONTH})[/_-]({_DAY})(?:\D|$)")
 _EIGHT_DIGITS = re.compile(r"\b(\d{8})\b")
+#: The same separator twice: "9.7/10" is a score, not the 9th of July 2010.
 _NUMERIC = re.compile(
-    rf"(?:\D|^)(?:(?P<year>{_YEAR})[-/.](?P<month>{_MONTH})[-/.](?P<day>{_DAY})|"
-    rf"(?P<day2>{_DAY})[-/.](?P<month2>{_MONTH})[-/.](?P<year2>\d{{2,4}}))(?:\D|$)"
+    rf"(?:\D|^)(?:(?P<year>{_YEAR})(?P<sep>[-/.])(?P<month>{_MONTH})(?P=sep)(?P<day>{_DAY})|"
+    rf"(?P<day2>{_DAY})(?P<sep2>[-/.])(?P<month2>{_MONTH})(?P=sep2)(?P<year2>\d{{2,4}}))(?:\D|$)"
 )
 #: A word of three letters or more, from its start: the month table decides whether it is a month.
 _WORD = r"(?<![^\W\d_])[^\W\d_]{3,}+"

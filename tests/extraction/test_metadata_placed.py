@@ -125,6 +125,7 @@ def test_dates_written_for_people_are_read_without_a_date_library():
         ("20240611", "2024-06-11"),
         ("Member since 09/2005", None),
         ("Call 555-1234 today", None),
+        ("Rated 9.7/10", None),  # a score: two separators, two readings
     ):
         assert text_date(text) == day, text
     assert url_date("https://paper.example/2023/11/08/market.html") == "2023-11-08"
@@ -134,6 +135,24 @@ def test_dates_written_for_people_are_read_without_a_date_library():
     assert metadata_of(article(head=modified_only)).date_published == "2024-07-01"  # the reserve
     canonical = '<link rel="canonical" href="https://paper.example/2023/11/08/market.html">'
     assert metadata_of(article(head=canonical), "https://paper.example/?p=1").date_published == "2023-11-08"
+
+
+def test_a_date_line_above_or_in_the_text_is_the_last_resort():
+    # a dateline above a long menu, out of the byline's reach; no markup, no <time>, no URL date
+    menu = "<ul>" + "".join(f"<li><a href='/s{n}'>Section {n}</a></li>" for n in range(40)) + "</ul>"
+    metadata = metadata_of(article(before=f"<div>5 April 2013</div>{menu}"))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2013-04-05", "date-line")
+    # a sentence that mentions a date is not a date line; nor is a comment's date after the text
+    mention = article(
+        before=f"<p>{ENGLISH} The council met <a href='/m'>on the square</a> on 26 October 2017 again.</p>{menu}",
+        after="<div class='comments'><p>Posted by ann | 7 January 2019</p></div>" + "<p>x</p>" * 10,
+    )
+    assert metadata_of(mention).date_published is None
+    # nor is a cited work's date among the text (a reference list, "Retrieved ...")
+    more = "".join(f"<p>{ENGLISH * 3}</p>" for _ in range(5))
+    for cited in ("<ol class='references'><li>3 May 2009</li></ol>", "<p>Retrieved 3 May 2009</p>"):
+        assert metadata_of(article(after=cited + more)).date_published is None, cited
+    assert metadata_of(article(after="<p>3 May 2009</p>" + more)).date_published == "2009-05-03"
 
 
 def test_a_utc_instant_is_given_on_the_local_day():
