@@ -96,8 +96,8 @@ class Metadata:
 
     Every field is ``None`` (or an empty tuple) when the page does not say; :attr:`sources` names, for each field
     that has a value, where it came from (``"json-ld"``, ``"microdata"``, ``"opengraph"``, ``"meta"``,
-    ``"time-element"``, ``"date-element"``, ``"html-lang"``, ``"text"``, ``"headline"``, ``"byline"``, ``"url"``,
-    ``"link"``).
+    ``"time-element"``, ``"date-element"``, ``"date-line"``, ``"html-lang"``, ``"text"``, ``"headline"``,
+    ``"byline"``, ``"url"``, ``"link"``).
     Dates are ISO 8601 (``2024-06-11`` or ``2024-06-11T08:30:00+02:00``: a time and a zone only where the page gives
     them); ``language`` is a BCP 47 tag (``en``, ``pt-BR``); ``image``, ``canonical_url`` and ``license`` (when a
     URL) are absolute.
