@@ -184,6 +184,10 @@ def test_labels_buttons_and_weekdays_are_not_names():
     assert metadata_of(article(byline='<div class="author">Jane Doe Follow</div>')).authors == ("Jane Doe",)
     assert metadata_of(article(byline="<p>Von Max Muster, Dienstag</p>")).authors == ("Max Muster",)
     assert metadata_of(article(byline="<p>Veröffentlicht von Max Muster</p>")).authors == ("Max Muster",)
+    # a newsroom's collective byline, in markup or on the page, is no person
+    staff = {"@type": "NewsArticle", "headline": "A plan", "author": [{"@type": "Person", "name": "Our Foreign Staff"}]}
+    assert metadata_of(article(head=json_ld(staff))).authors == ()
+    assert metadata_of(article(byline="<p>By News Desk and Jane Doe</p>")).authors == ("Jane Doe",)
 
 
 def test_slugs_handles_and_addresses_are_not_names():
