@@ -29,6 +29,7 @@ from .model import (
     META,
     MICRODATA,
     OPENGRAPH,
+    SCRIPT,
     TEXT,
     URL,
     URL_SCHEME,
@@ -40,7 +41,7 @@ from .model import (
 from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import PlacedDates, page_date, placed_dates
 from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
-from .written import meta_date, url_date
+from .written import meta_date, script_date, url_date
 
 #: schema.org properties read for each field, in order.
 _PROPERTIES = {
@@ -137,6 +138,8 @@ def read_metadata(
     if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)
         chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
     chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date
+    if chosen.missing("date_published"):  # a framework's page state, in a script
+        chosen.offer("date_published", script_date(source), SCRIPT)
     if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
         chosen.offer("date_published", page_date(texts, keep, elements), DATE_LINE)
     days = (  # each read only where the one before does not decide

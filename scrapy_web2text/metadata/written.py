@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .dates import EARLIEST, ISO_IN_TEXT, impossible_date, latest_date
+from .dates import EARLIEST, ISO_IN_TEXT, impossible_date, iso_date, latest_date
 
 #: A text or a URL is looked at up to this many characters.
 MAX_TEXT_SCAN = 200
@@ -35,6 +35,8 @@ _WRITTEN = re.compile(
     rf"(?P<day2>{_DAY})(?:st|nd|rd|th|\.|º)?\s(?:of\s|de\s)?(?P<month2>{_WORD})[,.]?\s(?:de\s)?(?P<year2>{_YEAR})",
     re.I,
 )
+#: A time zone's abbreviation after a date's time ("14:17 GMT"): not an upper-case code (a currency's, an IBAN's).
+_ZONE_NAMES = re.compile(r"\b(?:GMT|UTC|BST|CET|CEST|EET|EEST|MEZ|MESZ|[ECMP][SD]T|AE[SD]T)\b")
 #: What a date's text is not: a time alone, a year alone, a price, a telephone number or postcode, a URL.
 _NOT_A_DATE = re.compile(
     r"^\d{2}:\d{2}(?: |:|$)|^\D*+\d{4}\D*+$|[$€¥£¢₽₱฿#₹®]|[A-Z]{3}[^A-Z]|(?:^|\D)(?:\+\d{2}|\d{3}|\d{5})\D|"
@@ -84,6 +86,13 @@ MODIFIED_NAMES = frozenset(
 )
 PUBLISHED_ITEMPROPS = frozenset({"datecreated", "datepublished", "pubyear"})
 MAX_META = 2000
+#: A page's text is searched for a script's publication date up to this many characters, at most this many matches.
+MAX_SCRIPT_SCAN = 2_000_000
+MAX_SCRIPT_DATES = 20
+_SCRIPT_DATE = re.compile(
+    r'"(?:datePublished|dateCreated|published|publishedAt|published_at|publishedDate|publishDate|publish_date|'
+    r'date_published|firstPublishedAt|pubDate)"\s*+:\s*+"([^"]{8,40})"'
+)
 
 
 def text_date(text: Any) -> str | None:
@@ -91,7 +100,7 @@ def text_date(text: Any) -> str | None:
     if not isinstance(text, str):
         return None
     text = " ".join(text[: 4 * MAX_TEXT_SCAN].split())[:MAX_TEXT_SCAN]
-    if not 4 <= sum(map(str.isdigit, text)) <= 18 or _NOT_A_DATE.search(text):
+    if not 4 <= sum(map(str.isdigit, text)) <= 18 or _NOT_A_DATE.search(_ZONE_NAMES.sub(" ", text)):
         return None
     if any(impossible_date(found.group()) for found in ISO_IN_TEXT.finditer(text)):
         return None  # "2024-02-30T25:61" is no date, not some other reading of its digits
@@ -102,6 +111,21 @@ def url_date(url: Any) -> str | None:
     """A ``/2024/06/11/``-style date in ``url``."""
     match = _URL_DATE.search(url[:MAX_URL_SCAN]) if isinstance(url, str) else None
     return _plausible(_day(match[1], match[2], match[3])) if match else None
+
+
+def script_date(source: Any) -> str | None:
+    """The first publication date a script's JSON names (``"datePublished": "2025-11-19T13:27:46Z"``, a
+    framework's page state: ``"publishedAt"``, ``"published"``), in the first :data:`MAX_SCRIPT_SCAN` characters
+    of the page's text."""
+    if not isinstance(source, str):
+        return None
+    for count, match in enumerate(_SCRIPT_DATE.finditer(source, 0, MAX_SCRIPT_SCAN)):
+        if count >= MAX_SCRIPT_DATES:
+            break
+        day = iso_date(match[1]) or text_date(match[1])
+        if day:
+            return day
+    return None
 
 
 def meta_date(head: Any) -> str | None:

@@ -126,6 +126,8 @@ def test_dates_written_for_people_are_read_without_a_date_library():
         ("Member since 09/2005", None),
         ("Call 555-1234 today", None),
         ("Rated 9.7/10", None),  # a score: two separators, two readings
+        ("Last Updated: Saturday, 14 May 2005, 14:17 GMT 15:17 UK", "2005-05-14"),  # a zone is no currency
+        ("Total: 14 May 2005 USD 1500", None),
     ):
         assert text_date(text) == day, text
     assert url_date("https://paper.example/2023/11/08/market.html") == "2023-11-08"
@@ -135,6 +137,15 @@ def test_dates_written_for_people_are_read_without_a_date_library():
     assert metadata_of(article(head=modified_only)).date_published == "2024-07-01"  # the reserve
     canonical = '<link rel="canonical" href="https://paper.example/2023/11/08/market.html">'
     assert metadata_of(article(head=canonical), "https://paper.example/?p=1").date_published == "2023-11-08"
+
+
+def test_a_publication_date_in_a_frameworks_page_state():
+    # no JSON-LD, no <meta>, no visible date: the page's state in a script names it
+    state = '{"props": {"page": {"title": "A plan", "publishedAt": "2024-11-21 04:05:21", "updatedAt": "2026-01-29"}}}'
+    html = article(head=f'<script id="__NEXT_DATA__" type="application/json">{state}</script>')
+    metadata = metadata_of(html)
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2024-11-21T04:05:21", "script")
+    assert metadata_of(html.replace("publishedAt", "createdBy")).date_published is None
 
 
 def test_a_date_line_above_or_in_the_text_is_the_last_resort():
