@@ -41,6 +41,7 @@ PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter
 DATE_PARTICLES = frozenset("on am le el".split())
 
 _WORD = re.compile(r"\S++")
+_DASHED = re.compile(r"\s++[-–—|]\s++")
 _ADDRESS = re.compile(r"@|\[at\]|\(at\)|\[dot\]|\(dot\)", re.I)
 
 
@@ -59,7 +60,10 @@ def cut_before_date(names: str) -> str:
 
 def trimmed(name: str) -> str:
     """``name`` without the labels, buttons, weekdays and particles that end it ("Jane Doe Follow" -> "Jane
-    Doe")."""
+    Doe"), and without a newsroom after a dash or a bar ("David Jackson - FullStack Editorial Team")."""
+    parts = _DASHED.split(name[:500])
+    if len(parts) > 1 and parts[-1].split() and _plain(parts[-1].split()[-1]) in COLLECTIVE_WORDS:
+        name = " - ".join(parts[:-1])
     words = name.split()
     while words and (_plain(words[-1]) in LABEL_WORDS | DATE_WORDS or words[-1].lower() in PARTICLES):
         words.pop()

@@ -199,6 +199,8 @@ def test_labels_buttons_and_weekdays_are_not_names():
     staff = {"@type": "NewsArticle", "headline": "A plan", "author": [{"@type": "Person", "name": "Our Foreign Staff"}]}
     assert metadata_of(article(head=json_ld(staff))).authors == ()
     assert metadata_of(article(byline="<p>By News Desk and Jane Doe</p>")).authors == ("Jane Doe",)
+    staff["author"] = [{"@type": "Person", "name": "David Jackson - FullStack Editorial Team"}]
+    assert metadata_of(article(head=json_ld(staff))).authors == ("David Jackson",)
 
 
 def test_slugs_handles_and_addresses_are_not_names():
