@@ -41,7 +41,7 @@ PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter
 DATE_PARTICLES = frozenset("on am le el".split())
 
 _WORD = re.compile(r"\S++")
-_DASHED = re.compile(r"\s++[-–—|]\s++")
+_DASHED = re.compile(r"(?<!\s)\s++[-–—|]\s++")
 _ADDRESS = re.compile(r"@|\[at\]|\(at\)|\[dot\]|\(dot\)", re.I)
 
 

@@ -34,6 +34,7 @@ ANCESTORS = 2
 
 #: Words of a class or id that mark a date's element.
 _DATE_CLASS = re.compile(r"date|publish|updated|meta|posted|datum|fecha|time|byline", re.I)
+_TWO_DIGITS = re.compile(r"\d\d")
 #: What a citation's date says, and the class or id of a reference list.
 _CITED = re.compile(r"retrieved|accessed|archived|abgerufen|archiviert|consulté|consultado|\bcited\b", re.I)
 _REFERENCES = re.compile(r"citation|reference|footnote|bibliograph", re.I)
@@ -102,10 +103,10 @@ def page_date(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tup
     first = next((index for index in range(size) if keep[index]), None)
     if first is None:
         return None
-    last = max(index for index in range(first, size) if keep[index])
+    last = next(index for index in range(size - 1, first - 1, -1) if keep[index])
     for index in chain(range(first - 1, max(-1, first - BLOCKS_ABOVE - 1), -1), range(first, last + 1)):
         text = texts[index]
-        if len(text) > MAX_DATE_LINE:
+        if len(text) > MAX_DATE_LINE or _TWO_DIGITS.search(text) is None:  # every date has a year's digits
             continue
         day = text_date(text)
         holder = _holder(elements, index) if day else None

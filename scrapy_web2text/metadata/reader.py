@@ -139,7 +139,7 @@ def read_metadata(
         chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
     chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date
     if chosen.missing("date_published"):  # a framework's page state, in a script
-        chosen.offer("date_published", script_date(source), SCRIPT)
+        chosen.offer("date_published", script_date(root), SCRIPT)
     if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
         chosen.offer("date_published", page_date(texts, keep, elements), DATE_LINE)
     days = (  # each read only where the one before does not decide

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 from .dates import EARLIEST, ISO_IN_TEXT, impossible_date, iso_date, latest_date
@@ -86,9 +87,10 @@ MODIFIED_NAMES = frozenset(
 )
 PUBLISHED_ITEMPROPS = frozenset({"datecreated", "datepublished", "pubyear"})
 MAX_META = 2000
-#: A page's text is searched for a script's publication date up to this many characters, at most this many matches.
+#: A page's scripts are searched for a publication date up to this many characters and scripts, this many values.
 MAX_SCRIPT_SCAN = 2_000_000
 MAX_SCRIPT_DATES = 20
+MAX_SCRIPTS = 500
 _SCRIPT_DATE = re.compile(
     r'"(?:datePublished|dateCreated|published|publishedAt|published_at|publishedDate|publishDate|publish_date|'
     r'date_published|firstPublishedAt|pubDate)"\s*+:\s*+"([^"]{8,40})"'
@@ -113,18 +115,21 @@ def url_date(url: Any) -> str | None:
     return _plausible(_day(match[1], match[2], match[3])) if match else None
 
 
-def script_date(source: Any) -> str | None:
+def script_date(root: Any) -> str | None:
     """The first publication date a script's JSON names (``"datePublished": "2025-11-19T13:27:46Z"``, a
-    framework's page state: ``"publishedAt"``, ``"published"``), in the first :data:`MAX_SCRIPT_SCAN` characters
-    of the page's text."""
-    if not isinstance(source, str):
-        return None
-    for count, match in enumerate(_SCRIPT_DATE.finditer(source, 0, MAX_SCRIPT_SCAN)):
-        if count >= MAX_SCRIPT_DATES:
-            break
-        day = iso_date(match[1]) or text_date(match[1])
-        if day:
-            return day
+    framework's page state: ``"publishedAt"``, ``"published"``): the page's ``<script>`` elements are read, up to
+    :data:`MAX_SCRIPT_SCAN` characters in all, at most :data:`MAX_SCRIPT_DATES` values."""
+    size = tries = 0
+    for script in islice(root.iter("script"), MAX_SCRIPTS):
+        text = script.text
+        if not text or size >= MAX_SCRIPT_SCAN:
+            continue
+        size += len(text)
+        for match in _SCRIPT_DATE.finditer(text, 0, MAX_SCRIPT_SCAN):
+            day = iso_date(match[1]) or text_date(match[1])
+            tries += 1
+            if day or tries >= MAX_SCRIPT_DATES:
+                return day
     return None
 
 
