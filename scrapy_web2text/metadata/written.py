@@ -91,10 +91,9 @@ MAX_META = 2000
 MAX_SCRIPT_SCAN = 2_000_000
 MAX_SCRIPT_DATES = 20
 MAX_SCRIPTS = 500
-_SCRIPT_DATE = re.compile(
-    r'"(?:datePublished|dateCreated|published|publishedAt|published_at|publishedDate|publishDate|publish_date|'
-    r'date_published|firstPublishedAt|pubDate)"\s*+:\s*+"([^"]{8,40})"'
-)
+#: A JSON key that ends in "published" ("datePublished", "publishedAt", "publish_date"...) and its string value: the
+#: literal "ublish" starts every attempt, found by the engine's fast search instead of trying every quotation mark.
+_SCRIPT_DATE = re.compile(r'ublish(?:ed|ed_?[Aa]t|ed_?[Dd]ate|_?[Dd]ate)"\s*+:\s*+"([^"]{8,40})"')
 
 
 def text_date(text: Any) -> str | None:
@@ -116,9 +115,10 @@ def url_date(url: Any) -> str | None:
 
 
 def script_date(root: Any) -> str | None:
-    """The first publication date a script's JSON names (``"datePublished": "2025-11-19T13:27:46Z"``, a
-    framework's page state: ``"publishedAt"``, ``"published"``): the page's ``<script>`` elements are read, up to
-    :data:`MAX_SCRIPT_SCAN` characters in all, at most :data:`MAX_SCRIPT_DATES` values."""
+    """The first publication date a script's JSON names under a key that ends in "published"
+    (``"datePublished": "2025-11-19T13:27:46Z"``, a framework's page state: ``"publishedAt"``): the page's
+    ``<script>`` elements are read, up to :data:`MAX_SCRIPT_SCAN` characters in all, at most
+    :data:`MAX_SCRIPT_DATES` values."""
     size = tries = 0
     for script in islice(root.iter("script"), MAX_SCRIPTS):
         text = script.text

@@ -143,7 +143,7 @@ WHY_LINEAR = {
     "metadata.placed._CITED": r"an alternation of literals (one between \b): bounded per position",
     "metadata.placed._REFERENCES": "an alternation of literals: bounded per position",
     "metadata.written._ZONE_NAMES": r"\b, an alternation of literals of at most four letters, \b: bounded per attempt",
-    "metadata.written._SCRIPT_DATE": "a quotation mark and literal keys start an attempt; the blank runs after a key "
+    "metadata.written._SCRIPT_DATE": "a literal starts an attempt, then bounded suffixes; the blank runs after a key "
     "are possessive and follow that key alone; the value is at most 40 characters: linear",
     "metadata.names._DASHED": "a blank run is entered only at its first blank (lookbehind) and taken whole",
     "metadata.embedded._WRAPPER_START": r"used with match (one attempt at \A), blank runs possessive",
