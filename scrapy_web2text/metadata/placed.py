@@ -87,14 +87,15 @@ def placed_dates(
     return PlacedDates(far=next(filter(None, map(dated, chain(after, others))), None))
 
 
-#: Blocks read above the text for a date line (:func:`page_date`), and how long such a line may be.
+#: Blocks read above the text and in it for a date line (:func:`page_date`), and how long such a line may be.
 BLOCKS_ABOVE = 150
+BLOCKS_IN = 150
 MAX_DATE_LINE = 80
 
 
 def page_date(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tuple[Any, bool]]) -> str | None:
     """The date of a short line above the main text (the nearest first, up to :data:`BLOCKS_ABOVE` blocks), else
-    of one among its blocks (from its start): the last resort, where neither markup, the byline's windows nor the
+    of one among its first :data:`BLOCKS_IN` blocks: the last resort, where neither markup, the byline's windows nor the
     URL states one.  A date line is at most :data:`MAX_DATE_LINE` characters, in an element whose whole text is at
     most :data:`MAX_LINE` (a longer one is a sentence that mentions a date), and states a whole day
     (:func:`~.written.text_date`: no year alone, no month without its day).  Nothing after the text is read, nor a
@@ -104,7 +105,11 @@ def page_date(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tup
     if first is None:
         return None
     last = next(index for index in range(size - 1, first - 1, -1) if keep[index])
-    for index in chain(range(first - 1, max(-1, first - BLOCKS_ABOVE - 1), -1), range(first, last + 1)):
+    above, among = (
+        range(first - 1, max(-1, first - BLOCKS_ABOVE - 1), -1),
+        range(first, min(last + 1, first + BLOCKS_IN)),
+    )
+    for index in chain(above, among):
         text = texts[index]
         if len(text) > MAX_DATE_LINE or _TWO_DIGITS.search(text) is None:  # every date has a year's digits
             continue

@@ -88,7 +88,7 @@ MODIFIED_NAMES = frozenset(
 PUBLISHED_ITEMPROPS = frozenset({"datecreated", "datepublished", "pubyear"})
 MAX_META = 2000
 #: A page's scripts are searched for a publication date up to this many characters and scripts, this many values.
-MAX_SCRIPT_SCAN = 2_000_000
+MAX_SCRIPT_SCAN = 500_000
 MAX_SCRIPT_DATES = 20
 MAX_SCRIPTS = 500
 #: A JSON key that ends in "published" ("datePublished", "publishedAt", "publish_date"...) and its string value: the
