@@ -11,10 +11,12 @@ slash; text: equal after white space and case are folded).  Part 2, on the pages
 date or an author: that JSON-LD is removed from the page first (every ``<script type="application/ld+json">``),
 then each tool's date and authors are scored against it: ``found`` (a value at all), ``right`` (the same day; the
 same set of names) as a share of those pages, and ``precision`` (right among found).  So the other markup, the
-visible byline and the URL are what is measured there.  Part 3, on the Readability.js test pages
-(``readability-metadata.jsonl.gz``, gold reviewed outside this project): date right to the day, authors right as a
-set of names ("By" and case removed), and authors given where the gold names none (false).  trafilatura's rows need
-the ``bench`` extra.
+visible byline and the URL are what is measured there.  A last row does the same for the date with every
+machine-readable date removed (JSON-LD, the ``<meta>`` date names, ``itemprop`` dates, ``datetime`` attributes) on
+the pages where markup states it: what is left is the page as a reader sees it.  Part 3, on the Readability.js
+test pages (``readability-metadata.jsonl.gz``, gold reviewed outside this project): date right to the day,
+authors right as a set of names ("By" and case removed), and authors given where the gold names none (false);
+``--gold-split all`` reports each split.  trafilatura's rows need the ``bench`` extra.
 """
 
 from __future__ import annotations
@@ -51,6 +53,14 @@ FIELD_PAIRS = {
 }
 OURS_ONLY = ("date_modified", "breadcrumbs")
 _JSON_LD = re.compile(r"<script[^>]*application/ld\+json[^>]*>.*?</script\s*>", re.I | re.S)
+#: Machine-readable dates besides JSON-LD: a date-named ``<meta>``, an ``itemprop`` date, a ``datetime`` attribute.
+_META = re.compile(r"<meta\b[^>]*>", re.I)
+_META_NAME = re.compile(r"""(?:name|property|itemprop|http-equiv)\s*=\s*["']?([^"'\s>]+)""", re.I)
+_DATE_ITEMPROP = re.compile(
+    r"""itemprop\s*=\s*["']?(?:datePublished|dateModified|dateCreated|uploadDate)\b["']?""", re.I
+)
+_DATETIME = re.compile(r"""\bdatetime\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)""", re.I)
+MARKUP = ("json-ld", "microdata", "opengraph", "meta")
 #: What separates names in a Readability byline, and the byline words before them.
 _NAME_SPLIT = re.compile(r"\s*+(?:,|&|\n|\band\b|\bund\b|\bet\b)\s*+", re.I)
 _BY_WORD = re.compile(r"^(?:by|von|par|por|written by)\s++", re.I)
@@ -109,13 +119,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="validation")
     parser.add_argument("--limit", type=int, help="first N pages only")
     parser.add_argument(
-        "--gold-split", default="train", help="split of the Readability.js gold (validation holds 9 pages only)"
+        "--gold-split",
+        default="train",
+        help="split of the Readability.js gold, or 'all' (validation and test hold 9 and 8 pages only)",
     )
     parser.add_argument("--gold-only", action="store_true", help="part 3 only")
     parser.add_argument("--json", metavar="PATH", help="also write the figures here")
     args = parser.parse_args(argv)
     if args.gold_only:
-        readability_gold(args.gold_split, theirs("<p>x</p>", None) is not None)
+        for split in gold_splits(args.gold_split):
+            readability_gold(split, theirs("<p>x</p>", None) is not None)
         return 0
     pages = load_pages(args.corpus, args.split, args.limit)
     if not pages:
@@ -142,11 +155,27 @@ def main(argv: list[str] | None = None) -> int:
         truth = json_ld_truth(mine)
         if truth:
             _score_without_json_ld(_JSON_LD.sub("", html), url, truth, scored, peer)
+        if mine["sources"].get("date_published") in MARKUP:
+            stripped = {"date_stripped": mine["date_published"]}
+            _score_without_json_ld(without_dates(html), url, stripped, scored, peer)
     figures = report(len(pages), found, both, agreed, scored, peer)
-    figures["readability_gold"] = readability_gold(args.gold_split, peer)
+    figures["readability_gold"] = {split: readability_gold(split, peer) for split in gold_splits(args.gold_split)}
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     return 0
+
+
+def without_dates(html: str) -> str:
+    """``html`` without its machine-readable dates (:data:`MARKUP`): JSON-LD, date-named ``<meta>`` elements,
+    ``itemprop`` dates, ``datetime`` attributes."""
+    from scrapy_web2text.metadata.written import MODIFIED_NAMES, PUBLISHED_ITEMPROPS, PUBLISHED_NAMES
+
+    names = PUBLISHED_NAMES | MODIFIED_NAMES | PUBLISHED_ITEMPROPS | {"datemodified", "last-modified"}
+
+    def meta(match: re.Match) -> str:
+        return "" if any(name.lower() in names for name in _META_NAME.findall(match.group())) else match.group()
+
+    return _DATETIME.sub("", _DATE_ITEMPROP.sub("", _META.sub(meta, _JSON_LD.sub("", html))))
 
 
 def _score_without_json_ld(stripped: str, url: str | None, truth: dict, scored: Counter, peer: bool) -> None:
@@ -156,7 +185,7 @@ def _score_without_json_ld(stripped: str, url: str | None, truth: dict, scored: 
     for name, expected in truth.items():
         scored["pages", name] += 1
         for tool, values in tools.items():
-            value = values.get(name)
+            value = values.get("date_published" if name == "date_stripped" else name)
             if value in (None, [], ""):
                 continue
             scored[tool, name, "found"] += 1
@@ -185,7 +214,7 @@ def report(total: int, found: Counter, both: Counter, agreed: Counter, scored: C
     print()
     print("pages whose JSON-LD states the field, scored with that JSON-LD removed from the page:")
     print(f"{'field':16} {'pages':>6} {'tool':>12} {'found':>8} {'right':>8} {'precision':>10}")
-    for name in ("date_published", "authors"):
+    for name in ("date_published", "authors", "date_stripped"):
         pages = scored["pages", name]
         for tool in ("ours", "trafilatura") if peer else ("ours",):
             right, hits = scored[tool, name, "right"], scored[tool, name, "found"]
@@ -194,7 +223,12 @@ def report(total: int, found: Counter, both: Counter, agreed: Counter, scored: C
                 f"{share(right, hits):>10}"
             )
             figures["without_json_ld"][f"{tool}/{name}"] = {"pages": pages, "found": hits, "right": right}
+    print("(date_stripped: date_published with every machine-readable date removed, scored against it)")
     return figures
+
+
+def gold_splits(split: str) -> tuple[str, ...]:
+    return ("train", "validation", "test") if split == "all" else (split,)
 
 
 def _names(value) -> set[str]:

@@ -45,6 +45,10 @@ MIN_HEADLINE_IN_TITLE = 12
 #: string ``strict=False`` accepts it), a comma before a closing bracket.
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 _TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
+#: What a template wraps a script's JSON in for old XHTML parsers: ``<![CDATA[ ... ]]>`` or ``<!-- ... -->``, each
+#: marker alone or after ``//``.  Only the script's two ends are looked at.
+_WRAPPER_START = re.compile(r"\A\s*+(?://\s*+)?(?:<!\[CDATA\[|<!--)")
+_WRAPPER_END = re.compile(r"(?://\s*+)?(?:\]\]>|-->)\s*+\Z")
 _JSON_LD_SCRIPTS = etree.XPath('/descendant::script[@type="application/ld+json"]')
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
 _ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
@@ -232,6 +236,15 @@ def _as_json_ld(item: Any, depth: int) -> Any:
     return converted
 
 
+def unwrapped(text: str) -> str:
+    """``text`` without a CDATA section's or a comment's markers around it (``<![CDATA[ {...} ]]>``)."""
+    start = _WRAPPER_START.match(text)
+    if start is None:
+        return text
+    end = _WRAPPER_END.search(text, start.end())
+    return text[start.end() : end.start() if end else len(text)]
+
+
 def repaired(text: str) -> str:
     """``text`` without control characters (a space each) and commas before a closing bracket: one linear pass
     each.  A string value that holds ", }" loses its comma; such a script was not JSON to begin with."""
@@ -246,8 +259,9 @@ def bounded_int(digits: str) -> int | None:
 def _script_items(script: Any) -> list[Any]:
     """The items of one JSON-LD script: a strict parse that reads an over-long integer as ``null``, then the same
     :func:`repaired` (a stray control character, a trailing comma), then extruct's lenient reader (comments around
-    the JSON), imported only for such a script: most pages never load extruct."""
-    text = script.xpath("string()")
+    the JSON), imported only for such a script: most pages never load extruct.  A CDATA section or a comment around
+    the whole JSON is unwrapped first (extruct's reader does not read the first)."""
+    text = unwrapped(script.xpath("string()"))
     try:
         data = json.loads(text, strict=False, parse_int=bounded_int)
     except ValueError:

@@ -13,6 +13,8 @@ from urllib.parse import urljoin, urlsplit
 JSON_LD, MICRODATA, OPENGRAPH, META, TIME_ELEMENT = "json-ld", "microdata", "opengraph", "meta", "time-element"
 HTML_LANG, TEXT, HEADLINE, BYLINE, URL = "html-lang", "text", "headline", "byline", "url"
 DATE_ELEMENT = "date-element"  # an <abbr>, or an element whose class or id says date, meta, published...
+SCRIPT = "script"  # a script's JSON that is not JSON-LD (a framework's page state)
+DATE_LINE = "date-line"  # a short line that states a date, anywhere on the page: the last resort
 LINK = "link"  # a body link: rel="license", a Creative Commons link, rel="category", rel="tag"
 SOURCES = (
     JSON_LD,
@@ -21,6 +23,8 @@ SOURCES = (
     META,
     TIME_ELEMENT,
     DATE_ELEMENT,
+    DATE_LINE,
+    SCRIPT,
     HTML_LANG,
     TEXT,
     HEADLINE,
@@ -94,8 +98,8 @@ class Metadata:
 
     Every field is ``None`` (or an empty tuple) when the page does not say; :attr:`sources` names, for each field
     that has a value, where it came from (``"json-ld"``, ``"microdata"``, ``"opengraph"``, ``"meta"``,
-    ``"time-element"``, ``"date-element"``, ``"html-lang"``, ``"text"``, ``"headline"``, ``"byline"``, ``"url"``,
-    ``"link"``).
+    ``"time-element"``, ``"date-element"``, ``"date-line"``, ``"script"``, ``"html-lang"``, ``"text"``, ``"headline"``,
+    ``"byline"``, ``"url"``, ``"link"``).
     Dates are ISO 8601 (``2024-06-11`` or ``2024-06-11T08:30:00+02:00``: a time and a zone only where the page gives
     them); ``language`` is a BCP 47 tag (``en``, ``pt-BR``); ``image``, ``canonical_url`` and ``license`` (when a
     URL) are absolute.

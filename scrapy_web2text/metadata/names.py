@@ -2,8 +2,9 @@
 
 A byline holds words beside the names: a label ("Veröffentlicht von", "Gespeichert von"), a button ("Follow"), a
 weekday, a date after a particle ("le 12 mars", "on June 5").  Markup holds what a template put there: a user's
-slug ("robert.stitz"), a handle ("@robert"), an address ("name[at]example.net").  None of these is a name; a
-name's own particles are kept ("Loïc Le Clerc", "Ana El Sayed", "Ursula von der Leyen").
+slug ("robert.stitz"), a handle ("@robert"), an address ("name[at]example.net"); a newsroom's collective byline
+("Our Foreign Staff", "News Desk").  None of these is a name; a name's own particles are kept ("Loïc Le Clerc",
+"Ana El Sayed", "Ursula von der Leyen").
 
 Nor is the site: an author that is the site's name, its publisher, an ``Organization`` of its structured data or
 its host ("Motorsport-Total.com" on motorsport-total.com) is dropped (:func:`organisation_keys`).
@@ -29,12 +30,18 @@ LABEL_WORDS = frozenset(
     aktualisiert publié publicado escrito follow folgen subscribe abonnieren profile profil more mehr contact
     kontakt email e-mail mail twitter facebook linkedin instagram bio read""".split()
 )
+#: Words that end a collective byline ("Our Foreign Staff", "News Desk", "Redaktion"): a newsroom, not a person.
+COLLECTIVE_WORDS = frozenset(
+    """staff desk team newsroom editors reporters correspondents agencies redaktion rédaction redacción
+    redazione""".split()
+)
 #: Lower-case words a name holds between its capitalised ones.
 PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter ten y dos das zu".split())
 #: Words that end a byline's names when a date follows them ("le 12 mars", "on Monday", "am 3. Mai").
 DATE_PARTICLES = frozenset("on am le el".split())
 
 _WORD = re.compile(r"\S++")
+_DASHED = re.compile(r"(?<!\s)\s++[-–—|]\s++")
 _ADDRESS = re.compile(r"@|\[at\]|\(at\)|\[dot\]|\(dot\)", re.I)
 
 
@@ -53,7 +60,10 @@ def cut_before_date(names: str) -> str:
 
 def trimmed(name: str) -> str:
     """``name`` without the labels, buttons, weekdays and particles that end it ("Jane Doe Follow" -> "Jane
-    Doe")."""
+    Doe"), and without a newsroom after a dash or a bar ("David Jackson - FullStack Editorial Team")."""
+    parts = _DASHED.split(name[:500])
+    if len(parts) > 1 and parts[-1].split() and _plain(parts[-1].split()[-1]) in COLLECTIVE_WORDS:
+        name = " - ".join(parts[:-1])
     words = name.split()
     while words and (_plain(words[-1]) in LABEL_WORDS | DATE_WORDS or words[-1].lower() in PARTICLES):
         words.pop()
@@ -62,9 +72,9 @@ def trimmed(name: str) -> str:
 
 def is_name(name: str) -> bool:
     """Whether ``name`` (trimmed) can be a person's name: no label's word, no slug, handle or address (a single
-    word in lower case is a user name)."""
+    word in lower case is a user name), no newsroom ("Our Foreign Staff")."""
     words = name.split()
-    if not words or any(_plain(word) in LABEL_WORDS for word in words):
+    if not words or any(_plain(word) in LABEL_WORDS for word in words) or _plain(words[-1]) in COLLECTIVE_WORDS:
         return False
     if _ADDRESS.search(name) or name.startswith(("#", "http://", "https://", "/")):
         return False

@@ -19,10 +19,12 @@ from typing import Any
 
 from .dates import iso_date
 from .model import DATE_ELEMENT, TIME_ELEMENT
-from .visible import MAX_LINE_CHARS, Window, bounded_text
+from .visible import MAX_LINE_CHARS, Window, bounded_text, in_comments
 from .written import text_date
 
 MAX_CANDIDATES = 200
+#: Blocks of a page read for its date lines.
+MAX_PAGE_BLOCKS = 5000
 MAX_CANDIDATE_CHARS = 160
 MAX_LINE = MAX_LINE_CHARS
 #: Levels looked down (elements) and up (ancestors) from a ``<time>``/``<abbr>`` for the block it belongs to, and up
@@ -32,6 +34,10 @@ ANCESTORS = 2
 
 #: Words of a class or id that mark a date's element.
 _DATE_CLASS = re.compile(r"date|publish|updated|meta|posted|datum|fecha|time|byline", re.I)
+_TWO_DIGITS = re.compile(r"\d\d")
+#: What a citation's date says, and the class or id of a reference list.
+_CITED = re.compile(r"retrieved|accessed|archived|abgerufen|archiviert|consulté|consultado|\bcited\b", re.I)
+_REFERENCES = re.compile(r"citation|reference|footnote|bibliograph", re.I)
 #: A date's own elements.
 _DATE_TAGS = ("time", "abbr")
 #: A date and its source (:data:`~.model.TIME_ELEMENT` or :data:`~.model.DATE_ELEMENT`).
@@ -79,6 +85,51 @@ def placed_dates(
     after = [element for key, element in ranked if windows[key[0]].credits]
     others = (element for element in tagged if id(element) not in near)
     return PlacedDates(far=next(filter(None, map(dated, chain(after, others))), None))
+
+
+#: Blocks read above the text and in it for a date line (:func:`page_date`), and how long such a line may be.
+BLOCKS_ABOVE = 150
+BLOCKS_IN = 150
+MAX_DATE_LINE = 80
+
+
+def page_date(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tuple[Any, bool]]) -> str | None:
+    """The date of a short line above the main text (the nearest first, up to :data:`BLOCKS_ABOVE` blocks), else
+    of one among its first :data:`BLOCKS_IN` blocks: the last resort, where neither markup, the byline's windows nor the
+    URL states one.  A date line is at most :data:`MAX_DATE_LINE` characters, in an element whose whole text is at
+    most :data:`MAX_LINE` (a longer one is a sentence that mentions a date), and states a whole day
+    (:func:`~.written.text_date`: no year alone, no month without its day).  Nothing after the text is read, nor a
+    comment's or a citation's line: comments, teasers, archives and cited works date other pages."""
+    size = min(len(texts), len(keep), MAX_PAGE_BLOCKS)
+    first = next((index for index in range(size) if keep[index]), None)
+    if first is None:
+        return None
+    last = next(index for index in range(size - 1, first - 1, -1) if keep[index])
+    above, among = (
+        range(first - 1, max(-1, first - BLOCKS_ABOVE - 1), -1),
+        range(first, min(last + 1, first + BLOCKS_IN)),
+    )
+    for index in chain(above, among):
+        text = texts[index]
+        if len(text) > MAX_DATE_LINE or _TWO_DIGITS.search(text) is None:  # every date has a year's digits
+            continue
+        day = text_date(text)
+        holder = _holder(elements, index) if day else None
+        if day and (holder is None or bounded_text(holder, MAX_LINE) is not None and not _elsewhere(text, holder)):
+            return day
+    return None
+
+
+def _elsewhere(text: str, holder: Any) -> bool:
+    """Whether a date line dates another document: a comment, a citation ("Retrieved 1 July 2009", ``<cite>``, a
+    reference list's item)."""
+    if _CITED.search(text) or in_comments(holder):
+        return True
+    for element in islice(chain((holder,), holder.iterancestors()), ANCESTORS + 3):
+        names = f"{element.get('class') or ''} {element.get('id') or ''}"[:300]
+        if element.tag == "cite" or len(names) > 1 and _REFERENCES.search(names):
+            return True
+    return False
 
 
 def _holder(elements: Sequence[tuple[Any, bool]], index: int) -> Any:

@@ -19,14 +19,17 @@ from .language import normalise, page_language
 from .links import read_links
 from .model import (
     BYLINE,
+    DATE_LINE,
     HEADLINE,
     HTML_LANG,
+    JSON_LD,
     LINK,
     MAX_DESCRIPTION_CHARS,
     MAX_LIST_ITEMS,
     META,
     MICRODATA,
     OPENGRAPH,
+    SCRIPT,
     TEXT,
     URL,
     URL_SCHEME,
@@ -36,9 +39,9 @@ from .model import (
     http_url,
 )
 from .names import is_name, name_key, organisation_keys, trimmed
-from .placed import PlacedDates, placed_dates
+from .placed import PlacedDates, page_date, placed_dates
 from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
-from .written import meta_date, url_date
+from .written import meta_date, script_date, url_date
 
 #: schema.org properties read for each field, in order.
 _PROPERTIES = {
@@ -111,6 +114,7 @@ def read_metadata(
     if not callable(headline):  # the heading found on the page, already known
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
+    _first_publication(chosen, head, base)
     links = read_links(root, base, source)
     for name in ("license", "categories", "tags"):
         chosen.offer(name, getattr(links, name), LINK)
@@ -133,7 +137,11 @@ def read_metadata(
         chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)
         chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
-    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date: the last resort
+    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date
+    if chosen.missing("date_published"):  # a framework's page state, in a script
+        chosen.offer("date_published", script_date(root), SCRIPT)
+    if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
+        chosen.offer("date_published", page_date(texts, keep, elements), DATE_LINE)
     days = (  # each read only where the one before does not decide
         lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
         lambda: (placed_dates(root, texts, elements, windows).near or ("",))[0],
@@ -311,6 +319,26 @@ def _from_head(chosen: _Fields, head: HeadValues, base: str | None) -> None:
             else:
                 value = _CONVERTERS[name](values[0], base)
             chosen.offer(name, value, source)
+
+
+def _first_publication(chosen: _Fields, head: HeadValues, base: str | None) -> None:
+    """A structured ``datePublished`` that is the day of the page's last modification, where the head states an
+    earlier publication (``article:published_time``, a ``<meta>`` date): the head's.  A template that writes the
+    modification under both names loses the first day; one date before another stated as the modification is the
+    publication."""
+    value, source = chosen.values.get("date_published"), chosen.sources.get("date_published")
+    if source not in (JSON_LD, MICRODATA) or not isinstance(value, str):
+        return
+    modified = [chosen.values.get("date_modified")]
+    for key in (("date_modified", OPENGRAPH), ("date_modified", META)):
+        modified += head.values.get(key, [])[:5]
+    if value[:10] not in {str(day)[:10] for day in modified if day}:
+        return
+    for key in (("date_published", OPENGRAPH), ("date_published", META)):
+        earlier = next(filter(None, map(iso_date, head.values.get(key, [])[:5])), None)
+        if earlier is not None and earlier[:10] < value[:10]:
+            chosen.values["date_published"], chosen.sources["date_published"] = earlier, key[1]
+            return
 
 
 def _dates_from_meta(chosen: _Fields, root: Any) -> None:

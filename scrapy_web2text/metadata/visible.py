@@ -163,7 +163,7 @@ def item_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
     for element in _ITEM_AUTHORS(root)[:MAX_MARKED]:
         if element.get("itemscope") is not None:
             element = next(iter(_ITEM_NAME(element)), None)
-        if element is not None and not _in_comments(element):
+        if element is not None and not in_comments(element):
             authors.append(element)
     return _names_of(authors)
 
@@ -182,7 +182,7 @@ def _names_of(elements: Sequence[Any]) -> tuple[str, ...]:
 def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
     """The full names of the first of the ``<a rel="author">`` ``links`` outside a comment section, and of its
     siblings'."""
-    links = [link for link in links[:MAX_MARKED] if not _in_comments(link)]
+    links = [link for link in links[:MAX_MARKED] if not in_comments(link)]
     if not links:
         return ()
     parent = links[0].getparent()
@@ -190,7 +190,7 @@ def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
 
 
-def _in_comments(element: Any) -> bool:
+def in_comments(element: Any) -> bool:
     for ancestor in islice(element.iterancestors(), COMMENT_ANCESTORS):
         names = " ".join(ancestor.get(name) or "" for name in ("class", "id"))
         if names.strip() and _COMMENTS.search(names[:300]):

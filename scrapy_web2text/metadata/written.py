@@ -12,9 +12,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
-from .dates import EARLIEST, ISO_IN_TEXT, impossible_date, latest_date
+from .dates import EARLIEST, ISO_IN_TEXT, impossible_date, iso_date, latest_date
 
 #: A text or a URL is looked at up to this many characters.
 MAX_TEXT_SCAN = 200
@@ -23,9 +24,10 @@ MAX_URL_SCAN = 500
 _DAY, _MONTH, _YEAR = "[0-3]?[0-9]", "[0-1]?[0-9]", "(?:199[0-9]|20[0-3][0-9])"
 _URL_DATE = re.compile(rf"\D({_YEAR})[/_-]({_MONTH})[/_-]({_DAY})(?:\D|$)")
 _EIGHT_DIGITS = re.compile(r"\b(\d{8})\b")
+#: The same separator twice: "9.7/10" is a score, not the 9th of July 2010.
 _NUMERIC = re.compile(
-    rf"(?:\D|^)(?:(?P<year>{_YEAR})[-/.](?P<month>{_MONTH})[-/.](?P<day>{_DAY})|"
-    rf"(?P<day2>{_DAY})[-/.](?P<month2>{_MONTH})[-/.](?P<year2>\d{{2,4}}))(?:\D|$)"
+    rf"(?:\D|^)(?:(?P<year>{_YEAR})(?P<sep>[-/.])(?P<month>{_MONTH})(?P=sep)(?P<day>{_DAY})|"
+    rf"(?P<day2>{_DAY})(?P<sep2>[-/.])(?P<month2>{_MONTH})(?P=sep2)(?P<year2>\d{{2,4}}))(?:\D|$)"
 )
 #: A word of three letters or more, from its start: the month table decides whether it is a month.
 _WORD = r"(?<![^\W\d_])[^\W\d_]{3,}+"
@@ -34,6 +36,8 @@ _WRITTEN = re.compile(
     rf"(?P<day2>{_DAY})(?:st|nd|rd|th|\.|º)?\s(?:of\s|de\s)?(?P<month2>{_WORD})[,.]?\s(?:de\s)?(?P<year2>{_YEAR})",
     re.I,
 )
+#: A time zone's abbreviation after a date's time ("14:17 GMT"): not an upper-case code (a currency's, an IBAN's).
+_ZONE_NAMES = re.compile(r"\b(?:GMT|UTC|BST|CET|CEST|EET|EEST|MEZ|MESZ|[ECMP][SD]T|AE[SD]T)\b")
 #: What a date's text is not: a time alone, a year alone, a price, a telephone number or postcode, a URL.
 _NOT_A_DATE = re.compile(
     r"^\d{2}:\d{2}(?: |:|$)|^\D*+\d{4}\D*+$|[$€¥£¢₽₱฿#₹®]|[A-Z]{3}[^A-Z]|(?:^|\D)(?:\+\d{2}|\d{3}|\d{5})\D|"
@@ -83,6 +87,13 @@ MODIFIED_NAMES = frozenset(
 )
 PUBLISHED_ITEMPROPS = frozenset({"datecreated", "datepublished", "pubyear"})
 MAX_META = 2000
+#: A page's scripts are searched for a publication date up to this many characters and scripts, this many values.
+MAX_SCRIPT_SCAN = 500_000
+MAX_SCRIPT_DATES = 20
+MAX_SCRIPTS = 500
+#: A JSON key that ends in "published" ("datePublished", "publishedAt", "publish_date"...) and its string value: the
+#: literal "ublish" starts every attempt, found by the engine's fast search instead of trying every quotation mark.
+_SCRIPT_DATE = re.compile(r'ublish(?:ed|ed_?[Aa]t|ed_?[Dd]ate|_?[Dd]ate)"\s*+:\s*+"([^"]{8,40})"')
 
 
 def text_date(text: Any) -> str | None:
@@ -90,7 +101,7 @@ def text_date(text: Any) -> str | None:
     if not isinstance(text, str):
         return None
     text = " ".join(text[: 4 * MAX_TEXT_SCAN].split())[:MAX_TEXT_SCAN]
-    if not 4 <= sum(map(str.isdigit, text)) <= 18 or _NOT_A_DATE.search(text):
+    if not 4 <= sum(map(str.isdigit, text)) <= 18 or _NOT_A_DATE.search(_ZONE_NAMES.sub(" ", text)):
         return None
     if any(impossible_date(found.group()) for found in ISO_IN_TEXT.finditer(text)):
         return None  # "2024-02-30T25:61" is no date, not some other reading of its digits
@@ -101,6 +112,25 @@ def url_date(url: Any) -> str | None:
     """A ``/2024/06/11/``-style date in ``url``."""
     match = _URL_DATE.search(url[:MAX_URL_SCAN]) if isinstance(url, str) else None
     return _plausible(_day(match[1], match[2], match[3])) if match else None
+
+
+def script_date(root: Any) -> str | None:
+    """The first publication date a script's JSON names under a key that ends in "published"
+    (``"datePublished": "2025-11-19T13:27:46Z"``, a framework's page state: ``"publishedAt"``): the page's
+    ``<script>`` elements are read, up to :data:`MAX_SCRIPT_SCAN` characters in all, at most
+    :data:`MAX_SCRIPT_DATES` values."""
+    size = tries = 0
+    for script in islice(root.iter("script"), MAX_SCRIPTS):
+        text = script.text
+        if not text or size >= MAX_SCRIPT_SCAN:
+            continue
+        size += len(text)
+        for match in _SCRIPT_DATE.finditer(text, 0, MAX_SCRIPT_SCAN):
+            day = iso_date(match[1]) or text_date(match[1])
+            tries += 1
+            if day or tries >= MAX_SCRIPT_DATES:
+                return day
+    return None
 
 
 def meta_date(head: Any) -> str | None:

@@ -3,6 +3,7 @@ a fragment of markup."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 from scrapy_web2text import extract
@@ -90,6 +91,28 @@ def test_json_ld_with_a_stray_control_character_and_a_trailing_comma_is_read():
     assert (metadata.date_published, metadata.authors, metadata.notes) == ("2024-06-11", ("Aisha Rahman",), ())
 
 
+def test_json_ld_inside_a_cdata_section_or_a_comment_is_read():
+    # a template written for XHTML parsers wraps the script's JSON; the whole script was skipped
+    data = json.dumps({"@type": "NewsArticle", "headline": "A plan", "datePublished": "2015-10-15T02:19:15Z"})
+    for wrapped in (f"<![CDATA[ {data} ]]>", f"//<![CDATA[\n{data}\n//]]>", f"<!-- {data} -->"):
+        metadata = metadata_of(article(head=f'<script type="application/ld+json">\n  {wrapped}\n</script>'))
+        assert (metadata.date_published, metadata.notes) == ("2015-10-15T02:19:15+00:00", ()), wrapped
+
+
+def test_a_structured_publication_date_that_is_the_modification_yields_to_an_earlier_one():
+    # microdata's datePublished written with the last edit's time; the head states the first publication
+    head = (
+        '<meta property="article:published_time" content="2015-09-17T16:57:43+01:00">'
+        '<meta property="article:modified_time" content="2016-05-08T10:11:51+01:00">'
+    )
+    item = '<div itemscope itemtype="http://schema.org/NewsArticle"><meta itemprop="datePublished" content="{}">'
+    metadata = metadata_of(article(head=head, before=item.format("2016-05-08T10:11:51+01:00") + "</div>"))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2015-09-17T16:57:43+01:00", "opengraph")
+    # a structured date other than the modification is the publication, whatever the head says
+    kept = metadata_of(article(head=head, before=item.format("2015-09-18T08:00:00+01:00") + "</div>"))
+    assert (kept.date_published, kept.sources["date_published"]) == ("2015-09-18T08:00:00+01:00", "microdata")
+
+
 def test_dates_written_for_people_are_read_without_a_date_library():
     # the <meta> names, URLs and short texts htmldate's private functions read before; a month alone is no day
     for text, day in (
@@ -102,6 +125,9 @@ def test_dates_written_for_people_are_read_without_a_date_library():
         ("20240611", "2024-06-11"),
         ("Member since 09/2005", None),
         ("Call 555-1234 today", None),
+        ("Rated 9.7/10", None),  # a score: two separators, two readings
+        ("Last Updated: Saturday, 14 May 2005, 14:17 GMT 15:17 UK", "2005-05-14"),  # a zone is no currency
+        ("Total: 14 May 2005 USD 1500", None),
     ):
         assert text_date(text) == day, text
     assert url_date("https://paper.example/2023/11/08/market.html") == "2023-11-08"
@@ -111,6 +137,33 @@ def test_dates_written_for_people_are_read_without_a_date_library():
     assert metadata_of(article(head=modified_only)).date_published == "2024-07-01"  # the reserve
     canonical = '<link rel="canonical" href="https://paper.example/2023/11/08/market.html">'
     assert metadata_of(article(head=canonical), "https://paper.example/?p=1").date_published == "2023-11-08"
+
+
+def test_a_publication_date_in_a_frameworks_page_state():
+    # no JSON-LD, no <meta>, no visible date: the page's state in a script names it
+    state = '{"props": {"page": {"title": "A plan", "publishedAt": "2024-11-21 04:05:21", "updatedAt": "2026-01-29"}}}'
+    html = article(head=f'<script id="__NEXT_DATA__" type="application/json">{state}</script>')
+    metadata = metadata_of(html)
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2024-11-21T04:05:21", "script")
+    assert metadata_of(html.replace("publishedAt", "createdBy")).date_published is None
+
+
+def test_a_date_line_above_or_in_the_text_is_the_last_resort():
+    # a dateline above a long menu, out of the byline's reach; no markup, no <time>, no URL date
+    menu = "<ul>" + "".join(f"<li><a href='/s{n}'>Section {n}</a></li>" for n in range(40)) + "</ul>"
+    metadata = metadata_of(article(before=f"<div>5 April 2013</div>{menu}"))
+    assert (metadata.date_published, metadata.sources["date_published"]) == ("2013-04-05", "date-line")
+    # a sentence that mentions a date is not a date line; nor is a comment's date after the text
+    mention = article(
+        before=f"<p>{ENGLISH} The council met <a href='/m'>on the square</a> on 26 October 2017 again.</p>{menu}",
+        after="<div class='comments'><p>Posted by ann | 7 January 2019</p></div>" + "<p>x</p>" * 10,
+    )
+    assert metadata_of(mention).date_published is None
+    # nor is a cited work's date among the text (a reference list, "Retrieved ...")
+    more = "".join(f"<p>{ENGLISH * 3}</p>" for _ in range(5))
+    for cited in ("<ol class='references'><li>3 May 2009</li></ol>", "<p>Retrieved 3 May 2009</p>"):
+        assert metadata_of(article(after=cited + more)).date_published is None, cited
+    assert metadata_of(article(after="<p>3 May 2009</p>" + more)).date_published == "2009-05-03"
 
 
 def test_a_utc_instant_is_given_on_the_local_day():
@@ -142,6 +195,12 @@ def test_labels_buttons_and_weekdays_are_not_names():
     assert metadata_of(article(byline='<div class="author">Jane Doe Follow</div>')).authors == ("Jane Doe",)
     assert metadata_of(article(byline="<p>Von Max Muster, Dienstag</p>")).authors == ("Max Muster",)
     assert metadata_of(article(byline="<p>Veröffentlicht von Max Muster</p>")).authors == ("Max Muster",)
+    # a newsroom's collective byline, in markup or on the page, is no person
+    staff = {"@type": "NewsArticle", "headline": "A plan", "author": [{"@type": "Person", "name": "Our Foreign Staff"}]}
+    assert metadata_of(article(head=json_ld(staff))).authors == ()
+    assert metadata_of(article(byline="<p>By News Desk and Jane Doe</p>")).authors == ("Jane Doe",)
+    staff["author"] = [{"@type": "Person", "name": "David Jackson - FullStack Editorial Team"}]
+    assert metadata_of(article(head=json_ld(staff))).authors == ("David Jackson",)
 
 
 def test_slugs_handles_and_addresses_are_not_names():

@@ -139,6 +139,16 @@ WHY_LINEAR = {
     "metadata.names._ADDRESS": "an alternation of literals: bounded per position",
     "metadata.visible._COMMENTS": "an alternation of literals: bounded per position",
     "metadata.placed._DATE_CLASS": "an alternation of literals: bounded per position",
+    "metadata.placed._TWO_DIGITS": "two digits: bounded per attempt",
+    "metadata.placed._CITED": r"an alternation of literals (one between \b): bounded per position",
+    "metadata.placed._REFERENCES": "an alternation of literals: bounded per position",
+    "metadata.written._ZONE_NAMES": r"\b, an alternation of literals of at most four letters, \b: bounded per attempt",
+    "metadata.written._SCRIPT_DATE": "a literal starts an attempt, then bounded suffixes; the blank runs after a key "
+    "are possessive and follow that key alone; the value is at most 40 characters: linear",
+    "metadata.names._DASHED": "a blank run is entered only at its first blank (lookbehind) and taken whole",
+    "metadata.embedded._WRAPPER_START": r"used with match (one attempt at \A), blank runs possessive",
+    "metadata.embedded._WRAPPER_END": "an attempt starts only at '/', ']' or '-'; the blank run after a marker is "
+    "possessive and scanned by the attempt at that marker alone: linear",
     "metadata.visible._BY": r"anchored at ^ (one attempt), blank runs possessive, (.+) takes the rest",
     "metadata.visible._MARKS": "an alternation of literals: bounded per position",
     "metadata.visible._DATE_MARKS": "an alternation of literals: bounded per position",
