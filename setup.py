@@ -174,6 +174,9 @@ setup(
             "warcio>=1.7",
             "dask[distributed]>=2024.1",
             "tqdm>=4.60",
+            # The wheel test that builds with a compiler that always fails needs Cython to declare the twins
+            # (tests/package/test_wheel.py), as a contributor's build has it.
+            "cython>=3",
             # The safety tests render the Markdown output as a CommonMark reader would
             # (tests/extraction/test_hostile_round3.py).
             "markdown-it-py>=3",
