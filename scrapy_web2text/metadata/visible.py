@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import islice
+from itertools import chain, islice
 from typing import Any
 
 from lxml import etree
@@ -64,6 +64,12 @@ _ITEM_NAME = etree.XPath('.//*[@itemprop="name"]')
 _ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'")
 #: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
 COMMENT_ANCESTORS = 12
+#: Ancestors of a byline looked at for the site's chrome (:func:`in_chrome`): a sidebar's byline sits a few levels
+#: below it; the layout's wrappers further up name the sidebar beside the text ("content-sidebar-wrap").
+CHROME_ANCESTORS = 6
+#: A class or id word of a sidebar or a navigation bar; a word that only says the layout has one is not.
+_CHROME_WORD = re.compile(r"sidebar|side-bar|sidenav|^nav$|^nav[-_]|[-_]nav$|navbar|navigation|^menu|menu$", re.I)
+_LAYOUT_WORD = re.compile(r"^(?:has|no|with|without)[-_]|wrap|content|layout|container|main|toggle", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +100,8 @@ def read_byline(
         for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
             if want_authors and not authors and (not window.credits or _BY.match(line)):
                 authors = _authors_of(line, element)
+                if authors and element is not None and not of_this_text(element):
+                    authors = ()
             if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
                 date = _date_of(line, element)
             if (authors or not want_authors) and (date or not want_date):
@@ -151,7 +159,7 @@ def itemprop_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
     looked for where the page's ``source`` text never names it)."""
     if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
         return ()
-    return _names_of(_ITEMPROP_AUTHORS(root)[:MAX_MARKED])
+    return _names_of([element for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED] if not in_chrome(element)])
 
 
 def item_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
@@ -163,7 +171,7 @@ def item_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
     for element in _ITEM_AUTHORS(root)[:MAX_MARKED]:
         if element.get("itemscope") is not None:
             element = next(iter(_ITEM_NAME(element)), None)
-        if element is not None and not in_comments(element):
+        if element is not None and of_this_text(element):
             authors.append(element)
     return _names_of(authors)
 
@@ -180,14 +188,37 @@ def _names_of(elements: Sequence[Any]) -> tuple[str, ...]:
 
 
 def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
-    """The full names of the first of the ``<a rel="author">`` ``links`` outside a comment section, and of its
-    siblings'."""
-    links = [link for link in links[:MAX_MARKED] if not in_comments(link)]
+    """The full names of the first of the ``<a rel="author">`` ``links`` outside a comment section and the site's
+    chrome (a sidebar's profile widget names the blog's owner), and of its siblings'."""
+    links = [link for link in links[:MAX_MARKED] if of_this_text(link)]
     if not links:
         return ()
     parent = links[0].getparent()
     texts = (trimmed(bounded_text(link) or "") for link in links if link.getparent() is parent)
     return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
+
+
+def of_this_text(element: Any) -> bool:
+    """Whether a byline or an author's element can name the author of the page's text: not in a comment section
+    (a commenter), nor in the site's chrome (:func:`in_chrome`)."""
+    return not in_comments(element) and not in_chrome(element)
+
+
+def in_chrome(element: Any) -> bool:
+    """Whether ``element`` sits in a sidebar or a navigation bar or menu (``<nav>``, a class or id that says so),
+    below no ``<article>`` or ``<main>``: "By John Gruber" beside every page of a blog, a profile widget, name the
+    site's owner, not the author of this text (Readability.js drops such blocks before it looks for a byline).  An
+    article's own footer or aside is the article's: a post's "Posted by" stays."""
+    for ancestor in islice(chain((element,), element.iterancestors()), CHROME_ANCESTORS + 1):
+        tag = ancestor.tag
+        if tag in ("article", "main", "body"):
+            return False
+        if tag == "nav":
+            return True
+        names = f"{ancestor.get('class') or ''} {ancestor.get('id') or ''}"[:300].split()
+        if any(_CHROME_WORD.search(word) and not _LAYOUT_WORD.search(word) for word in names):
+            return True
+    return False
 
 
 def in_comments(element: Any) -> bool:

@@ -1,0 +1,49 @@
+"""Authors of this text, not of the site (issue 54, false authors): each class of false author shown by a fragment
+of markup, with the same byline where it does name the text's author beside it."""
+
+from __future__ import annotations
+
+from .test_metadata_placed import article, metadata_of
+
+SITE_LINKS = "<ul><li><a href='/archive'>Archive</a></li><li><a href='/about'>About</a></li></ul>"
+
+
+def test_a_byline_in_the_sites_sidebar_is_the_owners():
+    # "By John Gruber" beside every page of a blog, in its sidebar: the site's byline, not this page's
+    sidebar = f"<div id='Sidebar'><p>By <strong>John Gruber</strong></p>{SITE_LINKS}</div>"
+    assert metadata_of(article(before=sidebar)).authors == ()
+    navigation = f"<div class='site-nav'><p>By John Gruber</p>{SITE_LINKS}</div>"
+    assert metadata_of(article(before=navigation)).authors == ()
+    # the same line above the text, outside any sidebar, is the byline
+    assert metadata_of(article(before="<div><p>By <strong>John Gruber</strong></p></div>")).authors == ("John Gruber",)
+
+
+def test_a_profile_widget_in_the_sidebar_is_not_the_author():
+    # a Blogger "About me" widget: rel="author" on the blog owner's profile link
+    profile = (
+        "<div class='sidebar section' id='sidebar-right-1'><div class='widget Profile'><dl><dt>"
+        "<a class='profile-name-link g-profile' rel='author' href='https://www.blogger.com/profile/1'>Andrew Zonenberg"
+        "</a></dt></dl></div></div>"
+    )
+    assert metadata_of(article(after=profile, paragraphs=20)).authors == ()
+    link = "<p>Story by <a rel='author' href='/staff/ann'>Ann Lee</a></p>"
+    assert metadata_of(article(after=link + profile, paragraphs=20)).authors == ("Ann Lee",)
+    outside_item = "<div id='sidebar'><meta itemprop='author' content='Andrew Zonenberg'></div>"
+    assert metadata_of(article(before=outside_item)).authors == ()
+
+
+def test_the_posts_own_footer_and_a_layout_wrapper_keep_the_byline():
+    # "Posted by" in the article's footer (Blogger, the V8 blog) names the post's author
+    footer = "<footer><p>Posted by Alon Zakai.</p></footer>"
+    assert metadata_of(article(after=footer, paragraphs=20)).authors == ("Alon Zakai",)
+    # a wrapper that only says a sidebar sits beside the text, and a body class that says the layout has one
+    wrapped = article(byline="<p>By Ann Lee</p>")
+    wrapped = wrapped.replace("<article>", "<div class='content-sidebar-wrap has-sidebar'><article>")
+    wrapped = wrapped.replace("</article>", "</article></div>").replace("<body>", "<body class='right-sidebar'>")
+    assert metadata_of(wrapped).authors == ("Ann Lee",)
+
+
+def test_a_commenters_posted_by_after_the_text_is_not_the_author():
+    comment = "<div id='comments'><div><p>Posted by Random Reader</p><p>Great piece, thanks.</p></div></div>"
+    assert metadata_of(article(after=comment, paragraphs=20)).authors == ()
+    assert metadata_of(article(after="<p>Posted by Ursula Eggers</p>", paragraphs=20)).authors == ("Ursula Eggers",)
