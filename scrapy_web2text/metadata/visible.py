@@ -32,6 +32,9 @@ MAX_LINE_CHARS = 160
 #: Ancestors of a block looked at for a byline's class, id, rel or itemprop.
 ANCESTORS = 3
 
+#: A heading is a byline only by its own class (``<h2 class="art-byline">``): the headline is not one, whatever an
+#: ancestor's class says (``<article class="... author-carmel-hagen">``).
+_HEADINGS = frozenset(("h1", "h2"))
 _INLINE = frozenset(
     "a abbr b bdi bdo cite code data em font i img kbd mark q s samp small span strong sub sup time u".split()
 )
@@ -42,7 +45,8 @@ _BY = re.compile(
     re.I,
 )
 _MARKS = re.compile(r"author|byline|writer|autor|auteur|verfasser|creator", re.I)
-_COMMENTS = re.compile(r"comment|respon|reply|discuss|kommentar", re.I)
+#: (not "responsive": a grid's class)
+_COMMENTS = re.compile(r"comment|respons(?!iv)|respond|reply|replies|discuss|kommentar", re.I)
 _DIGIT = re.compile(r"\d")
 _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
 #: What ends the names of a byline: a separator, a date, "updated" (a date particle: :func:`~.names.cut_before_date`).
@@ -68,8 +72,13 @@ COMMENT_ANCESTORS = 12
 #: below it; the layout's wrappers further up name the sidebar beside the text ("content-sidebar-wrap").
 CHROME_ANCESTORS = 6
 #: A class or id word of a sidebar or a navigation bar; a word that only says the layout has one is not.
-_CHROME_WORD = re.compile(r"sidebar|side-bar|sidenav|^nav$|^nav[-_]|[-_]nav$|navbar|navigation|^menu|menu$", re.I)
-_LAYOUT_WORD = re.compile(r"^(?:has|no|with|without)[-_]|wrap|content|layout|container|main|toggle", re.I)
+#: An article's own sidebar ("story_sidebar") holds its authors.
+_CHROME_WORD = re.compile(
+    r"sidebar|side-bar|sidenav|^(?:(?:site|main|primary|top|global)[-_]*)?(?:nav|navbar|navigation|menu)$", re.I
+)
+_LAYOUT_WORD = re.compile(
+    r"(?:has|no|with|without)[-_]*side|wrap|content|layout|container|body|story|post|article|entry", re.I
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +231,11 @@ def in_chrome(element: Any) -> bool:
 
 
 def in_comments(element: Any) -> bool:
+    """Whether ``element`` sits in a comment section: an ancestor below ``<body>`` whose class or id says so (the
+    body's and the root's classes describe the whole page: "comments-open")."""
     for ancestor in islice(element.iterancestors(), COMMENT_ANCESTORS):
+        if ancestor.tag in ("body", "html"):
+            return False
         names = " ".join(ancestor.get(name) or "" for name in ("class", "id"))
         if names.strip() and _COMMENTS.search(names[:300]):
             return True
@@ -276,9 +289,9 @@ def bounded_text(element: Any, limit: int = MAX_LINE_CHARS) -> str | None:
     return " ".join(" ".join(parts).split())
 
 
-def _marked(element: Any, pattern: re.Pattern[str]) -> bool:
-    """``element`` or one of its first ancestors has a class, id, rel or itemprop matching ``pattern``."""
-    for _ in range(ANCESTORS + 1):
+def _marked(element: Any, pattern: re.Pattern[str], ancestors: int = ANCESTORS) -> bool:
+    """``element`` or one of its first ``ancestors`` has a class, id, rel or itemprop matching ``pattern``."""
+    for _ in range(ancestors + 1):
         if element is None:
             return False
         get = element.get
@@ -293,7 +306,12 @@ def _authors_of(line: str, element: Any) -> tuple[str, ...]:
     match = _BY.match(line)
     if match is not None:
         names = match.group(1)
-    elif element is not None and " " in line.strip() and line[:1].isupper() and _marked(element, _MARKS):
+    elif (
+        element is not None
+        and " " in line.strip()
+        and line[:1].isupper()
+        and _marked(element, _MARKS, 0 if element.tag in _HEADINGS else ANCESTORS)
+    ):
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()

@@ -47,3 +47,25 @@ def test_a_commenters_posted_by_after_the_text_is_not_the_author():
     comment = "<div id='comments'><div><p>Posted by Random Reader</p><p>Great piece, thanks.</p></div></div>"
     assert metadata_of(article(after=comment, paragraphs=20)).authors == ()
     assert metadata_of(article(after="<p>Posted by Ursula Eggers</p>", paragraphs=20)).authors == ("Ursula Eggers",)
+
+
+def test_a_page_wide_class_that_names_comments_hides_no_byline_and_no_date():
+    # the root's and the body's classes describe the whole page ("comments-open"), a grid's says "responsive"
+    html = article(byline="<div class='responsivegrid'><p>By Ann Lee</p><p>Nov 9, 2012 7:15 PM</p></div>")
+    html = html.replace("<html lang='en'>", "<html lang='en' class='feature_chompcommentimages'>")
+    metadata = metadata_of(html.replace("<body>", "<body class='single comments-open'>"))
+    assert (metadata.authors, metadata.date_published) == (("Ann Lee",), "2012-11-09")
+    # a comment section's own class still marks its lines
+    reply = "<section id='replies'><div><p>Posted by Barbara Brooklyn</p><p>We went in May.</p></div></section>"
+    assert metadata_of(article(after=reply, paragraphs=20)).authors == ()
+
+
+def test_a_headline_is_no_byline_whatever_an_ancestors_class_says():
+    # a shop's item: <article class="... author-carmel-hagen"> three levels above the product's name
+    item = article().replace("<article>", "<article class='ProductItem hentry author-carmel-hagen'><section><div>")
+    item = item.replace("<h1>A plan for the old market</h1>", "<h1>Plant Based Food Colors</h1></div></section>")
+    assert metadata_of(item).authors == ()
+    # a heading whose own class says byline is one
+    assert metadata_of(article(byline="<h2 class='art-byline'>STAN COLLYMORE 31/12/2007</h2>")).authors == (
+        "STAN COLLYMORE",
+    )
