@@ -14,6 +14,8 @@ from typing import Any
 MAX_HEAD_ELEMENTS = 2000
 #: At most this many values are kept per field and source (a list field keeps fewer still, ``MAX_LIST_ITEMS``).
 MAX_VALUES_PER_NAME = 50
+#: Names read from one element's space-separated ``property``.
+MAX_KEYS_PER_ELEMENT = 5
 
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
@@ -85,6 +87,7 @@ class HeadValues:
     values: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     html_lang: str | None = None
     overflow: bool = False
+    author_keys: dict[str, str] = field(default_factory=dict)  # the first name that gave authors, per source
 
     def first(self, name: str, source: str) -> str | None:
         found = self.values.get((name, source))
@@ -132,13 +135,23 @@ def _read_link(head: HeadValues, element: Any) -> None:
 
 def _read_meta(head: HeadValues, element: Any) -> None:
     content = element.get("content") or ""
-    key = (element.get("property") or element.get("name") or "").strip().lower()
-    if not key:
-        key = (element.get("http-equiv") or "").strip().lower()
-    known = META_FIELDS.get(key)
-    if known is None or not content.strip():
+    if not content.strip():
         return
+    # RDFa lets a property list several names ("dc:creator twitter:site_name"); a name is one ("Updated Date");
+    # Dublin Core is written with a colon as often as with a dot
+    properties = (element.get("property") or "")[:200].lower().split()[:MAX_KEYS_PER_ELEMENT]
+    name = (element.get("name") or element.get("http-equiv") or "").strip().lower()
+    for key in properties or (name,):
+        known = META_FIELDS.get(key) or META_FIELDS.get(key.replace(":", ".", 1) if key.startswith("dc") else "")
+        if known is not None:
+            _add_meta(head, known, key, content)
+
+
+def _add_meta(head: HeadValues, known: tuple[str, str], key: str, content: str) -> None:
     name, source = known
+    if name == "authors":  # several <meta> of one name list the authors; another name restates them
+        if head.author_keys.setdefault(source, key) != key:
+            return
     if name in _COMMA_LISTS:
         for part in content[:5000].split(","):
             head.add(name, source, part)

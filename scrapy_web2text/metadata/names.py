@@ -41,6 +41,8 @@ PARTICLES = frozenset("von van de der den da del della di du la le bin al el ter
 DATE_PARTICLES = frozenset("on am le el".split())
 
 _WORD = re.compile(r"\S++")
+#: The byline's own word before a name in markup ("By NATE SILVER", "Written by ...").
+_BY_WORD = re.compile(r"^\s*+(?:written\s++)?by\s++(?=\S)", re.I)
 _DASHED = re.compile(r"(?<!\s)\s++[-–—|]\s++")
 _ADDRESS = re.compile(r"@|\[at\]|\(at\)|\[dot\]|\(dot\)", re.I)
 
@@ -60,8 +62,10 @@ def cut_before_date(names: str) -> str:
 
 def trimmed(name: str) -> str:
     """``name`` without the labels, buttons, weekdays and particles that end it ("Jane Doe Follow" -> "Jane
-    Doe"), and without a newsroom after a dash or a bar ("David Jackson - FullStack Editorial Team")."""
-    parts = _DASHED.split(name[:500])
+    Doe"), without a newsroom after a dash or a bar ("David Jackson - FullStack Editorial Team"), and without the
+    "By" before it (``<meta name="byl" content="By NATE SILVER">``)."""
+    name = _BY_WORD.sub("", name[:500], count=1)
+    parts = _DASHED.split(name)
     if len(parts) > 1 and parts[-1].split() and _plain(parts[-1].split()[-1]) in COLLECTIVE_WORDS:
         name = " - ".join(parts[:-1])
     words = name.split()

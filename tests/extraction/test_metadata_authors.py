@@ -69,3 +69,19 @@ def test_a_headline_is_no_byline_whatever_an_ancestors_class_says():
     assert metadata_of(article(byline="<h2 class='art-byline'>STAN COLLYMORE 31/12/2007</h2>")).authors == (
         "STAN COLLYMORE",
     )
+
+
+def test_a_property_that_lists_several_names_and_a_by_in_markup():
+    # RDFa: one property attribute, several names; the template's own <meta name="author"> says something else
+    head = (
+        '<meta property="dc:creator twitter:site_name" content="Creator Name">'
+        '<meta name="author" content="Someone Else">'
+    )
+    assert metadata_of(article(head=head)).authors == ("Creator Name",)
+    assert metadata_of(article(head='<meta property="dcterms:creator" content="Ann Lee">')).authors == ("Ann Lee",)
+    # a name is one word list, not several names: "Updated Date" is no "date"
+    updated = '<meta name="Updated Date" content="2024-02-23T20:02:11Z">'
+    assert metadata_of(article(head=updated)).date_published is None
+    # "By" belongs to the byline, not the name; a restatement under another name adds no second author
+    byl = '<meta name="byl" content="By NATE SILVER"><meta name="author" content="NATE SILVER">'
+    assert metadata_of(article(head=byl)).authors == ("NATE SILVER",)
