@@ -51,7 +51,11 @@ class PlacedDates:
 
 
 def placed_dates(
-    root: Any, texts: Sequence[str], elements: Sequence[tuple[Any, bool]], windows: Sequence[Window]
+    root: Any,
+    texts: Sequence[str],
+    elements: Sequence[tuple[Any, bool]],
+    windows: Sequence[Window],
+    month_first: bool = False,
 ) -> PlacedDates:
     """The first date of the candidates in the byline ``windows`` (:func:`~.visible.byline_windows`: window by
     window, the nearest to its anchor first, a tie to the one below it), and of the others (those after the text
@@ -78,13 +82,15 @@ def placed_dates(
                 for element in _marked_around(holder):
                     consider(element, index, len(tagged))
     ranked = sorted(near.values(), key=lambda item: item[0])
-    near_date = next(filter(None, (dated(element) for key, element in ranked if not windows[key[0]].credits)), None)
+    in_windows = (element for key, element in ranked if not windows[key[0]].credits)
+    near_date = next(filter(None, (dated(element, month_first) for element in in_windows)), None)
     if near_date is not None:
         return PlacedDates(near=near_date)
     # after the text, a date may be a teaser's as well as the article's: it comes after the URL's too
     after = [element for key, element in ranked if windows[key[0]].credits]
     others = (element for element in tagged if id(element) not in near)
-    return PlacedDates(far=next(filter(None, map(dated, chain(after, others))), None))
+    far = (dated(element, month_first) for element in chain(after, others))
+    return PlacedDates(far=next(filter(None, far), None))
 
 
 #: Blocks read above the text and in it for a date line (:func:`page_date`), and how long such a line may be.
@@ -93,7 +99,9 @@ BLOCKS_IN = 150
 MAX_DATE_LINE = 80
 
 
-def page_date(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tuple[Any, bool]]) -> str | None:
+def page_date(
+    texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tuple[Any, bool]], month_first: bool = False
+) -> str | None:
     """The date of a short line above the main text (the nearest first, up to :data:`BLOCKS_ABOVE` blocks), else
     of one among its first :data:`BLOCKS_IN` blocks: the last resort, where neither markup, the byline's windows nor the
     URL states one.  A date line is at most :data:`MAX_DATE_LINE` characters, in an element whose whole text is at
@@ -113,7 +121,7 @@ def page_date(texts: Sequence[str], keep: Sequence[bool], elements: Sequence[tup
         text = texts[index]
         if len(text) > MAX_DATE_LINE or _TWO_DIGITS.search(text) is None:  # every date has a year's digits
             continue
-        day = text_date(text)
+        day = text_date(text, month_first)
         holder = _holder(elements, index) if day else None
         if day and (holder is None or bounded_text(holder, MAX_LINE) is not None and not _elsewhere(text, holder)):
             return day
@@ -178,19 +186,19 @@ def _is_marked(element: Any) -> bool:
     return len(names) > 1 and _DATE_CLASS.search(names) is not None
 
 
-def dated(element: Any) -> Dated | None:
-    found = date_of(element)
+def dated(element: Any, month_first: bool = False) -> Dated | None:
+    found = date_of(element, month_first)
     return (found, TIME_ELEMENT if element.tag == "time" else DATE_ELEMENT) if found else None
 
 
-def date_of(element: Any) -> str | None:
+def date_of(element: Any, month_first: bool = False) -> str | None:
     """The date a candidate states: its ``datetime``/``content``/``title`` value (ISO 8601 keeps the time and
     zone), else its short text; a value without four digits (a year) is not read."""
     attributes = (element.get(name) for name in ("datetime", "content", "title"))
     for value in (*attributes, bounded_text(element, MAX_CANDIDATE_CHARS)):
         value = (value or "")[:MAX_CANDIDATE_CHARS].strip()
         if sum(char.isdigit() for char in value) >= 4:
-            stated = iso_date(value) or text_date(value)
+            stated = iso_date(value) or text_date(value, month_first)
             if stated:
                 return stated
     return None

@@ -122,11 +122,12 @@ def read_metadata(
         chosen.offer("title", clean_text(headline()), HEADLINE)
     _dates_from_meta(chosen, root)
     windows = byline_windows(keep, headline_block(texts, keep, title))
-    placed = placed_dates(root, texts, elements, windows) if chosen.missing("date_published") else PlacedDates()
+    us = _month_first(head, content_language)
+    placed = placed_dates(root, texts, elements, windows, us) if chosen.missing("date_published") else PlacedDates()
     chosen.offer("date_published", *(placed.near or (None, None)))
     if chosen.missing("authors") or chosen.missing("date_published"):
         want = chosen.missing("authors"), chosen.missing("date_published")
-        byline = read_byline(texts, keep, elements, *want, windows=windows)
+        byline = read_byline(texts, keep, elements, *want, windows=windows, month_first=us)
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
@@ -141,11 +142,11 @@ def read_metadata(
     if chosen.missing("date_published"):  # a framework's page state, in a script
         chosen.offer("date_published", script_date(root), SCRIPT)
     if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
-        chosen.offer("date_published", page_date(texts, keep, elements), DATE_LINE)
+        chosen.offer("date_published", page_date(texts, keep, elements, us), DATE_LINE)
     days = (  # each read only where the one before does not decide
         lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
-        lambda: (placed_dates(root, texts, elements, windows).near or ("",))[0],
-        lambda: read_byline(texts, keep, elements, False, True, windows=windows).date,
+        lambda: (placed_dates(root, texts, elements, windows, us).near or ("",))[0],
+        lambda: read_byline(texts, keep, elements, False, True, windows=windows, month_first=us).date,
     )
     _local_day(chosen, head, days)
     _language(chosen, head, main_text, content_language)
@@ -344,6 +345,13 @@ def _first_publication(chosen: _Fields, head: HeadValues, base: str | None) -> N
 def _dates_from_meta(chosen: _Fields, root: Any) -> None:
     if chosen.missing("date_published"):
         chosen.offer("date_published", meta_date(head_of(root)), META)
+
+
+def _month_first(head: HeadValues, content_language: str | None) -> bool:
+    """Whether the page says it is written for the United States (``<html lang="en-US">``, ``og:locale`` en_US,
+    a ``Content-Language``), where ``7/3/24`` is 3 July."""
+    declared = (head.html_lang, *head.values.get(("language", OPENGRAPH), [])[:1], content_language)
+    return any(isinstance(tag, str) and tag.strip()[:5].replace("_", "-").lower() == "en-us" for tag in declared)
 
 
 def _local_day(chosen: _Fields, head: HeadValues, days: Sequence[Callable[[], str | None]]) -> None:

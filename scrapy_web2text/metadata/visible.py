@@ -94,6 +94,7 @@ def read_byline(
     want_authors: bool = True,
     want_date: bool = True,
     windows: Sequence[Window] | None = None,
+    month_first: bool = False,
 ) -> Byline:
     """The authors and date stated in the lines around the first content block, then below the headline (block
     ``headline``), then the credits after the last content block (a line that starts with a byline word only):
@@ -112,7 +113,7 @@ def read_byline(
                 if authors and element is not None and not of_this_text(element):
                     authors = ()
             if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
-                date = _date_of(line, element)
+                date = _date_of(line, element, month_first)
             if (authors or not want_authors) and (date or not want_date):
                 return Byline(authors, date)
     return Byline(authors, date)
@@ -334,7 +335,7 @@ def _looks_like_name(text: str) -> bool:
     )
 
 
-def _date_of(line: str, element: Any) -> str | None:
+def _date_of(line: str, element: Any, month_first: bool = False) -> str | None:
     if element is not None:
         for time in islice(element.iter("time"), 10):
             stated = iso_date((time.get("datetime") or "")[:40])
@@ -343,5 +344,5 @@ def _date_of(line: str, element: Any) -> str | None:
     if len(_DIGIT.findall(line)) < 4:  # no year: no date (htmldate's own first test)
         return None
     if element is None or len(line) <= 80 or _marked(element, _DATE_MARKS):
-        return text_date(line)
+        return text_date(line, month_first)
     return None

@@ -96,8 +96,9 @@ MAX_SCRIPTS = 500
 _SCRIPT_DATE = re.compile(r'ublish(?:ed|ed_?[Aa]t|ed_?[Dd]ate|_?[Dd]ate)"\s*+:\s*+"([^"]{8,40})"')
 
 
-def text_date(text: Any) -> str | None:
-    """The day a short text states (``2024-06-11``), or ``None``."""
+def text_date(text: Any, month_first: bool = False) -> str | None:
+    """The day a short text states (``2024-06-11``), or ``None``; ``month_first``: a numeric date with slashes
+    whose first two numbers can both be a month is read the American way (``7/3/24``: 3 July), else day first."""
     if not isinstance(text, str):
         return None
     text = " ".join(text[: 4 * MAX_TEXT_SCAN].split())[:MAX_TEXT_SCAN]
@@ -105,7 +106,7 @@ def text_date(text: Any) -> str | None:
         return None
     if any(impossible_date(found.group()) for found in ISO_IN_TEXT.finditer(text)):
         return None  # "2024-02-30T25:61" is no date, not some other reading of its digits
-    return next((day for day in map(_plausible, _candidates(text)) if day), None)
+    return next((day for day in map(_plausible, _candidates(text, month_first)) if day), None)
 
 
 def url_date(url: Any) -> str | None:
@@ -155,7 +156,7 @@ def meta_date(head: Any) -> str | None:
     return reserve
 
 
-def _candidates(text: str) -> Iterator[dt.date | None]:
+def _candidates(text: str, month_first: bool = False) -> Iterator[dt.date | None]:
     """Readings of ``text``, most precise first: an ISO or ``YYYYMMDD`` date at its start, eight digits, a numeric
     date (year first, else day first), a written one ("11 June 2024", "June 11th, 2024")."""
     if text[:8].isdigit():
@@ -170,6 +171,8 @@ def _candidates(text: str) -> Iterator[dt.date | None]:
     if match := _NUMERIC.search(text):
         if match["year"]:
             yield _day(match["year"], match["month"], match["day"])
+        elif month_first and match["sep2"] == "/":
+            yield _day_first(int(match["month2"]), int(match["day2"]), int(match["year2"]))
         else:
             yield _day_first(int(match["day2"]), int(match["month2"]), int(match["year2"]))
     for match in _WRITTEN.finditer(text):

@@ -264,3 +264,16 @@ def test_metadata_writes_no_library_debug_lines(caplog):
         metadata = metadata_of(article(byline=f"<p>By Ann Lee, 11 June 2024</p>{item}"))
     assert metadata.date_published == "2024-06-11"
     assert [record.name for record in caplog.records if not record.name.startswith("scrapy_web2text")] == []
+
+
+def test_a_numeric_date_on_an_american_page_is_month_first():
+    # "3/09/15" on <html lang="en-US"> is 9 March; the same line elsewhere is read day first, as before
+    byline = "<p>By Ann Lee on 3/09/15 8:00am</p>"
+    american = article(byline=byline).replace("<html lang='en'>", "<html lang='en-US'>")
+    assert metadata_of(american).date_published == "2015-03-09"
+    assert metadata_of(article(byline=byline)).date_published == "2015-09-03"
+    locale = article(byline="<p><time>11/06/2012</time></p>", head="<meta property='og:locale' content='en_US'>")
+    assert metadata_of(locale).date_published == "2012-11-06"
+    # a day past 12 decides the order alone; dots are day first everywhere
+    assert text_date("27/08/2025", month_first=True) == "2025-08-27"
+    assert text_date("01.08.2025", month_first=True) == "2025-08-01"
