@@ -71,6 +71,9 @@ COMMENT_ANCESTORS = 12
 #: Ancestors of a byline looked at for the site's chrome (:func:`in_chrome`): a sidebar's byline sits a few levels
 #: below it; the layout's wrappers further up name the sidebar beside the text ("content-sidebar-wrap").
 CHROME_ANCESTORS = 6
+#: Ancestors of a byline looked at for a teaser's list item, and the length of a link that is a story's headline.
+TEASER_ANCESTORS = 6
+TEASER_LINK_CHARS = 25
 #: A class or id word of a sidebar or a navigation bar; a word that only says the layout has one is not.
 #: An article's own sidebar ("story_sidebar") holds its authors.
 _CHROME_WORD = re.compile(
@@ -104,19 +107,29 @@ def read_byline(
     date = None
     if windows is None:
         windows = byline_windows(keep)
+    text = _text_element(keep, elements) if want_authors else None
     for window in windows if want_authors or want_date else ():
         if window.credits and not want_authors:  # after the text, only credits are read
             continue
         for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
             if want_authors and not authors and (not window.credits or _BY.match(line)):
                 authors = _authors_of(line, element)
-                if authors and element is not None and not of_this_text(element):
+                if authors and element is not None and not of_this_text(element, text):
                     authors = ()
             if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
                 date = _date_of(line, element, month_first)
             if (authors or not want_authors) and (date or not want_date):
                 return Byline(authors, date)
     return Byline(authors, date)
+
+
+def _text_element(keep: Sequence[bool], elements: Sequence[tuple[Any, bool]]) -> Any:
+    """The element holding the first kept block's text."""
+    first = next((index for index, kept in enumerate(keep) if kept), None)
+    if first is None or first >= len(elements) or elements[first][0] is None:
+        return None
+    element, in_tail = elements[first]
+    return element.getparent() if in_tail else element
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,10 +221,34 @@ def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
 
 
-def of_this_text(element: Any) -> bool:
-    """Whether a byline or an author's element can name the author of the page's text: not in a comment section
-    (a commenter), nor in the site's chrome (:func:`in_chrome`)."""
-    return not in_comments(element) and not in_chrome(element)
+def of_this_text(element: Any, text: Any = None) -> bool:
+    """Whether a byline or an author's element can name the author of the page's text (whose first kept block is
+    held by ``text``, where known): not in a comment section (a commenter), nor in the site's chrome
+    (:func:`in_chrome`), nor in a teaser (:func:`in_teaser`)."""
+    return not in_comments(element) and not in_chrome(element) and not in_teaser(element, text)
+
+
+def in_teaser(element: Any, text: Any = None) -> bool:
+    """Whether ``element`` sits in a list item that links to another story by its headline (a link of at least
+    :data:`TEASER_LINK_CHARS` characters beside the byline) and does not hold the page's ``text``: "most read",
+    "related" and index lists name their stories' authors, not this text's.  A byline's own list (``<li>By Ann
+    Lee</li><li>June 5</li>``) links no headline; a post shown as a list item (a Facebook note) holds the text."""
+    for ancestor in islice(element.iterancestors(), TEASER_ANCESTORS):
+        if ancestor.tag in ("body", "main"):
+            return False
+        if ancestor.tag == "li":
+            if text is not None and any(holder is ancestor for holder in text.iterancestors()):
+                return False
+            return any(
+                link.get("href") and element not in link.iterancestors() and _long_text(link)
+                for link in islice(ancestor.iter("a"), MAX_MARKED)
+            )
+    return False
+
+
+def _long_text(link: Any) -> bool:
+    text = bounded_text(link, MAX_LINE_CHARS)
+    return text is None or len(text) >= TEASER_LINK_CHARS
 
 
 def in_chrome(element: Any) -> bool:

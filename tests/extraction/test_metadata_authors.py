@@ -85,3 +85,21 @@ def test_a_property_that_lists_several_names_and_a_by_in_markup():
     # "By" belongs to the byline, not the name; a restatement under another name adds no second author
     byl = '<meta name="byl" content="By NATE SILVER"><meta name="author" content="NATE SILVER">'
     assert metadata_of(article(head=byl)).authors == ("NATE SILVER",)
+
+
+def test_a_teasers_byline_names_another_storys_author():
+    # a "most read" list above the article: each item links a story by its headline and names its author
+    teasers = "<ul>" + "".join(
+        f"<li><a href='/2015/03/{n}'>Another story that many people read this week, number {n}</a>"
+        f"<span class='byline'><a href='/writer/{n}'>Melvin Konner</a></span></li>"
+        for n in range(1, 4)
+    )
+    assert metadata_of(article(before=teasers + "</ul>")).authors == ()
+    # a byline's own list links no headline
+    own = "<ul class='meta'><li>By <a href='/staff/ann'>Ann Lee</a></li><li>June 5, 2024</li></ul>"
+    assert metadata_of(article(byline=own)).authors == ("Ann Lee",)
+    # a post shown as a list item holds the text it names the author of
+    post = article(byline="<p>by Lucy Zhang on Wednesday, October 19, 2011 at 1:31pm</p>")
+    post = post.replace("<h1>", "<ul><li><h1><a href='/notes/1'>A Faster Way to Message on Mobile Phones</a>")
+    post = post.replace("</article>", "</li></ul></article>")
+    assert metadata_of(post).authors == ("Lucy Zhang",)
