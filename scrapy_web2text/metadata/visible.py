@@ -77,10 +77,10 @@ TEASER_LINK_CHARS = 25
 #: A class or id word of a sidebar or a navigation bar; a word that only says the layout has one is not.
 #: An article's own sidebar ("story_sidebar") holds its authors.
 _CHROME_WORD = re.compile(
-    r"sidebar|side-bar|sidenav|^(?:(?:site|main|primary|top|global)[-_]*)?(?:nav|navbar|navigation|menu)$", re.I
+    r"sidebar|side-bar|sidenav|^(?:(?:site|main|primary|top|global)[-_]*+)?(?:nav|navbar|navigation|menu)$", re.I
 )
 _LAYOUT_WORD = re.compile(
-    r"(?:has|no|with|without)[-_]*side|wrap|content|layout|container|body|story|post|article|entry", re.I
+    r"(?:has|no|with|without)[-_]*+side|wrap|content|layout|container|body|story|post|article|entry", re.I
 )
 
 

@@ -137,7 +137,13 @@ WHY_LINEAR = {
     "bounded per attempt past the run, and a run is entered only at a comma",
     "metadata.names._WORD": r"\S++ always matches the whole run",
     "metadata.names._ADDRESS": "an alternation of literals: bounded per position",
-    "metadata.visible._COMMENTS": "an alternation of literals: bounded per position",
+    "metadata.visible._COMMENTS": "an alternation of literals, one with a two-character lookahead: bounded per "
+    "position",
+    "metadata.visible._CHROME_WORD": "an alternation of literals, and one alternative anchored at ^ (one attempt) "
+    "whose separator run is possessive: bounded per position",
+    "metadata.visible._LAYOUT_WORD": "an alternation of literals; the separator run is possessive and followed by a "
+    "literal: bounded per position",
+    "metadata.names._BY_WORD": r"anchored at ^ (one attempt), blank runs possessive",
     "metadata.placed._DATE_CLASS": "an alternation of literals: bounded per position",
     "metadata.placed._TWO_DIGITS": "two digits: bounded per attempt",
     "metadata.placed._CITED": r"an alternation of literals (one between \b): bounded per position",
