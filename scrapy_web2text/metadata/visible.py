@@ -108,12 +108,13 @@ def read_byline(
     if windows is None:
         windows = byline_windows(keep)
     text = _text_element(keep, elements) if want_authors else None
+    marked: dict[int, tuple[Any, bool]] = {}  # elements whose own class, id, rel or itemprop says author
     for window in windows if want_authors or want_date else ():
         if window.credits and not want_authors:  # after the text, only credits are read
             continue
         for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
             if want_authors and not authors and (not window.credits or _BY.match(line)):
-                authors = _authors_of(line, element)
+                authors = _authors_of(line, element, marked)
                 if authors and element is not None and not of_this_text(element, text):
                     authors = ()
             if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
@@ -327,20 +328,31 @@ def bounded_text(element: Any, limit: int = MAX_LINE_CHARS) -> str | None:
     return " ".join(" ".join(parts).split())
 
 
-def _marked(element: Any, pattern: re.Pattern[str], ancestors: int = ANCESTORS) -> bool:
-    """``element`` or one of its first ``ancestors`` has a class, id, rel or itemprop matching ``pattern``."""
+def _marked(
+    element: Any, pattern: re.Pattern[str], ancestors: int = ANCESTORS, seen: dict[int, tuple[Any, bool]] | None = None
+) -> bool:
+    """``element`` or one of its first ``ancestors`` has a class, id, rel or itemprop matching ``pattern``.  ``seen``
+    keeps each element's own answer for ``pattern`` (with the element: an lxml proxy's id is reused once the proxy is
+    freed): the lines of a byline's window share their ancestors."""
     for _ in range(ancestors + 1):
         if element is None:
             return False
-        get = element.get
-        names = f"{get('class') or ''} {get('id') or ''} {get('rel') or ''} {get('itemprop') or ''}"
-        if len(names) > 3 and pattern.search(names[:300]):
+        known = seen.get(id(element)) if seen is not None else None
+        if known is not None and known[0] is element:
+            own = known[1]
+        else:
+            get = element.get
+            names = f"{get('class') or ''} {get('id') or ''} {get('rel') or ''} {get('itemprop') or ''}"
+            own = len(names) > 3 and pattern.search(names[:300]) is not None
+            if seen is not None:
+                seen[id(element)] = (element, own)
+        if own:
             return True
         element = element.getparent()
     return False
 
 
-def _authors_of(line: str, element: Any) -> tuple[str, ...]:
+def _authors_of(line: str, element: Any, seen: dict[int, tuple[Any, bool]] | None = None) -> tuple[str, ...]:
     match = _BY.match(line)
     if match is not None:
         names = match.group(1)
@@ -348,7 +360,7 @@ def _authors_of(line: str, element: Any) -> tuple[str, ...]:
         element is not None
         and " " in line.strip()
         and line[:1].isupper()
-        and _marked(element, _MARKS, 0 if element.tag in _HEADINGS else ANCESTORS)
+        and _marked(element, _MARKS, 0 if element.tag in _HEADINGS else ANCESTORS, seen)
     ):
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
