@@ -5,7 +5,8 @@ trafilatura keeps over 70 % (issue 51).  ``collect`` labels every page as ``web2
 own threshold (checked against it page by page) and writes per page and model the word precision / recall / F1 of
 the chain and of the model alone, the chain's scores (and characters kept) at a grid of lower thresholds, and the
 page's p(content) and block lengths (for studying a page-level decision offline); ``table`` prints per corpus, WCXB
-page type and language the means over row files (seeds), and lists the collapsed pages::
+page type and language the means over row files (seeds), and lists the collapsed pages with their cause
+(:func:`cause`)::
 
     python benchmarks/cross_validation.py train --fold 0 --seed 0 --output runs/cv-s0    # and --fold 1
     python benchmarks/rule_ablation.py page-type-folds -o runs/pt
@@ -168,14 +169,26 @@ def table(args) -> None:
     pages = models / len(files)
     count = sum(len(v) for v in lost.values())
     print(f"\ncollapsed: {count / len(files):.1f} pages a file, {100 * count / models:.2f} % of {pages:.0f}")
-    for page_id, hits in sorted(lost.items(), key=lambda item: -len(item[1])):
+    for page_id, hits in sorted(lost.items(), key=lambda item: (-len(item[1]), item[0])):
         row = hits[0][0]
         chain = np.mean([m[args.key][1] for _, m in hits])
         alone = np.mean([m["alone"][1] for _, m in hits])
+        causes = "/".join(sorted({cause(m) for _, m in hits}))
         print(
-            f"  {page_id:<18}{row['corpus']:<16}{row['type'] or '-':<14}{row['lang']:<4} recall chain {chain:.2f}"
-            f" alone {alone:.2f} trafilatura {row['traf'][1]:.2f}  in {len(hits)} of {int(models / pages)}"
+            f"  {page_id[:24]:<25}{row['corpus']:<16}{row['type'] or '-':<14}{row['lang']:<4} recall chain {chain:.2f}"
+            f" alone {alone:.2f} trafilatura {row['traf'][1]:.2f}  in {len(hits)} of {int(models / pages)}  {causes}"
         )
+
+
+def cause(result: dict) -> str:
+    """Why a page collapsed: ``rules`` where the model alone keeps enough, ``threshold`` where the chain at some
+    lower threshold of the grid keeps over HIGH of the gold words, else ``ranking`` (the model ranks other blocks
+    above the main text)."""
+    if result["alone"][1] >= LOW:
+        return "rules"
+    if any(scores[1] > HIGH for scores in result["grid"].values()):
+        return "threshold"
+    return "ranking"
 
 
 def main(argv=None) -> None:
