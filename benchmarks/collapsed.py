@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -169,6 +169,8 @@ def table(args) -> None:
     pages = models / len(files)
     count = sum(len(v) for v in lost.values())
     print(f"\ncollapsed: {count / len(files):.1f} pages a file, {100 * count / models:.2f} % of {pages:.0f}")
+    causes = Counter(cause(m) for hits in lost.values() for _, m in hits)
+    print("causes (pages a file): " + ", ".join(f"{name} {n / len(files):.1f}" for name, n in sorted(causes.items())))
     for page_id, hits in sorted(lost.items(), key=lambda item: (-len(item[1]), item[0])):
         row = hits[0][0]
         chain = np.mean([m[args.key][1] for _, m in hits])
