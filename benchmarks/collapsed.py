@@ -116,7 +116,8 @@ def collect(args) -> None:
                     result = label_page(page, model, gold)
                     if checked < args.check:  # the replica above is the labeller's own decision
                         shipped = web2text.web2text_labels(page, model).keep.astype(int)
-                        assert "".join(map(str, shipped.tolist())) == result["kept"], record["id"]
+                        if "".join(map(str, shipped.tolist())) != result["kept"]:
+                            raise SystemExit(f"{record['id']}: collect's decision differs from web2text_labels'")
                         checked += 1
                     row["models"].append(result)
                 out.write(json.dumps(row) + "\n")
