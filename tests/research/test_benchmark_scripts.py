@@ -1,7 +1,9 @@
 """The benchmark and research scripts run against the current chain (they import internals that move with the code)."""
 
 import dataclasses
+import gzip
 import importlib.util
+import json
 import subprocess
 import sys
 
@@ -124,3 +126,45 @@ def test_round3_study_scores_variants_per_page_and_tables_them(tmp_path):
 def test_the_pathological_report_reads_the_suite_of_pathological_cases():
     report = _script("pathological_report")
     assert report.suite.CASES and all(hasattr(case, "make") and hasattr(case, "check") for case in report.suite.CASES)
+
+
+def test_collapsed_pages_script_replicates_the_labeller_and_names_each_collapse_cause(tmp_path, capsys):
+    collapsed = _script("collapsed")
+    site = build_site(articles=3, extras=False)
+    corpus = tmp_path / "built.jsonl.gz"
+    with gzip.open(corpus, "wt", encoding="utf-8") as out:
+        for n, path in enumerate(sorted(site.expected)):
+            text = "\n".join(site.expected[path])
+            out.write(
+                json.dumps(
+                    {
+                        "id": f"built-{n}",
+                        "split": "validation",
+                        "html": site.resources[path].body.decode(),
+                        "text": text,
+                    }
+                )
+                + "\n"
+            )
+    rows = tmp_path / "rows.jsonl"
+    # collect asserts that its replica of the decision keeps what web2text_labels keeps, page by page
+    collapsed.main(
+        ["collect", "--split", "validation", "--data", str(corpus), "--peer-cache", str(tmp_path / "peer")]
+        + ["--check", "10", "-o", str(rows)]
+    )
+    assert "3 pages checked" in capsys.readouterr().out
+    written = [json.loads(line) for line in rows.read_text().splitlines()]
+    assert [row["id"] for row in written] == ["built-0", "built-1", "built-2"]
+    for row in written:
+        (result,) = row["models"]
+        assert result["with"][1] > 0.9  # the built articles keep their paragraphs
+        assert len(result["p"]) == len(result["chars"]) == len(result["kept"])
+        assert all(float(threshold) < result["threshold"] for threshold in result["grid"])
+    collapsed.main(["table", str(rows), "--min-pages", "1"])
+    assert "collapsed: 0.0 pages a file, 0.00 % of 3" in capsys.readouterr().out
+
+    lost = {"with": [1.0, 0.1, 0.2], "alone": [1.0, 0.1, 0.2], "grid": {"0.1": [0.8, 0.9, 0.85, 900]}}
+    assert collapsed.collapsed(lost, traf_recall=0.8) and not collapsed.collapsed(lost, traf_recall=0.5)
+    assert collapsed.cause(lost) == "threshold"
+    assert collapsed.cause({**lost, "grid": {"0.1": [0.8, 0.3, 0.4, 900]}}) == "ranking"
+    assert collapsed.cause({**lost, "alone": [0.9, 0.8, 0.85]}) == "rules"
