@@ -27,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cross_validation import FOLDS, fold_of  # noqa: E402
-from rule_ablation import page_row, trafilatura_outputs  # noqa: E402
+from cross_validation import FOLDS  # noqa: E402
+from rule_ablation import labelled_pages  # noqa: E402
 
 import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
@@ -36,8 +36,7 @@ from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
-from scrapy_web2text.page import parse_page  # noqa: E402
-from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records  # noqa: E402
+from scrapy_web2text.research.corpus import default_data_dir  # noqa: E402
 from scrapy_web2text.research.metrics import word_scores  # noqa: E402
 
 #: Thresholds below the model's own that ``collect`` scores the chain at.
@@ -102,25 +101,16 @@ def collect(args) -> None:
     files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz") if "metadata" not in p.name)
     checked = 0
     with open(args.output, "w", encoding="utf-8") as out:
-        for path in files:
-            corpus = corpus_name(path)
-            records = list(iter_records(path, args.split))
-            peer = trafilatura_outputs(records, Path(f"{args.peer_cache}-{corpus}-{args.split}-None.json.gz"))
-            for record in records:
-                fold = fold_of(str(record["id"])) if args.split == "train" else 0
-                if classifiers:  # the fold's classifier stands in for the shipped one
-                    web2text.shipped_page_types = lambda chosen=classifiers[fold]: chosen
-                gold, page = record.get("text") or "", parse_page(record.get("html") or "")
-                row = {**page_row(record, corpus, page, gold, peer), "models": []}
-                for model in models if args.split == "validation" else [models[fold]]:
-                    result = label_page(page, model, gold)
-                    if checked < args.check:  # the replica above is the labeller's own decision
-                        shipped = web2text.web2text_labels(page, model).keep.astype(int)
-                        if "".join(map(str, shipped.tolist())) != result["kept"]:
-                            raise SystemExit(f"{record['id']}: collect's decision differs from web2text_labels'")
-                        checked += 1
-                    row["models"].append(result)
-                out.write(json.dumps(row) + "\n")
+        for record, page, gold, row, page_models in labelled_pages(args, models, classifiers, files):
+            for model in page_models:
+                result = label_page(page, model, gold)
+                if checked < args.check:  # the replica above is the labeller's own decision
+                    shipped = web2text.web2text_labels(page, model).keep.astype(int)
+                    if "".join(map(str, shipped.tolist())) != result["kept"]:
+                        raise SystemExit(f"{record['id']}: collect's decision differs from web2text_labels'")
+                    checked += 1
+                row["models"].append(result)
+            out.write(json.dumps(row) + "\n")
     print(f"{args.output}: {checked} pages checked against web2text_labels")
 
 

@@ -8,7 +8,7 @@ not see it (``--cv STEM``) and typed by that fold's page-type classifier (``--pa
 
     python benchmarks/rule_ablation.py page-type-folds -o runs/pt
     python benchmarks/rule_ablation.py collect --split train --cv runs_dist/w05-s0 --page-types runs/pt \\
-        --without landmark_sections screen_reader_blocks --peer-cache runs/trafilatura -o runs/ablation-s0.jsonl
+        --without furniture_phrases outlying_link_lists --peer-cache runs/trafilatura -o runs/ablation-s0.jsonl
     python benchmarks/rule_ablation.py table runs/ablation-s0.jsonl runs/ablation-s1.jsonl runs/ablation-s2.jsonl
 """
 
@@ -98,6 +98,22 @@ def scores(page, labels, gold: str) -> list[float]:
     return [round(v, 4) for v in word_scores(join_main_text(page, labels), gold)]
 
 
+def labelled_pages(args, models: list, classifiers: list, files: list[str]):
+    """Each page of ``args.split`` with its row (:func:`page_row`) and the models that label it: out of fold
+    (``classifiers`` given), the fold model that did not see it, typed by that fold's classifier; else every model."""
+    for path in files:
+        corpus = corpus_name(path)
+        records = list(iter_records(path, args.split))
+        peer = trafilatura_outputs(records, Path(f"{args.peer_cache}-{corpus}-{args.split}-None.json.gz"))
+        for record in records:
+            fold = fold_of(str(record["id"])) if args.split == "train" else 0
+            if classifiers:  # the fold's classifier stands in for the shipped one
+                web2text.shipped_page_types = lambda chosen=classifiers[fold]: chosen
+            gold, page = record.get("text") or "", parse_page(record.get("html") or "")
+            row = {**page_row(record, corpus, page, gold, peer), "models": []}
+            yield record, page, gold, row, (models if args.split == "validation" else [models[fold]])
+
+
 def collect(args) -> None:
     tail = last_rules(args.without)
     if args.split == "train":
@@ -107,28 +123,19 @@ def collect(args) -> None:
         models, classifiers = [load_model(path) for path in args.models], []
     files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
     with open(args.output, "w", encoding="utf-8") as out:
-        for path in files:
-            corpus = corpus_name(path)
-            records = list(iter_records(path, args.split))
-            peer = trafilatura_outputs(records, Path(f"{args.peer_cache}-{corpus}-{args.split}-None.json.gz"))
-            for record in records:
-                fold = fold_of(str(record["id"])) if args.split == "train" else 0
-                if classifiers:  # the fold's classifier stands in for the shipped one
-                    web2text.shipped_page_types = lambda chosen=classifiers[fold]: chosen
-                gold, page = record.get("text") or "", parse_page(record.get("html") or "")
-                row = {**page_row(record, corpus, page, gold, peer), "models": []}
-                for model in models if args.split == "validation" else [models[fold]]:
-                    decoded = web2text.web2text_labels(page, model, skip_rules=args.without)
-                    labels = decoded.keep.astype(np.int8)
-                    result = {"without": scores(page, labels, gold), "type": decoded.page_type().label}
-                    for rule in tail:
-                        ruled = run_rules(page, labels, decoded.guess, rules=(rule,))
-                        changed = ruled.rule_names() is not None
-                        labels = ruled.labels
-                        result[rule.name] = scores(page, labels, gold) if changed else None
-                    result["with"] = scores(page, labels, gold)
-                    row["models"].append(result)
-                out.write(json.dumps(row) + "\n")
+        for _record, page, gold, row, page_models in labelled_pages(args, models, classifiers, files):
+            for model in page_models:
+                decoded = web2text.web2text_labels(page, model, skip_rules=args.without)
+                labels = decoded.keep.astype(np.int8)
+                result = {"without": scores(page, labels, gold), "type": decoded.page_type().label}
+                for rule in tail:
+                    ruled = run_rules(page, labels, decoded.guess, rules=(rule,))
+                    changed = ruled.rule_names() is not None
+                    labels = ruled.labels
+                    result[rule.name] = scores(page, labels, gold) if changed else None
+                result["with"] = scores(page, labels, gold)
+                row["models"].append(result)
+            out.write(json.dumps(row) + "\n")
 
 
 def table(args) -> None:
