@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cross_validation import FOLDS  # noqa: E402
-from rule_ablation import labelled_pages  # noqa: E402
+from rule_ablation import collect_arguments, labelled_pages  # noqa: E402
 
 import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
@@ -187,15 +187,8 @@ def cause(result: dict) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(required=True)
-    c = commands.add_parser("collect")
-    c.add_argument("--split", choices=["train", "validation"], required=True)
-    c.add_argument("--cv", help="fold-model stem (train split)")
-    c.add_argument("--page-types", help="fold page-type classifier stem (train split)")
-    c.add_argument("--models", nargs="*", default=[], help="model paths (validation split; default: the shipped)")
-    c.add_argument("--data", nargs="*")
-    c.add_argument("--peer-cache", default="runs/trafilatura")
+    c = collect_arguments(commands.add_parser("collect"), "model paths (validation split; default: the shipped)")
     c.add_argument("--check", type=int, default=50, help="pages checked against web2text_labels")
-    c.add_argument("-o", "--output", required=True)
     c.set_defaults(run=collect)
     t = commands.add_parser("table")
     t.add_argument("rows", nargs="+")

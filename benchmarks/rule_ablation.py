@@ -168,18 +168,23 @@ def table(args) -> None:
         print(f"{group:<20}{int(n):>6}  {cells[0]:<14} {cells[1]:<14} {cells[2]:<14} {delta_f} / {delta_p}")
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(required=True)
-    c = commands.add_parser("collect")
+def collect_arguments(c: argparse.ArgumentParser, models_help: str) -> argparse.ArgumentParser:
+    """The options of a ``collect`` command over :func:`labelled_pages`."""
     c.add_argument("--split", choices=["train", "validation"], required=True)
     c.add_argument("--cv", help="fold-model stem (train split)")
     c.add_argument("--page-types", help="fold page-type classifier stem (train split)")
-    c.add_argument("--models", nargs="*", default=[], help="model paths (validation split)")
-    c.add_argument("--without", nargs="+", required=True, help="names of the chain's last rules")
+    c.add_argument("--models", nargs="*", default=[], help=models_help)
     c.add_argument("--data", nargs="*")
     c.add_argument("--peer-cache", default="runs/trafilatura")
     c.add_argument("-o", "--output", required=True)
+    return c
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(required=True)
+    c = collect_arguments(commands.add_parser("collect"), models_help="model paths (validation split)")
+    c.add_argument("--without", nargs="+", required=True, help="names of the chain's last rules")
     c.set_defaults(run=collect)
     t = commands.add_parser("table")
     t.add_argument("rows", nargs="+")
