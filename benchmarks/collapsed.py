@@ -32,6 +32,7 @@ from rule_ablation import collect_arguments, labelled_pages  # noqa: E402
 
 import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
+from scrapy_web2text.labellers.web2text import sparse_units  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel  # noqa: E402
@@ -67,19 +68,27 @@ def label_page(page, model, gold: str) -> dict:
     unary, pair = model.potentials(block_x, edge_x)
     guess = web2text.page_type_on_demand(page, block_x)
     own = web2text.page_threshold(model, guess)
-    chain = decode(page, model, unary, pair, guess, own)
+    first = decode(page, model, unary, pair, guess, own)
+    # The page-level step after the rules (sparse_units.py): the chain at a lower threshold on such a page.
+    lower = sparse_units.LOWER_THRESHOLD
+    stepped = (
+        sparse_units.REASON not in model.skipped_rules and lower < own and sparse_units.sparse_units(page, first, guess)
+    )
+    chain = decode(page, model, unary, pair, guess, lower) if stepped else first
     result = {
         "threshold": round(own, 4),
         "with": scores(page, chain, gold),
         "alone": scores(page, decode(page, model, unary, pair, guess, own, rules=False), gold),
         "kept": "".join(map(str, chain.astype(int).tolist())),
+        "sparse_units": bool(stepped),
         "p": np.round(np.exp(unary[:, 1]), 4).tolist(),
         "chars": [len(text) for text in page.texts],
         "types": {k: round(v, 4) for k, v in guess.probabilities.items()},
         "grid": {},
     }
     lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
-    previous, previous_scores = viterbi(unary, pair, model.lam, own), [*result["with"], int(lengths[chain != 0].sum())]
+    first_scores = scores(page, first, gold) if stepped else result["with"]
+    previous, previous_scores = viterbi(unary, pair, model.lam, own), [*first_scores, int(lengths[first != 0].sum())]
     for threshold in GRID:
         if threshold >= own:
             continue

@@ -10,6 +10,9 @@ precision / recall, collapsed pages before and after, pages losing over 0.01 F1,
 threshold of every page)::
 
     python research/page_threshold_study.py runs/col-s0.jsonl runs/col-s1.jsonl --validation runs/col-val.jsonl
+
+``--shipped`` scores only the step the labeller ships (``labellers/web2text/sparse_units.py``) on rows collected
+before it was, file by file (rows collected with it say so, and are left as they are).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 from collapsed import GRID, HIGH, LOW  # noqa: E402
+
+from scrapy_web2text.labellers.web2text import sparse_units  # noqa: E402
 
 CUTS = (0.5, 0.4, 0.3, 0.2, 0.1, 0.05)
 TYPES = ("article", "collection", "documentation", "forum", "listing", "product", "service")
@@ -48,6 +53,8 @@ class Page:
         p, lengths = np.array(result["p"]), np.array(result["chars"], float)
         kept = np.frombuffer(result["kept"].encode(), np.uint8) == ord("1")
         total = max(lengths.sum(), 1.0)
+        self.kept_share = lengths[kept].sum() / total if lengths.sum() else 1.0
+        self.shipped_step_applied = bool(result.get("sparse_units"))
         kept_share = max(lengths[kept].sum() / total, 1e-3)
         above = [lengths[p >= cut].sum() / total for cut in CUTS]
         self.x = np.array(
@@ -138,6 +145,17 @@ def report(label: str, pages: list[Page], choose) -> None:
     print("  losing:", ", ".join(lost[:15]))
 
 
+def shipped_step(page: Page) -> str | None:
+    """The page-level step the labeller ships (``labellers/web2text/sparse_units.py``), on rows collected before it
+    was: the grid's decoding at its threshold where the chain kept under its share of a page typed as units."""
+    if page.shipped_step_applied or str(sparse_units.LOWER_THRESHOLD) not in page.grid:
+        return None
+    units = sum(page.types.get(kind, 0.0) for kind in sparse_units.UNIT_TYPES)
+    typed = units >= sparse_units.MIN_UNIT_PROBABILITY
+    typed = typed and page.types.get("article", 0.0) < sparse_units.MAX_ARTICLE_PROBABILITY
+    return str(sparse_units.LOWER_THRESHOLD) if typed and page.kept_share < sparse_units.MAX_KEPT_SHARE else None
+
+
 def oracle(page: Page) -> str | None:
     return max(page.grid, key=lambda t: page.grid[t][2], default=None) if page.grid else None
 
@@ -153,8 +171,13 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("rows", nargs="+", help="benchmarks/collapsed.py collect rows, out of fold (one per seed)")
     parser.add_argument("--validation", help="rows of the validation split (fitted on the first file's pages)")
+    parser.add_argument("--shipped", action="store_true", help="only the shipped step, on rows collected without it")
     args = parser.parse_args(argv)
     seeds = [load(path) for path in args.rows]
+    if args.shipped:
+        for k, pages in enumerate([*seeds, *([load(args.validation)] if args.validation else [])]):
+            report(f"file {k}, the shipped step (sparse_units)", pages, shipped_step)
+        return
     for k, pages in enumerate(seeds):
         report(
             f"seed file {k}, oracle",

@@ -27,6 +27,7 @@ import numpy as np
 from ...page import Page
 from ...page.declared import declared_kinds
 from ..base import Labelling, PageType
+from . import sparse_units
 from .counts import block_lengths
 from .features import page_features
 from .network import Web2TextModel, load_model
@@ -89,7 +90,7 @@ def web2text_labels(
     to run, beside the model's own ``config.skip_rules``.  A tuned model with a site gate labels only its site's pages
     (:meth:`.Web2TextModel.for_page`).
     """
-    check_rule_names(skip_rules)
+    check_rule_names(set(skip_rules) - {sparse_units.REASON})
     model = model.for_page(page.texts)  # a tuned model's own site's pages; the model it was tuned from elsewhere
     own_threshold = threshold is None
     clock = time.thread_time()
@@ -104,23 +105,19 @@ def web2text_labels(
         pair, lam = np.zeros_like(pair), 0.0
     else:
         lam = model.lam
-    labels = viterbi(unary, pair, lam, threshold)
-    again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
-    if again is not None:
-        labels = again
     probabilities = np.exp(unary[:, 1])
-    changed = None
-    if rules:
-        # a threshold given is applied as it is: nothing below it is kept, so the gaps are not filled
-        skipped = model.skipped_rules.union(skip_rules, () if own_threshold else (rule.name for rule in FILLS))
-        ruled = run_rules(page, labels, guess, probabilities, skipped=skipped)
-        labels = ruled.labels
-        changed = ruled.rule_names()
-        # A page with nothing to keep: empty, not its footer line.  Like the second decoding, at the model's own
-        # threshold only: a threshold given is applied as it is (and a higher one never keeps more).
-        if own_threshold and furniture_only(page, labels):
-            changed = [REASON if kept else rule for kept, rule in zip(labels.tolist(), changed or [None] * len(page))]
-            labels = np.zeros_like(labels)
+    decode = _Decoding(page, unary, pair, lam, guess, probabilities, own_threshold)
+    skipped = model.skipped_rules.union(skip_rules, () if own_threshold else (rule.name for rule in FILLS))
+    labels, changed, again = decode(threshold, rules, skipped)
+    lower = sparse_units.LOWER_THRESHOLD
+    if own_threshold and rules and sparse_units.REASON not in skipped and lower < threshold:
+        if sparse_units.sparse_units(page, labels, guess):
+            first = labels
+            labels, changed, again = decode(lower, rules, skipped)
+            reasons = changed or [None] * len(page)
+            newly_kept = (labels != 0) & (first == 0)
+            changed = [sparse_units.REASON if new and rule is None else rule for new, rule in zip(newly_kept, reasons)]
+            changed = changed if any(changed) else None
     decode_done = time.thread_time()
     timings = {
         "features": 1000 * (features_done - clock),
@@ -128,7 +125,39 @@ def web2text_labels(
         "decode": 1000 * (decode_done - network_done),
     }
     page_type = guess_page_type(guess)
-    return Decoded(labels.astype(bool), probabilities, timings, again is not None, page_type, changed, guess)
+    return Decoded(labels.astype(bool), probabilities, timings, again, page_type, changed, guess)
+
+
+class _Decoding:
+    """A page's labels at a threshold, as the chain makes them: decoded; decoded again where empty (at the model's
+    own threshold only); the rules (``rules=False``: none); a page whose kept blocks are only furniture emptied (at
+    the model's own threshold only).  Returns the labels, the rule that changed each block (``None`` where none
+    did) and whether the page was decoded again."""
+
+    def __init__(self, page, unary, pair, lam, guess, probabilities, own_threshold: bool):
+        self.page, self.unary, self.pair, self.lam = page, unary, pair, lam
+        self.guess, self.probabilities, self.own_threshold = guess, probabilities, own_threshold
+
+    def __call__(self, threshold: float, rules: bool, skipped: Collection[str]):
+        unary, pair, lam = self.unary, self.pair, self.lam
+        labels = viterbi(unary, pair, lam, threshold)
+        again = None
+        if self.own_threshold and not labels.any():
+            again = decode_empty_page_again(unary, pair, lam, threshold)
+        if again is not None:
+            labels = again
+        changed = None
+        if rules:
+            ruled = run_rules(self.page, labels, self.guess, self.probabilities, skipped=skipped)
+            labels = ruled.labels
+            changed = ruled.rule_names()
+            # A page with nothing to keep: empty, not its footer line.  Like the second decoding, at the model's own
+            # threshold only: a threshold given is applied as it is (and a higher one never keeps more).
+            if self.own_threshold and furniture_only(self.page, labels):
+                reasons = changed or [None] * len(self.page)
+                changed = [REASON if kept else rule for kept, rule in zip(labels.tolist(), reasons)]
+                labels = np.zeros_like(labels)
+        return labels, changed, again is not None
 
 
 def page_type_on_demand(page: Page, block_x: np.ndarray) -> PageTypeGuess:
