@@ -90,7 +90,7 @@ def web2text_labels(
     to run, beside the model's own ``config.skip_rules``.  A tuned model with a site gate labels only its site's pages
     (:meth:`.Web2TextModel.for_page`).
     """
-    check_rule_names(set(skip_rules) - {sparse_units.REASON})
+    check_rule_names(skip_rules, steps=(sparse_units.REASON,))
     model = model.for_page(page.texts)  # a tuned model's own site's pages; the model it was tuned from elsewhere
     own_threshold = threshold is None
     clock = time.thread_time()

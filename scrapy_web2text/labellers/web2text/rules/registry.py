@@ -178,11 +178,12 @@ DROPPING = tuple(rule for rule in REGISTRY if not rule.keeps)
 FILLS = tuple(rule for rule in REGISTRY if rule.keeps)
 
 
-def check_rule_names(names: Collection[str]) -> None:
-    """``ValueError`` naming the choices where ``names`` holds a name no rule of :data:`REGISTRY` has."""
-    unknown = set(names).difference(rule.name for rule in REGISTRY)
+def check_rule_names(names: Collection[str], steps: Collection[str] = ()) -> None:
+    """``ValueError`` naming the choices where ``names`` holds a name that neither a rule of :data:`REGISTRY` nor
+    one of the labeller's page-level ``steps`` has."""
+    unknown = set(names).difference(rule.name for rule in REGISTRY).difference(steps)
     if unknown:
-        choices = ", ".join(rule.name for rule in REGISTRY)
+        choices = ", ".join([*(rule.name for rule in REGISTRY), *steps])
         raise ValueError(f"unknown rule(s) {', '.join(sorted(unknown))}; the rules after decoding are: {choices}")
 
 
