@@ -197,3 +197,17 @@ def test_an_articles_code_listing_kept_in_part_is_kept_whole():
     untouched = np.array([0 if "pre" in path else 1 for path in page.tag_paths])
     fill_gaps(page, untouched, np.zeros(len(page)), PageTypeGuess(lambda: asked.append(1) or {"article": 1.0}))
     assert asked == []
+
+
+def test_short_fragments_and_links_inside_a_sentence_are_neither_labels_nor_buttons():
+    # A reference page typed as a service: inline code and links split its sentences into short blocks.
+    sentence = (
+        '<p>Three-letter <code>ISO</code> code, in <b>lowercase</b>. Must be a <a href="/currencies">supported '
+        "currency</a>.</p>"
+    )
+    page = parse_page(_page(sentence + '<p><a href="/demo">Book a demo</a></p><div>New!</div>'))
+    fragments = ["Three-letter", "ISO", "code, in", "lowercase", ". Must be a", "supported currency", "."]
+    assert [text for text in page.texts if text not in _PITCH][: len(fragments)] == fragments
+    everything = np.ones(len(page), np.int64)
+    kept = _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("service")))
+    assert kept == [*_PITCH, *fragments]  # the button and the badge on lines of their own go

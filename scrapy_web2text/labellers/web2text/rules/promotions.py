@@ -35,8 +35,9 @@ def teaser_cards(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def call_to_action_links(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept link blocks of at most :data:`MAX_CALL_TO_ACTION_WORDS` words: a landing page's buttons."""
-    return _short((labels != 0) & page.in_link, page.texts, MAX_CALL_TO_ACTION_WORDS)
+    """Kept link blocks of at most :data:`MAX_CALL_TO_ACTION_WORDS` words on a line of their own: a landing page's
+    buttons (a link inside a sentence is part of it)."""
+    return _short((labels != 0) & page.in_link & own_lines(page), page.texts, MAX_CALL_TO_ACTION_WORDS)
 
 
 #: A kept block of fewer words, outside headings and links, is a label: a badge ("New!"), a figure of a mock-up of
@@ -46,9 +47,20 @@ _HEADING_BIT = ANCESTOR_TAG_BITS["h1"]  # one bit for h1 to h6
 
 
 def short_labels(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept blocks of at most :data:`MAX_LABEL_WORDS` words, not in a link nor in a heading."""
-    outside = (labels != 0) & ~page.in_link & ((page.ancestor_tags & _HEADING_BIT) == 0)
+    """Kept blocks of at most :data:`MAX_LABEL_WORDS` words on a line of their own, not in a link nor in a heading.
+    A short block inside a line is a fragment of a sentence that inline markup split (a reference page's
+    ``<code>`` names: "Set of <code>key-value pairs</code>."), not a label."""
+    outside = (labels != 0) & ~page.in_link & ((page.ancestor_tags & _HEADING_BIT) == 0) & own_lines(page)
     return _short(outside, page.texts, MAX_LABEL_WORDS)
+
+
+def own_lines(page: Page) -> np.ndarray:
+    """The blocks that stand on a line of their own: a break before them and before the next block (or none
+    after them), as the main text lays them out."""
+    breaks = np.asarray(page.break_before, bool)
+    if len(breaks) != len(page):  # a page made without the walk's column reads as a break everywhere
+        return np.ones(len(page), bool)
+    return breaks & np.append(breaks[1:], True)
 
 
 def _short(among: np.ndarray, texts: list[str], words: int) -> np.ndarray:
