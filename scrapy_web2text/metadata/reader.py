@@ -39,7 +39,7 @@ from .model import (
     http_url,
 )
 from .names import is_name, name_key, organisation_keys, trimmed
-from .placed import PlacedDates, page_date, placed_dates
+from .placed import page_date, placed_dates
 from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
 from .written import meta_date, script_date, url_date
 
@@ -123,11 +123,14 @@ def read_metadata(
     _dates_from_meta(chosen, root)
     windows = byline_windows(keep, headline_block(texts, keep, title))
     us = _month_first(head, content_language)
-    placed = placed_dates(root, texts, elements, windows, us) if chosen.missing("date_published") else PlacedDates()
-    chosen.offer("date_published", *(placed.near or (None, None)))
+    placed = placed_dates(root, texts, elements, windows, us) if chosen.missing("date_published") else None
+    chosen.offer("date_published", *((placed and placed.near) or (None, None)))
+    byline_date: str | None = None  # a byline read for its date reads the same date again: kept for _local_day
+    byline_read = False
     if chosen.missing("authors") or chosen.missing("date_published"):
         want = chosen.missing("authors"), chosen.missing("date_published")
         byline = read_byline(texts, keep, elements, *want, windows=windows, month_first=us)
+        byline_date, byline_read = byline.date, want[1]
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
@@ -138,15 +141,15 @@ def read_metadata(
         chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)
         chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
-    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date
+    chosen.offer("date_published", *((placed and placed.far) or (None, None)))  # a teaser's or a widget's date
     if chosen.missing("date_published"):  # a framework's page state, in a script
         chosen.offer("date_published", script_date(root), SCRIPT)
     if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
         chosen.offer("date_published", page_date(texts, keep, elements, us), DATE_LINE)
     days = (  # each read only where the one before does not decide
         lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
-        lambda: (placed_dates(root, texts, elements, windows, us).near or ("",))[0],
-        lambda: read_byline(texts, keep, elements, False, True, windows=windows, month_first=us).date,
+        lambda: ((placed or placed_dates(root, texts, elements, windows, us)).near or ("",))[0],
+        lambda: byline_date if byline_read else read_byline(texts, keep, elements, False, True, windows, us).date,
     )
     _local_day(chosen, head, days)
     _language(chosen, head, main_text, content_language)

@@ -108,7 +108,7 @@ def read_byline(
     if windows is None:
         windows = byline_windows(keep)
     text = _text_element(keep, elements) if want_authors else None
-    marked: dict[int, tuple[Any, bool]] = {}  # elements whose own class, id, rel or itemprop says author
+    marked: dict[Any, bool] = {}  # whether an element's own class, id, rel or itemprop says author
     for window in windows if want_authors or want_date else ():
         if window.credits and not want_authors:  # after the text, only credits are read
             continue
@@ -289,7 +289,7 @@ def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: in
     """(text, element or None) for the blocks in ``start:end``: the text of a block's nearest block-level element
     (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element, then the block's own text
     with the element holding it."""
-    seen: dict[int, Any] = {}  # with the element: an lxml proxy's id is reused once the proxy is freed
+    seen: set[Any] = set()  # the elements: a proxy held is the one lxml gives for its node (an id is reused)
     for index in range(start, min(end, len(texts))):
         if len(texts[index]) > MAX_LINE_CHARS:  # a paragraph: its line is longer still
             continue
@@ -297,8 +297,8 @@ def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: in
         if element is not None and in_tail:  # the text follows the element: it sits in the element's parent
             element = element.getparent()
         line_holder = line_element(element) if element is not None else None
-        if line_holder is not None and id(line_holder) not in seen:
-            seen[id(line_holder)] = line_holder
+        if line_holder is not None and line_holder not in seen:
+            seen.add(line_holder)
             line = bounded_text(line_holder)
             if line is not None:
                 yield line, line_holder
@@ -329,30 +329,28 @@ def bounded_text(element: Any, limit: int = MAX_LINE_CHARS) -> str | None:
 
 
 def _marked(
-    element: Any, pattern: re.Pattern[str], ancestors: int = ANCESTORS, seen: dict[int, tuple[Any, bool]] | None = None
+    element: Any, pattern: re.Pattern[str], ancestors: int = ANCESTORS, seen: dict[Any, bool] | None = None
 ) -> bool:
     """``element`` or one of its first ``ancestors`` has a class, id, rel or itemprop matching ``pattern``.  ``seen``
-    keeps each element's own answer for ``pattern`` (with the element: an lxml proxy's id is reused once the proxy is
-    freed): the lines of a byline's window share their ancestors."""
+    keeps each element's own answer for ``pattern`` (keyed by the element, which keeps its proxy alive: lxml gives
+    the same proxy for a node while one is held): the lines of a byline's window share their ancestors."""
     for _ in range(ancestors + 1):
         if element is None:
             return False
-        known = seen.get(id(element)) if seen is not None else None
-        if known is not None and known[0] is element:
-            own = known[1]
-        else:
+        own = seen.get(element) if seen is not None else None
+        if own is None:
             get = element.get
             names = f"{get('class') or ''} {get('id') or ''} {get('rel') or ''} {get('itemprop') or ''}"
             own = len(names) > 3 and pattern.search(names[:300]) is not None
             if seen is not None:
-                seen[id(element)] = (element, own)
+                seen[element] = own
         if own:
             return True
         element = element.getparent()
     return False
 
 
-def _authors_of(line: str, element: Any, seen: dict[int, tuple[Any, bool]] | None = None) -> tuple[str, ...]:
+def _authors_of(line: str, element: Any, seen: dict[Any, bool] | None = None) -> tuple[str, ...]:
     match = _BY.match(line)
     if match is not None:
         names = match.group(1)
