@@ -17,7 +17,7 @@ import functools
 import json
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -49,7 +49,7 @@ _TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
 #: marker alone or after ``//``.  Only the script's two ends are looked at.
 _WRAPPER_START = re.compile(r"\A\s*+(?://\s*+)?(?:<!\[CDATA\[|<!--)")
 _WRAPPER_END = re.compile(r"(?://\s*+)?(?:\]\]>|-->)\s*+\Z")
-_JSON_LD_SCRIPTS = etree.XPath('/descendant::script[@type="application/ld+json"]')
+JSON_LD_TYPE = "application/ld+json"
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
 _ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
 
@@ -173,11 +173,11 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
     return found
 
 
-def read_json_ld(root: Any) -> Objects:
-    """The JSON-LD objects of ``root``'s ``<script type="application/ld+json">`` elements."""
+def read_json_ld(scripts: Sequence[Any]) -> Objects:
+    """The JSON-LD objects of the ``<script type="application/ld+json">`` elements among a page's ``scripts``."""
     items: list[Any] = []
     notes: list[str] = []
-    for count, script in enumerate(_JSON_LD_SCRIPTS(root)):
+    for count, script in enumerate(script for script in scripts if script.get("type") == JSON_LD_TYPE):
         if count >= MAX_JSON_LD_SCRIPTS:
             notes.append(f"json-ld: more than {MAX_JSON_LD_SCRIPTS} scripts; the rest not read")
             break

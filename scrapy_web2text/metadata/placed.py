@@ -51,13 +51,14 @@ class PlacedDates:
 
 
 def placed_dates(
-    root: Any,
+    candidates: Sequence[Any],
     texts: Sequence[str],
     elements: Sequence[tuple[Any, bool]],
     windows: Sequence[Window],
     month_first: bool = False,
 ) -> PlacedDates:
-    """The first date of the candidates in the byline ``windows`` (:func:`~.visible.byline_windows`: window by
+    """The first date of the ``candidates`` (the page's ``<time>`` and ``<abbr>`` elements, in page order) in the
+    byline ``windows`` (:func:`~.visible.byline_windows`: window by
     window, the nearest to its anchor first, a tie to the one below it), and of the others (those after the text
     first, then the page's other ``<time>`` and ``<abbr>`` elements in page order)."""
     holders = _holders(texts, elements, windows)
@@ -70,7 +71,7 @@ def placed_dates(
         if id(element) not in near or key < near[id(element)][0]:
             near[id(element)] = (key, element)
 
-    tagged = list(islice(root.iter(*_DATE_TAGS), MAX_CANDIDATES))
+    tagged = list(candidates[:MAX_CANDIDATES])
     for order, element in enumerate(tagged):
         index = _position(element, holders)
         if index is not None:

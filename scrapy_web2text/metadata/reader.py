@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .dates import in_zone, iso_date, on_day, stated_zone, utc_instant
-from .embedded import EXTRA_NOTE, ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
+from .embedded import EXTRA_NOTE, JSON_LD_TYPE, ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .links import read_links
@@ -41,6 +41,7 @@ from .model import (
 from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import page_date, placed_dates
 from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
+from .walk import CREATIVE_COMMONS_HOST, page_elements
 from .written import meta_date, script_date, url_date
 
 #: schema.org properties read for each field, in order.
@@ -105,7 +106,8 @@ def read_metadata(
     head = read_head(root)
     if head.overflow:
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
-    structured = _structured_data(root, base, source)
+    found = page_elements(root, source is None or CREATIVE_COMMONS_HOST in source)
+    structured = _structured_data(root, base, source, found.scripts)
     chosen.organisations = _organisations(structured, head, base)
     title = _page_title(root, head, headline)
     for objects in structured:
@@ -115,7 +117,7 @@ def read_metadata(
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
     _first_publication(chosen, head, base)
-    links = read_links(root, base, source)
+    links = read_links(found, base)
     for name in ("license", "categories", "tags"):
         chosen.offer(name, getattr(links, name), LINK)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
@@ -123,7 +125,7 @@ def read_metadata(
     _dates_from_meta(chosen, root)
     windows = byline_windows(keep, headline_block(texts, keep, title))
     us = _month_first(head, content_language)
-    placed = placed_dates(root, texts, elements, windows, us) if chosen.missing("date_published") else None
+    placed = placed_dates(found.dated, texts, elements, windows, us) if chosen.missing("date_published") else None
     chosen.offer("date_published", *((placed and placed.near) or (None, None)))
     byline_date: str | None = None  # a byline read for its date reads the same date again: kept for _local_day
     byline_read = False
@@ -143,12 +145,12 @@ def read_metadata(
         chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
     chosen.offer("date_published", *((placed and placed.far) or (None, None)))  # a teaser's or a widget's date
     if chosen.missing("date_published"):  # a framework's page state, in a script
-        chosen.offer("date_published", script_date(root), SCRIPT)
+        chosen.offer("date_published", script_date(found.scripts), SCRIPT)
     if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
         chosen.offer("date_published", page_date(texts, keep, elements, us), DATE_LINE)
     days = (  # each read only where the one before does not decide
         lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
-        lambda: ((placed or placed_dates(root, texts, elements, windows, us)).near or ("",))[0],
+        lambda: ((placed or placed_dates(found.dated, texts, elements, windows, us)).near or ("",))[0],
         lambda: byline_date if byline_read else read_byline(texts, keep, elements, False, True, windows, us).date,
     )
     _local_day(chosen, head, days)
@@ -161,14 +163,11 @@ def read_metadata(
 # --- structured data ------------------------------------------------------------------------------------------
 
 
-def _structured_data(root: Any, base: str | None, source: str | None) -> list[Objects]:
-    """The JSON-LD and microdata objects; a syntax the source text never names is not searched for (a substring
-    test of the text costs less than a walk over the tree).  extruct's JSON-LD reader matches the type exactly, in
-    lower case; ``itemscope`` is matched as pages write it (``itemscope``, or ``itemScope`` from templates written
-    for React)."""
-    found = []
-    if source is None or "application/ld+json" in source:
-        found.append(read_json_ld(root))
+def _structured_data(root: Any, base: str | None, source: str | None, scripts: Sequence[Any]) -> list[Objects]:
+    """The JSON-LD objects of the page's ``scripts`` and its microdata objects; microdata is not searched for where
+    the source text never names it (a substring test of the text costs less than a walk over the tree):
+    ``itemscope`` is matched as pages write it (``itemscope``, or ``itemScope`` from templates written for React)."""
+    found = [read_json_ld(scripts)] if any(script.get("type") == JSON_LD_TYPE for script in scripts) else []
     if source is None or "itemscope" in source or "itemScope" in source:
         found.append(read_microdata(root, base))
     return found

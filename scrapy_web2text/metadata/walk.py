@@ -1,0 +1,47 @@
+"""The elements that the metadata readers look for anywhere on the page (body links, scripts, dates), found in one
+pass over the tree: each pass visits every node, and on a long page a pass costs more than what a reader does with
+the few elements it finds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+#: What a link to a Creative Commons licence holds (:mod:`.links`).
+CREATIVE_COMMONS_HOST = "creativecommons.org/"
+_TAGS = ("a", "script", "time", "abbr")
+
+
+@dataclass(frozen=True, slots=True)
+class PageElements:
+    """In page order: ``<a>`` elements with a ``rel`` and an ``href``; links whose ``href`` names
+    :data:`CREATIVE_COMMONS_HOST` (looked for only where asked); ``<script>`` elements; ``<time>`` and ``<abbr>``
+    elements."""
+
+    rel_links: list[Any]
+    creative_commons_links: list[Any]
+    scripts: list[Any]
+    dated: list[Any]
+
+
+def page_elements(root: Any, creative_commons: bool = True) -> PageElements:
+    """The :class:`PageElements` of ``root`` (itself included), the Creative Commons links only if
+    ``creative_commons`` (a page whose text never names the site has none)."""
+    rel_links: list[Any] = []
+    licences: list[Any] = []
+    scripts: list[Any] = []
+    dated: list[Any] = []
+    for element in root.iter(*_TAGS):
+        tag = element.tag
+        if tag == "a":
+            get = element.get
+            if get("rel") is not None and get("href") is not None:
+                rel_links.append(element)
+            if creative_commons and CREATIVE_COMMONS_HOST in (get("href") or ""):
+                licences.append(element)
+        elif tag == "script":
+            scripts.append(element)
+        else:
+            dated.append(element)
+    return PageElements(rel_links, licences, scripts, dated)
