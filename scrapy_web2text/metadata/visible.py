@@ -109,10 +109,15 @@ def read_byline(
         windows = byline_windows(keep)
     text = _text_element(keep, elements) if want_authors else None
     marked: dict[Any, bool] = {}  # whether an element's own class, id, rel or itemprop says author
+    # a line read before (in an overlapping window, or a block whose text is its whole line) says nothing new
+    read: set[tuple[str, Any]] = set()
     for window in windows if want_authors or want_date else ():
         if window.credits and not want_authors:  # after the text, only credits are read
             continue
         for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
+            if (line, element) in read:
+                continue
+            read.add((line, element))
             if want_authors and not authors and (not window.credits or _BY.match(line)):
                 authors = _authors_of(line, element, marked)
                 if authors and element is not None and not of_this_text(element, text):
