@@ -41,7 +41,7 @@ from .model import (
 from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import page_date, placed_dates
 from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
-from .walk import CREATIVE_COMMONS_HOST, page_elements
+from .walk import CREATIVE_COMMONS_HOST, page_elements, source_names
 from .written import meta_date, script_date, url_date
 
 #: schema.org properties read for each field, in order.
@@ -107,7 +107,8 @@ def read_metadata(
     if head.overflow:
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
     found = page_elements(root, source is None or CREATIVE_COMMONS_HOST in source)
-    structured = _structured_data(root, base, source, found.scripts)
+    names = source_names(source)
+    structured = _structured_data(root, base, names.items, found.scripts)
     chosen.organisations = _organisations(structured, head, base)
     title = _page_title(root, head, headline)
     for objects in structured:
@@ -136,9 +137,9 @@ def read_metadata(
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
-        chosen.offer("authors", itemprop_authors(root, source), MICRODATA)
+        chosen.offer("authors", itemprop_authors(root, names.author_property), MICRODATA)
     if chosen.missing("authors") and any(EXTRA_NOTE in note for note in notes):  # items not read: no extruct
-        chosen.offer("authors", item_authors(root, source), MICRODATA)
+        chosen.offer("authors", item_authors(root, names.author_property), MICRODATA)
     if chosen.missing("authors"):
         chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)
@@ -163,12 +164,12 @@ def read_metadata(
 # --- structured data ------------------------------------------------------------------------------------------
 
 
-def _structured_data(root: Any, base: str | None, source: str | None, scripts: Sequence[Any]) -> list[Objects]:
-    """The JSON-LD objects of the page's ``scripts`` and its microdata objects; microdata is not searched for where
-    the source text never names it (a substring test of the text costs less than a walk over the tree):
-    ``itemscope`` is matched as pages write it (``itemscope``, or ``itemScope`` from templates written for React)."""
+def _structured_data(root: Any, base: str | None, items: bool, scripts: Sequence[Any]) -> list[Objects]:
+    """The JSON-LD objects of the page's ``scripts``, and its microdata objects where its source text names
+    ``itemscope`` (``items``: :func:`~.walk.source_names`; a test of the text costs less than a walk over the
+    tree)."""
     found = [read_json_ld(scripts)] if any(script.get("type") == JSON_LD_TYPE for script in scripts) else []
-    if source is None or "itemscope" in source or "itemScope" in source:
+    if items:
         found.append(read_microdata(root, base))
     return found
 

@@ -65,7 +65,6 @@ _ITEM_AUTHORS = etree.XPath(
     '/descendant::*[@itemprop="author"]'
 )
 _ITEM_NAME = etree.XPath('.//*[@itemprop="name"]')
-_ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'")
 #: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
 COMMENT_ANCESTORS = 12
 #: Ancestors of a byline looked at for the site's chrome (:func:`in_chrome`): a sidebar's byline sits a few levels
@@ -183,18 +182,19 @@ def _fold(text: str | None) -> str:
     return " ".join(text[: 2 * MAX_LINE_CHARS].split()).casefold() if text else ""
 
 
-def itemprop_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
+def itemprop_authors(root: Any, named: bool = True) -> tuple[str, ...]:
     """The names of the first ``itemprop="author"`` outside an item: a ``<meta>``'s content, else its text (not
-    looked for where the page's ``source`` text never names it)."""
-    if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
+    looked for where the page's source text does not name one: ``named``, :func:`~.walk.source_names`)."""
+    if not named:
         return ()
     return _names_of([element for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED] if not in_chrome(element)])
 
 
-def item_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
+def item_authors(root: Any, named: bool = True) -> tuple[str, ...]:
     """The names of the first ``itemprop="author"`` of an article's microdata item outside a comment section (a
-    ``Person`` item's ``name``), read where extruct, which reads microdata whole, is not installed."""
-    if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
+    ``Person`` item's ``name``), read where extruct, which reads microdata whole, is not installed (``named``: as
+    :func:`itemprop_authors`)."""
+    if not named:
         return ()
     authors = []
     for element in _ITEM_AUTHORS(root)[:MAX_MARKED]:
