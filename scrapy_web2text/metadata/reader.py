@@ -126,14 +126,14 @@ def read_metadata(
     _dates_from_meta(chosen, root)
     windows = byline_windows(keep, headline_block(texts, keep, title))
     us = _month_first(head, content_language)
+    times = found.times
     placed = placed_dates(found.dated, texts, elements, windows, us) if chosen.missing("date_published") else None
     chosen.offer("date_published", *((placed and placed.near) or (None, None)))
-    byline_date: str | None = None  # a byline read for its date reads the same date again: kept for _local_day
-    byline_read = False
+    dated_byline = None  # a byline read for its date gives the same date again: kept for _local_day
     if chosen.missing("authors") or chosen.missing("date_published"):
         want = chosen.missing("authors"), chosen.missing("date_published")
-        byline = read_byline(texts, keep, elements, *want, windows=windows, month_first=us)
-        byline_date, byline_read = byline.date, want[1]
+        byline = read_byline(texts, keep, elements, *want, windows=windows, month_first=us, times=times)
+        dated_byline = byline if want[1] else None
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
@@ -152,7 +152,7 @@ def read_metadata(
     days = (  # each read only where the one before does not decide
         lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
         lambda: ((placed or placed_dates(found.dated, texts, elements, windows, us)).near or ("",))[0],
-        lambda: byline_date if byline_read else read_byline(texts, keep, elements, False, True, windows, us).date,
+        lambda: (dated_byline or read_byline(texts, keep, elements, False, True, windows, us, times)).date,
     )
     _local_day(chosen, head, days)
     _language(chosen, head, main_text, content_language)

@@ -97,11 +97,12 @@ def read_byline(
     want_date: bool = True,
     windows: Sequence[Window] | None = None,
     month_first: bool = False,
+    times: bool = True,
 ) -> Byline:
     """The authors and date stated in the lines around the first content block, then below the headline (block
     ``headline``), then the credits after the last content block (a line that starts with a byline word only):
     ``windows`` (:func:`byline_windows`, by default without a headline); empty when none.  Only what is wanted is
-    looked for."""
+    looked for; ``times``: whether the page has a ``<time>`` element (a line's is looked for only then)."""
     authors: tuple[str, ...] = ()
     date = None
     if windows is None:
@@ -122,7 +123,7 @@ def read_byline(
                 if authors and element is not None and not of_this_text(element, text):
                     authors = ()
             if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
-                date = _date_of(line, element, month_first)
+                date = _date_of(line, element, month_first, times)
             if (authors or not want_authors) and (date or not want_date):
                 return Byline(authors, date)
     return Byline(authors, date)
@@ -387,8 +388,10 @@ def _looks_like_name(text: str) -> bool:
     )
 
 
-def _date_of(line: str, element: Any, month_first: bool = False) -> str | None:
-    if element is not None:
+def _date_of(line: str, element: Any, month_first: bool = False, times: bool = True) -> str | None:
+    """The date of a line: a ``<time>`` element's in it (looked for only where the page has one: ``times``), else
+    its text's (a long line's where its element is marked as a date's)."""
+    if element is not None and times:
         for time in islice(element.iter("time"), 10):
             stated = iso_date((time.get("datetime") or "")[:40])
             if stated:

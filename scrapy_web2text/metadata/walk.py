@@ -28,6 +28,11 @@ class PageElements:
     scripts: list[Any]
     dated: list[Any]
 
+    @property
+    def times(self) -> bool:
+        """Whether the page has a ``<time>`` element."""
+        return any(element.tag == "time" for element in self.dated)
+
 
 def page_elements(root: Any, creative_commons: bool = True) -> PageElements:
     """The :class:`PageElements` of ``root`` (itself included), the Creative Commons links only if
