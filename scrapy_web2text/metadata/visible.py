@@ -111,10 +111,11 @@ def read_byline(
     marked: dict[Any, bool] = {}  # whether an element's own class, id, rel or itemprop says author
     # a line read before (in an overlapping window, or a block whose text is its whole line) says nothing new
     read: set[tuple[str, Any]] = set()
+    holders: set[Any] = set()  # the lines' elements read so far (a proxy held is the one lxml gives for its node)
     for window in windows if want_authors or want_date else ():
         if window.credits and not want_authors:  # after the text, only credits are read
             continue
-        for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
+        for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop, holders):
             if (line, element) in read:
                 continue
             read.add((line, element))
@@ -291,11 +292,10 @@ def _split_names(names: str) -> list[str]:
     return [trimmed(part.strip(" .:")) for part in _JOINERS.split(cut_before_date(_SEPARATORS.sub("", names[:500])))]
 
 
-def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int):
+def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int, seen: set[Any]):
     """(text, element or None) for the blocks in ``start:end``: the text of a block's nearest block-level element
-    (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element, then the block's own text
-    with the element holding it."""
-    seen: set[Any] = set()  # the elements: a proxy held is the one lxml gives for its node (an id is reused)
+    (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element not in ``seen`` (which it is
+    added to), then the block's own text with the element holding it."""
     for index in range(start, min(end, len(texts))):
         if len(texts[index]) > MAX_LINE_CHARS:  # a paragraph: its line is longer still
             continue
@@ -327,10 +327,10 @@ def bounded_text(element: Any, limit: int = MAX_LINE_CHARS) -> str | None:
     """``element``'s text with its white space collapsed, ``None`` past ``limit`` characters (read no further)."""
     parts, size = [], 0
     for text in element.itertext():
-        parts.append(text)
         size += len(text)
         if size > limit:
             return None
+        parts.append(text)
     return " ".join(" ".join(parts).split())
 
 
