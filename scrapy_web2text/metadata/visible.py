@@ -52,6 +52,8 @@ _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
 #: What ends the names of a byline: a separator, a date, "updated" (a date particle: :func:`~.names.cut_before_date`).
 _SEPARATORS = re.compile(r"(?:[|·•–—/]|\bupdated\b|\d)(?s:.*)", re.I)
 #: What joins two names: a comma, "&", "and" in a few languages.
+#: A user name: one word in lower case, or with a digit or an underscore ("kovarex", "jdoe_42").
+_HANDLE = re.compile(r"^(?:[a-z][a-z0-9._-]++|[\w.-]*+[\d_][\w.-]*+)$")
 _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 
 
@@ -369,9 +371,13 @@ def _authors_of(line: str, element: Any, seen: dict[Any, bool] | None = None) ->
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()
-    found = tuple(name for name in _split_names(names) if _looks_like_name(name))
-    if match is None and not any(" " in name for name in found):
-        return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
+    parts = _split_names(names)
+    found = tuple(name for name in parts if _looks_like_name(name))
+    if not any(" " in name for name in found):
+        if match is None:
+            return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
+        if len(parts) > 1 and any(_HANDLE.match(part) for part in parts):
+            return ()  # "Posted by kovarex, TOGos, Ernestas, Albert": one user name among single words: accounts
     return found[:5]
 
 
