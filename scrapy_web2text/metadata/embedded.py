@@ -49,7 +49,6 @@ _TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
 #: marker alone or after ``//``.  Only the script's two ends are looked at.
 _WRAPPER_START = re.compile(r"\A\s*+(?://\s*+)?(?:<!\[CDATA\[|<!--)")
 _WRAPPER_END = re.compile(r"(?://\s*+)?(?:\]\]>|-->)\s*+\Z")
-JSON_LD_TYPE = "application/ld+json"
 #: (the attributes counted: a test of each element's attributes in a predicate costs more)
 _ITEMSCOPES = etree.XPath("count(descendant-or-self::*/@itemscope)")
 _ITEMPROPS = etree.XPath("count(descendant-or-self::*/@itemprop)")
@@ -175,10 +174,10 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
 
 
 def read_json_ld(scripts: Sequence[Any]) -> Objects:
-    """The JSON-LD objects of the ``<script type="application/ld+json">`` elements among a page's ``scripts``."""
+    """The JSON-LD objects of a page's ``<script type="application/ld+json">`` elements (``scripts``)."""
     items: list[Any] = []
     notes: list[str] = []
-    for count, script in enumerate(script for script in scripts if script.get("type") == JSON_LD_TYPE):
+    for count, script in enumerate(scripts):
         if count >= MAX_JSON_LD_SCRIPTS:
             notes.append(f"json-ld: more than {MAX_JSON_LD_SCRIPTS} scripts; the rest not read")
             break

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .dates import in_zone, iso_date, on_day, stated_zone, utc_instant
-from .embedded import EXTRA_NOTE, JSON_LD_TYPE, ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
+from .embedded import EXTRA_NOTE, ORGANISATION_TYPES, Objects, read_json_ld, read_microdata, types_of
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .links import read_links
@@ -108,7 +108,7 @@ def read_metadata(
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
     found = page_elements(root, source is None or CREATIVE_COMMONS_HOST in source)
     names = source_names(source)
-    structured = _structured_data(root, base, names.items, found.scripts)
+    structured = _structured_data(root, base, names.items, found.json_ld)
     chosen.organisations = _organisations(structured, head, base)
     title = _page_title(root, head, headline)
     for objects in structured:
@@ -164,11 +164,11 @@ def read_metadata(
 # --- structured data ------------------------------------------------------------------------------------------
 
 
-def _structured_data(root: Any, base: str | None, items: bool, scripts: Sequence[Any]) -> list[Objects]:
-    """The JSON-LD objects of the page's ``scripts``, and its microdata objects where its source text names
+def _structured_data(root: Any, base: str | None, items: bool, json_ld: Sequence[Any]) -> list[Objects]:
+    """The objects of the page's JSON-LD scripts (``json_ld``), and its microdata objects where its source text names
     ``itemscope`` (``items``: :func:`~.walk.source_names`; a test of the text costs less than a walk over the
     tree)."""
-    found = [read_json_ld(scripts)] if any(script.get("type") == JSON_LD_TYPE for script in scripts) else []
+    found = [read_json_ld(json_ld)] if json_ld else []
     if items:
         found.append(read_microdata(root, base))
     return found
