@@ -52,9 +52,9 @@ _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
 #: What ends the names of a byline: a separator, a date, "updated" (a date particle: :func:`~.names.cut_before_date`).
 _SEPARATORS = re.compile(r"(?:[|·•–—/]|\bupdated\b|\d)(?s:.*)", re.I)
 #: What joins two names: a comma, "&", "and" in a few languages.
-#: A user name: one word in lower case, or with a digit or an underscore ("kovarex", "jdoe_42").
-_HANDLE = re.compile(r"^(?:[a-z][a-z0-9._-]++|[\w.-]*+[\d_][\w.-]*+)$")
 _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
+#: A user name: one word in lower case, or with an underscore ("kovarex", "J_Doe"; a digit ends the names).
+_HANDLE = re.compile(r"^(?:[a-z][a-z0-9._-]++|\S*_\S*)$")
 
 
 #: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads

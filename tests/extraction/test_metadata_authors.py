@@ -109,7 +109,7 @@ def test_user_names_in_a_posted_by_list_are_accounts_not_people():
     # a blog's "Posted by" list of its team's accounts: one user name in lower case among single words
     posted = "<div>Posted by kovarex, TOGos, Ernestas, Albert on 2019-02-15, <a href='/blog/'>all posts</a></div>"
     assert metadata_of(article(byline=posted)).authors == ()
-    assert metadata_of(article(byline="<p>Posted by jdoe_42, Albert</p>")).authors == ()
+    assert metadata_of(article(byline="<p>Posted by J_Doe, Albert</p>")).authors == ()
     # full names beside an account stay; single names with no account among them stay too
     two = "<p>Posted by Ann Lee, bstone on 2019-02-15</p>"
     assert metadata_of(article(byline=two)).authors == ("Ann Lee",)
