@@ -17,6 +17,7 @@ from .embedded import EXTRA_NOTE, ORGANISATION_TYPES, Objects, read_json_ld, rea
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .links import read_links
+from .marked import item_authors, itemprop_authors, rel_authors
 from .model import (
     BYLINE,
     DATE_LINE,
@@ -40,7 +41,7 @@ from .model import (
 )
 from .names import is_name, name_key, organisation_keys, trimmed
 from .placed import page_date, placed_dates
-from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
+from .visible import byline_windows, headline_block, read_byline
 from .walk import CREATIVE_COMMONS_HOST, page_elements, source_names
 from .written import meta_date, script_date, url_date
 

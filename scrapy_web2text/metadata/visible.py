@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
-from lxml import etree
-
 from .dates import iso_date
 from .names import DATE_WORDS, PARTICLES, cut_before_date, is_name, trimmed
 from .written import text_date
@@ -57,16 +55,8 @@ _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 _HANDLE = re.compile(r"^(?:[a-z][a-z0-9._-]++|\S*_\S*)$")
 
 
-#: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads
-#: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
-_ITEMPROP_AUTHORS = etree.XPath('/descendant::*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
+#: ``<a>`` elements looked at in a list item (a teaser's), and marked authors (:mod:`.marked`).
 MAX_MARKED = 10
-#: The authors of an article's microdata item, for a reading without extruct (which reads the items whole).
-_ITEM_AUTHORS = etree.XPath(
-    '/descendant::*[@itemscope][contains(@itemtype, "Article") or contains(@itemtype, "Posting")]'
-    '/descendant::*[@itemprop="author"]'
-)
-_ITEM_NAME = etree.XPath('.//*[@itemprop="name"]')
 #: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
 COMMENT_ANCESTORS = 12
 #: Ancestors of a byline looked at for the site's chrome (:func:`in_chrome`): a sidebar's byline sits a few levels
@@ -184,51 +174,6 @@ def headline_block(texts: Sequence[str], keep: Sequence[bool], title: str | None
 
 def _fold(text: str | None) -> str:
     return " ".join(text[: 2 * MAX_LINE_CHARS].split()).casefold() if text else ""
-
-
-def itemprop_authors(root: Any, named: bool = True) -> tuple[str, ...]:
-    """The names of the first ``itemprop="author"`` outside an item: a ``<meta>``'s content, else its text (not
-    looked for where the page's source text does not name one: ``named``, :func:`~.walk.source_names`)."""
-    if not named:
-        return ()
-    return _names_of([element for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED] if not in_chrome(element)])
-
-
-def item_authors(root: Any, named: bool = True) -> tuple[str, ...]:
-    """The names of the first ``itemprop="author"`` of an article's microdata item outside a comment section (a
-    ``Person`` item's ``name``), read where extruct, which reads microdata whole, is not installed (``named``: as
-    :func:`itemprop_authors`)."""
-    if not named:
-        return ()
-    authors = []
-    for element in _ITEM_AUTHORS(root)[:MAX_MARKED]:
-        if element.get("itemscope") is not None:
-            element = next(iter(_ITEM_NAME(element)), None)
-        if element is not None and of_this_text(element):
-            authors.append(element)
-    return _names_of(authors)
-
-
-def _names_of(elements: Sequence[Any]) -> tuple[str, ...]:
-    """The names of the first of ``elements`` that holds any: a ``<meta>``'s content, else its text."""
-    for element in elements:
-        value = element.get("content") if element.tag == "meta" else bounded_text(element)
-        match = _BY.match(value or "")
-        names = tuple(name for name in _split_names(match.group(1) if match else value or "") if is_name(name))
-        if names:
-            return names[:5]
-    return ()
-
-
-def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
-    """The full names of the first of the ``<a rel="author">`` ``links`` outside a comment section and the site's
-    chrome (a sidebar's profile widget names the blog's owner), and of its siblings'."""
-    links = [link for link in links[:MAX_MARKED] if of_this_text(link)]
-    if not links:
-        return ()
-    parent = links[0].getparent()
-    texts = (trimmed(bounded_text(link) or "") for link in links if link.getparent() is parent)
-    return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
 
 
 def of_this_text(element: Any, text: Any = None) -> bool:
