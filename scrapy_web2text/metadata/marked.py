@@ -11,7 +11,7 @@ from typing import Any
 from lxml import etree
 
 from .names import is_name, trimmed
-from .visible import _BY, MAX_MARKED, _looks_like_name, _split_names, bounded_text, in_chrome, of_this_text
+from .visible import BYLINE_START, MAX_MARKED, bounded_text, in_chrome, looks_like_name, of_this_text, split_names
 
 _ITEMPROP_AUTHORS = etree.XPath('/descendant::*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
 #: The authors of an article's microdata item, for a reading without extruct (which reads the items whole).
@@ -49,8 +49,8 @@ def _names_of(elements: Sequence[Any]) -> tuple[str, ...]:
     """The names of the first of ``elements`` that holds any: a ``<meta>``'s content, else its text."""
     for element in elements:
         value = element.get("content") if element.tag == "meta" else bounded_text(element)
-        match = _BY.match(value or "")
-        names = tuple(name for name in _split_names(match.group(1) if match else value or "") if is_name(name))
+        match = BYLINE_START.match(value or "")
+        names = tuple(name for name in split_names(match.group(1) if match else value or "") if is_name(name))
         if names:
             return names[:5]
     return ()
@@ -64,4 +64,4 @@ def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
         return ()
     parent = links[0].getparent()
     texts = (trimmed(bounded_text(link) or "") for link in links if link.getparent() is parent)
-    return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
+    return tuple(dict.fromkeys(name for name in texts if " " in name and looks_like_name(name)))[:5]

@@ -36,7 +36,7 @@ _HEADINGS = frozenset(("h1", "h2"))
 _INLINE = frozenset(
     "a abbr b bdi bdo cite code data em font i img kbd mark q s samp small span strong sub sup time u".split()
 )
-_BY = re.compile(
+BYLINE_START = re.compile(
     r"^\s*+(?:by|von|par|por|door|di|av|af|przez|автор|written by|posted by"
     r"|(?:veröffentlicht|erstellt|geschrieben|verfasst)\s++von|publié\s++par|(?:publicado|escrito)\s++por"
     r"|text(?:e)?\s*+:|autor(?:in)?\s*+:|author\s*+:)\s++(.+)",
@@ -52,7 +52,7 @@ _SEPARATORS = re.compile(r"(?:[|·•–—/]|\bupdated\b|\d)(?s:.*)", re.I)
 #: What joins two names: a comma, "&", "and" in a few languages.
 _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
 #: A user name: one word in lower case, or with an underscore ("kovarex", "J_Doe"; a digit ends the names).
-_HANDLE = re.compile(r"^(?:[a-z][a-z0-9._-]++|\S*_\S*)$")
+_HANDLE = re.compile(r"^(?:[a-z][a-z0-9._-]++|[^\s_]*+_\S*+)$")
 
 
 #: ``<a>`` elements looked at in a list item (a teaser's), and marked authors (:mod:`.marked`).
@@ -111,7 +111,7 @@ def read_byline(
             if (line, element) in read:
                 continue
             read.add((line, element))
-            if want_authors and not authors and (not window.credits or _BY.match(line)):
+            if want_authors and not authors and (not window.credits or BYLINE_START.match(line)):
                 authors = _authors_of(line, element, marked)
                 if authors and element is not None and not of_this_text(element, text):
                     authors = ()
@@ -235,7 +235,7 @@ def in_comments(element: Any) -> bool:
     return False
 
 
-def _split_names(names: str) -> list[str]:
+def split_names(names: str) -> list[str]:
     return [trimmed(part.strip(" .:")) for part in _JOINERS.split(cut_before_date(_SEPARATORS.sub("", names[:500])))]
 
 
@@ -304,7 +304,7 @@ def _marked(
 
 
 def _authors_of(line: str, element: Any, seen: dict[Any, bool] | None = None) -> tuple[str, ...]:
-    match = _BY.match(line)
+    match = BYLINE_START.match(line)
     if match is not None:
         names = match.group(1)
     elif (
@@ -316,8 +316,8 @@ def _authors_of(line: str, element: Any, seen: dict[Any, bool] | None = None) ->
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()
-    parts = _split_names(names)
-    found = tuple(name for name in parts if _looks_like_name(name))
+    parts = split_names(names)
+    found = tuple(name for name in parts if looks_like_name(name))
     if not any(" " in name for name in found):
         if match is None:
             return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
@@ -326,9 +326,9 @@ def _authors_of(line: str, element: Any, seen: dict[Any, bool] | None = None) ->
     return found[:5]
 
 
-def _looks_like_name(text: str) -> bool:
+def looks_like_name(text: str) -> bool:
     words = text.split()
-    if _BY.match(text + " x") and len(words) <= 2:  # "By", "Written by": the byline's word, not a name
+    if BYLINE_START.match(text + " x") and len(words) <= 2:  # "By", "Written by": the byline's word, not a name
         return False
     if not 1 <= len(words) <= 5 or len(text) > 60 or any(char in text for char in '@:;!?()[]{}<>"='):
         return False
