@@ -17,7 +17,7 @@ import functools
 import json
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -49,9 +49,9 @@ _TRAILING_COMMA = re.compile(r",\s*+(?=[}\]])")
 #: marker alone or after ``//``.  Only the script's two ends are looked at.
 _WRAPPER_START = re.compile(r"\A\s*+(?://\s*+)?(?:<!\[CDATA\[|<!--)")
 _WRAPPER_END = re.compile(r"(?://\s*+)?(?:\]\]>|-->)\s*+\Z")
-_JSON_LD_SCRIPTS = etree.XPath('/descendant::script[@type="application/ld+json"]')
-_ITEMSCOPES = etree.XPath("count(descendant-or-self::*[@itemscope])")
-_ITEMPROPS = etree.XPath("count(descendant-or-self::*[@itemprop])")
+#: (the attributes counted: a test of each element's attributes in a predicate costs more)
+_ITEMSCOPES = etree.XPath("count(descendant-or-self::*/@itemscope)")
+_ITEMPROPS = etree.XPath("count(descendant-or-self::*/@itemprop)")
 
 #: schema.org types of a page's main object: text first (an article's embedded video, recipe or product is not the
 #: page), then the other things a page is about.
@@ -173,11 +173,11 @@ def walk_objects(roots: list[Any], source: str, notes: list[str]) -> Objects:
     return found
 
 
-def read_json_ld(root: Any) -> Objects:
-    """The JSON-LD objects of ``root``'s ``<script type="application/ld+json">`` elements."""
+def read_json_ld(scripts: Sequence[Any]) -> Objects:
+    """The JSON-LD objects of a page's ``<script type="application/ld+json">`` elements (``scripts``)."""
     items: list[Any] = []
     notes: list[str] = []
-    for count, script in enumerate(_JSON_LD_SCRIPTS(root)):
+    for count, script in enumerate(scripts):
         if count >= MAX_JSON_LD_SCRIPTS:
             notes.append(f"json-ld: more than {MAX_JSON_LD_SCRIPTS} scripts; the rest not read")
             break

@@ -43,7 +43,7 @@ def _stopword_share(words: list[str], language: str) -> float | None:
     stopwords = stopwords_for(language)
     if not stopwords or not words:
         return None
-    return sum(word in stopwords for word in words) / len(words)
+    return sum(map(stopwords.__contains__, words)) / len(words)
 
 
 def page_language(declared: str | None, main_text: str) -> tuple[str | None, str | None]:

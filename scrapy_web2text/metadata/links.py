@@ -10,16 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree
-
 from .model import MAX_TEXT_CHARS, clean_list, http_url
+from .walk import PageElements
 
 MAX_LINKS = 200
-#: Links with a ``rel`` (a plain attribute test: XPath string functions on each link of a page cost more than the
-#: rest of the reading), and links to creativecommons.org on a page whose text names it.
-#: (``/descendant::`` walks the tree once; ``//`` first collects every node of the page, then their children.)
-_REL_LINKS = etree.XPath("/descendant::a[@rel][@href]")
-_CC_LINKS = etree.XPath("/descendant::a[contains(@href, 'creativecommons.org/')]")
 _CREATIVE_COMMONS = ("creativecommons.org/licenses/", "creativecommons.org/publicdomain/")
 
 
@@ -31,17 +25,14 @@ class BodyLinks:
     authors: tuple[Any, ...] = ()  # the first <a rel="author"> elements (read by .visible.rel_authors)
 
 
-def read_links(root: Any, base: str | None, source: str | None = None) -> BodyLinks:
+def read_links(found: PageElements, base: str | None) -> BodyLinks:
     """The licence (a ``rel="license"`` link first, else a Creative Commons link), categories, tags and the
-    ``rel="author"`` links (the Creative Commons links looked for only where the page's ``source`` text names the
-    site)."""
+    ``rel="author"`` links, from the page's links with a ``rel`` and its Creative Commons links (``found``)."""
     declared, creative_commons = None, None
     categories: list[str] = []
     tags: list[str] = []
     authors: list[Any] = []
-    links = _REL_LINKS(root)[:MAX_LINKS]
-    if source is None or "creativecommons.org/" in source:
-        links += _CC_LINKS(root)[:MAX_LINKS]
+    links = found.rel_links[:MAX_LINKS] + found.creative_commons_links[:MAX_LINKS]
     for link in links:
         href = link.get("href") or ""
         relations = (link.get("rel") or "")[:200].lower().split()

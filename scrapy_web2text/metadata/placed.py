@@ -51,44 +51,45 @@ class PlacedDates:
 
 
 def placed_dates(
-    root: Any,
+    candidates: Sequence[Any],
     texts: Sequence[str],
     elements: Sequence[tuple[Any, bool]],
     windows: Sequence[Window],
     month_first: bool = False,
 ) -> PlacedDates:
-    """The first date of the candidates in the byline ``windows`` (:func:`~.visible.byline_windows`: window by
+    """The first date of the ``candidates`` (the page's ``<time>`` and ``<abbr>`` elements, in page order) in the
+    byline ``windows`` (:func:`~.visible.byline_windows`: window by
     window, the nearest to its anchor first, a tie to the one below it), and of the others (those after the text
     first, then the page's other ``<time>`` and ``<abbr>`` elements in page order)."""
     holders = _holders(texts, elements, windows)
-    near: dict[int, tuple[tuple[int, int, bool, int], Any]] = {}
+    near: dict[Any, tuple[int, int, bool, int]] = {}  # keyed by the element (its proxy stays the node's)
 
     def consider(element: Any, index: int, order: int) -> None:
         rank = next(rank for rank, window in enumerate(windows) if index in window.blocks)
         anchor = windows[rank].anchor
         key = (rank, abs(index - anchor), index < anchor, order)
-        if id(element) not in near or key < near[id(element)][0]:
-            near[id(element)] = (key, element)
+        if element not in near or key < near[element]:
+            near[element] = key
 
-    tagged = list(islice(root.iter(*_DATE_TAGS), MAX_CANDIDATES))
-    for order, element in enumerate(tagged):
+    tagged = list(candidates[:MAX_CANDIDATES])
+    for order, element in enumerate(tagged if holders else ()):  # no line in the windows: none is near
         index = _position(element, holders)
         if index is not None:
             consider(element, index, order)
     # an element marked by class or id after the text (within the windows above, the byline reads its text)
     for window in (window for window in windows if window.credits):
         for index in window.blocks:
-            if id(holder := _holder(elements, index)) in holders:
+            if (holder := _holder(elements, index)) in holders:
                 for element in _marked_around(holder):
                     consider(element, index, len(tagged))
-    ranked = sorted(near.values(), key=lambda item: item[0])
-    in_windows = (element for key, element in ranked if not windows[key[0]].credits)
+    ranked = sorted(near.items(), key=lambda item: item[1])
+    in_windows = (element for element, key in ranked if not windows[key[0]].credits)
     near_date = next(filter(None, (dated(element, month_first) for element in in_windows)), None)
     if near_date is not None:
         return PlacedDates(near=near_date)
     # after the text, a date may be a teaser's as well as the article's: it comes after the URL's too
-    after = [element for key, element in ranked if windows[key[0]].credits]
-    others = (element for element in tagged if id(element) not in near)
+    after = [element for element, key in ranked if windows[key[0]].credits]
+    others = (element for element in tagged if element not in near)
     far = (dated(element, month_first) for element in chain(after, others))
     return PlacedDates(far=next(filter(None, far), None))
 
@@ -149,25 +150,25 @@ def _holder(elements: Sequence[tuple[Any, bool]], index: int) -> Any:
 
 def _holders(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], windows: Sequence[Window]) -> dict:
     """Block index by the element holding its text, for the windows' blocks no longer than a line (a longer one is
-    a paragraph: a date inside it is one the text mentions).  The element is kept with it: an lxml proxy's id is
-    reused once the proxy is freed."""
-    holders: dict[int, tuple[int, Any]] = {}
+    a paragraph: a date inside it is one the text mentions).  Keyed by the element: lxml gives the same proxy for a
+    node while one is held (an id would be reused once the proxy is freed)."""
+    holders: dict[Any, int] = {}
     for window in windows:
         for index in window.blocks:
             holder = _holder(elements, index) if index < len(texts) and len(texts[index]) <= MAX_LINE else None
             if holder is not None:
-                holders.setdefault(id(holder), (index, holder))
+                holders.setdefault(holder, index)
     return holders
 
 
-def _position(element: Any, holders: dict[int, tuple[int, Any]]) -> int | None:
+def _position(element: Any, holders: dict[Any, int]) -> int | None:
     """The window block of ``element``: its own text's, one inside it, or its line's (a ``<time>`` without text)."""
     for inner in islice(element.iter(), DESCENDANTS):
-        if id(inner) in holders:
-            return holders[id(inner)][0]
+        if inner in holders:
+            return holders[inner]
     for ancestor in islice(element.iterancestors(), ANCESTORS + 1):
-        if id(ancestor) in holders:
-            return holders[id(ancestor)][0]
+        if ancestor in holders:
+            return holders[ancestor]
     return None
 
 

@@ -17,6 +17,7 @@ from .embedded import EXTRA_NOTE, ORGANISATION_TYPES, Objects, read_json_ld, rea
 from .head import HeadValues, head_of, read_head
 from .language import normalise, page_language
 from .links import read_links
+from .marked import item_authors, itemprop_authors, rel_authors
 from .model import (
     BYLINE,
     DATE_LINE,
@@ -39,8 +40,9 @@ from .model import (
     http_url,
 )
 from .names import is_name, name_key, organisation_keys, trimmed
-from .placed import PlacedDates, page_date, placed_dates
-from .visible import byline_windows, headline_block, item_authors, itemprop_authors, read_byline, rel_authors
+from .placed import page_date, placed_dates
+from .visible import byline_windows, headline_block, read_byline
+from .walk import CREATIVE_COMMONS_HOST, page_elements, source_names
 from .written import meta_date, script_date, url_date
 
 #: schema.org properties read for each field, in order.
@@ -105,7 +107,9 @@ def read_metadata(
     head = read_head(root)
     if head.overflow:
         notes.append("meta: too many <meta>/<link> elements; the rest not read")
-    structured = _structured_data(root, base, source)
+    found = page_elements(root, source is None or CREATIVE_COMMONS_HOST in source)
+    names = source_names(source)
+    structured = _structured_data(root, base, names.items, found.json_ld)
     chosen.organisations = _organisations(structured, head, base)
     title = _page_title(root, head, headline)
     for objects in structured:
@@ -115,7 +119,7 @@ def read_metadata(
         chosen.offer("title", clean_text(headline), HEADLINE)
     _from_head(chosen, head, base)
     _first_publication(chosen, head, base)
-    links = read_links(root, base, source)
+    links = read_links(found, base)
     for name in ("license", "categories", "tags"):
         chosen.offer(name, getattr(links, name), LINK)
     if callable(headline) and chosen.missing("title"):  # found now only where the head declares no title
@@ -123,30 +127,33 @@ def read_metadata(
     _dates_from_meta(chosen, root)
     windows = byline_windows(keep, headline_block(texts, keep, title))
     us = _month_first(head, content_language)
-    placed = placed_dates(root, texts, elements, windows, us) if chosen.missing("date_published") else PlacedDates()
-    chosen.offer("date_published", *(placed.near or (None, None)))
+    times = found.times
+    placed = placed_dates(found.dated, texts, elements, windows, us) if chosen.missing("date_published") else None
+    chosen.offer("date_published", *((placed and placed.near) or (None, None)))
+    dated_byline = None  # a byline read for its date gives the same date again: kept for _local_day
     if chosen.missing("authors") or chosen.missing("date_published"):
         want = chosen.missing("authors"), chosen.missing("date_published")
-        byline = read_byline(texts, keep, elements, *want, windows=windows, month_first=us)
+        byline = read_byline(texts, keep, elements, *want, windows=windows, month_first=us, times=times)
+        dated_byline = byline if want[1] else None
         chosen.offer("authors", byline.authors, BYLINE)
         chosen.offer("date_published", byline.date, BYLINE)
     if chosen.missing("authors"):
-        chosen.offer("authors", itemprop_authors(root, source), MICRODATA)
+        chosen.offer("authors", itemprop_authors(root, names.author_property), MICRODATA)
     if chosen.missing("authors") and any(EXTRA_NOTE in note for note in notes):  # items not read: no extruct
-        chosen.offer("authors", item_authors(root, source), MICRODATA)
+        chosen.offer("authors", item_authors(root, names.author_property), MICRODATA)
     if chosen.missing("authors"):
         chosen.offer("authors", rel_authors(links.authors), BYLINE)
     if chosen.missing("date_published"):  # the page's URL, else its canonical URL (og:url, rel=canonical)
         chosen.offer("date_published", url_date(url) or url_date(chosen.values.get("canonical_url")), URL)
-    chosen.offer("date_published", *(placed.far or (None, None)))  # a teaser's or a widget's date
+    chosen.offer("date_published", *((placed and placed.far) or (None, None)))  # a teaser's or a widget's date
     if chosen.missing("date_published"):  # a framework's page state, in a script
-        chosen.offer("date_published", script_date(root), SCRIPT)
+        chosen.offer("date_published", script_date(found.scripts), SCRIPT)
     if chosen.missing("date_published"):  # a date line above the text or in it: the last resort
         chosen.offer("date_published", page_date(texts, keep, elements, us), DATE_LINE)
     days = (  # each read only where the one before does not decide
         lambda: url_date(url) or url_date(chosen.values.get("canonical_url")),
-        lambda: (placed_dates(root, texts, elements, windows, us).near or ("",))[0],
-        lambda: read_byline(texts, keep, elements, False, True, windows=windows, month_first=us).date,
+        lambda: ((placed or placed_dates(found.dated, texts, elements, windows, us)).near or ("",))[0],
+        lambda: (dated_byline or read_byline(texts, keep, elements, False, True, windows, us, times)).date,
     )
     _local_day(chosen, head, days)
     _language(chosen, head, main_text, content_language)
@@ -158,15 +165,12 @@ def read_metadata(
 # --- structured data ------------------------------------------------------------------------------------------
 
 
-def _structured_data(root: Any, base: str | None, source: str | None) -> list[Objects]:
-    """The JSON-LD and microdata objects; a syntax the source text never names is not searched for (a substring
-    test of the text costs less than a walk over the tree).  extruct's JSON-LD reader matches the type exactly, in
-    lower case; ``itemscope`` is matched as pages write it (``itemscope``, or ``itemScope`` from templates written
-    for React)."""
-    found = []
-    if source is None or "application/ld+json" in source:
-        found.append(read_json_ld(root))
-    if source is None or "itemscope" in source or "itemScope" in source:
+def _structured_data(root: Any, base: str | None, items: bool, json_ld: Sequence[Any]) -> list[Objects]:
+    """The objects of the page's JSON-LD scripts (``json_ld``), and its microdata objects where its source text names
+    ``itemscope`` (``items``: :func:`~.walk.source_names`; a test of the text costs less than a walk over the
+    tree)."""
+    found = [read_json_ld(json_ld)] if json_ld else []
+    if items:
         found.append(read_microdata(root, base))
     return found
 

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any
 
-from lxml import etree
-
 from .dates import iso_date
 from .names import DATE_WORDS, PARTICLES, cut_before_date, is_name, trimmed
 from .written import text_date
@@ -38,7 +36,7 @@ _HEADINGS = frozenset(("h1", "h2"))
 _INLINE = frozenset(
     "a abbr b bdi bdo cite code data em font i img kbd mark q s samp small span strong sub sup time u".split()
 )
-_BY = re.compile(
+BYLINE_START = re.compile(
     r"^\s*+(?:by|von|par|por|door|di|av|af|przez|автор|written by|posted by"
     r"|(?:veröffentlicht|erstellt|geschrieben|verfasst)\s++von|publié\s++par|(?:publicado|escrito)\s++por"
     r"|text(?:e)?\s*+:|autor(?:in)?\s*+:|author\s*+:)\s++(.+)",
@@ -53,19 +51,12 @@ _DATE_MARKS = re.compile(r"date|time|publish|posted|datum|fecha", re.I)
 _SEPARATORS = re.compile(r"(?:[|·•–—/]|\bupdated\b|\d)(?s:.*)", re.I)
 #: What joins two names: a comma, "&", "and" in a few languages.
 _JOINERS = re.compile(r"(?<!\s)\s*+(?:,|&|\b(?:and|und|et|y|e|en)\b)\s*+", re.I)
+#: A user name: one word in lower case, or with an underscore ("kovarex", "J_Doe"; a digit ends the names).
+_HANDLE = re.compile(r"^(?:[a-z][a-z0-9._-]++|[^\s_]*+_\S*+)$")
 
 
-#: Authors marked outside the byline's windows: a ``<meta itemprop="author">`` outside any item (microdata reads
-#: those inside), an ``<a rel="author">``.  At most :data:`MAX_MARKED` of each are looked at.
-_ITEMPROP_AUTHORS = etree.XPath('/descendant::*[@itemprop="author"][not(ancestor-or-self::*[@itemscope])]')
+#: ``<a>`` elements looked at in a list item (a teaser's), and marked authors (:mod:`.marked`).
 MAX_MARKED = 10
-#: The authors of an article's microdata item, for a reading without extruct (which reads the items whole).
-_ITEM_AUTHORS = etree.XPath(
-    '/descendant::*[@itemscope][contains(@itemtype, "Article") or contains(@itemtype, "Posting")]'
-    '/descendant::*[@itemprop="author"]'
-)
-_ITEM_NAME = etree.XPath('.//*[@itemprop="name"]')
-_ITEMPROP_SPELLINGS = ('itemprop="author"', "itemprop='author'")
 #: Ancestors of an ``<a rel="author">`` looked at for a comment section's class or id.
 COMMENT_ANCESTORS = 12
 #: Ancestors of a byline looked at for the site's chrome (:func:`in_chrome`): a sidebar's byline sits a few levels
@@ -98,27 +89,34 @@ def read_byline(
     want_date: bool = True,
     windows: Sequence[Window] | None = None,
     month_first: bool = False,
+    times: bool = True,
 ) -> Byline:
     """The authors and date stated in the lines around the first content block, then below the headline (block
     ``headline``), then the credits after the last content block (a line that starts with a byline word only):
     ``windows`` (:func:`byline_windows`, by default without a headline); empty when none.  Only what is wanted is
-    looked for."""
+    looked for; ``times``: whether the page has a ``<time>`` element (a line's is looked for only then)."""
     authors: tuple[str, ...] = ()
     date = None
     if windows is None:
         windows = byline_windows(keep)
     text = _text_element(keep, elements) if want_authors else None
-    marked: dict[int, tuple[Any, bool]] = {}  # elements whose own class, id, rel or itemprop says author
+    marked: dict[Any, bool] = {}  # whether an element's own class, id, rel or itemprop says author
+    # a line read before (in an overlapping window, or a block whose text is its whole line) says nothing new
+    read: set[tuple[str, Any]] = set()
+    holders: set[Any] = set()  # the lines' elements read so far (a proxy held is the one lxml gives for its node)
     for window in windows if want_authors or want_date else ():
         if window.credits and not want_authors:  # after the text, only credits are read
             continue
-        for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop):
-            if want_authors and not authors and (not window.credits or _BY.match(line)):
+        for line, element in _lines(texts, elements, window.blocks.start, window.blocks.stop, holders):
+            if (line, element) in read:
+                continue
+            read.add((line, element))
+            if want_authors and not authors and (not window.credits or BYLINE_START.match(line)):
                 authors = _authors_of(line, element, marked)
                 if authors and element is not None and not of_this_text(element, text):
                     authors = ()
             if want_date and date is None and not window.credits:  # after the text: a teaser's (see .placed)
-                date = _date_of(line, element, month_first)
+                date = _date_of(line, element, month_first, times)
             if (authors or not want_authors) and (date or not want_date):
                 return Byline(authors, date)
     return Byline(authors, date)
@@ -176,50 +174,6 @@ def headline_block(texts: Sequence[str], keep: Sequence[bool], title: str | None
 
 def _fold(text: str | None) -> str:
     return " ".join(text[: 2 * MAX_LINE_CHARS].split()).casefold() if text else ""
-
-
-def itemprop_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
-    """The names of the first ``itemprop="author"`` outside an item: a ``<meta>``'s content, else its text (not
-    looked for where the page's ``source`` text never names it)."""
-    if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
-        return ()
-    return _names_of([element for element in _ITEMPROP_AUTHORS(root)[:MAX_MARKED] if not in_chrome(element)])
-
-
-def item_authors(root: Any, source: str | None = None) -> tuple[str, ...]:
-    """The names of the first ``itemprop="author"`` of an article's microdata item outside a comment section (a
-    ``Person`` item's ``name``), read where extruct, which reads microdata whole, is not installed."""
-    if source is not None and not any(spelling in source for spelling in _ITEMPROP_SPELLINGS):
-        return ()
-    authors = []
-    for element in _ITEM_AUTHORS(root)[:MAX_MARKED]:
-        if element.get("itemscope") is not None:
-            element = next(iter(_ITEM_NAME(element)), None)
-        if element is not None and of_this_text(element):
-            authors.append(element)
-    return _names_of(authors)
-
-
-def _names_of(elements: Sequence[Any]) -> tuple[str, ...]:
-    """The names of the first of ``elements`` that holds any: a ``<meta>``'s content, else its text."""
-    for element in elements:
-        value = element.get("content") if element.tag == "meta" else bounded_text(element)
-        match = _BY.match(value or "")
-        names = tuple(name for name in _split_names(match.group(1) if match else value or "") if is_name(name))
-        if names:
-            return names[:5]
-    return ()
-
-
-def rel_authors(links: Sequence[Any]) -> tuple[str, ...]:
-    """The full names of the first of the ``<a rel="author">`` ``links`` outside a comment section and the site's
-    chrome (a sidebar's profile widget names the blog's owner), and of its siblings'."""
-    links = [link for link in links[:MAX_MARKED] if of_this_text(link)]
-    if not links:
-        return ()
-    parent = links[0].getparent()
-    texts = (trimmed(bounded_text(link) or "") for link in links if link.getparent() is parent)
-    return tuple(dict.fromkeys(name for name in texts if " " in name and _looks_like_name(name)))[:5]
 
 
 def of_this_text(element: Any, text: Any = None) -> bool:
@@ -281,15 +235,14 @@ def in_comments(element: Any) -> bool:
     return False
 
 
-def _split_names(names: str) -> list[str]:
+def split_names(names: str) -> list[str]:
     return [trimmed(part.strip(" .:")) for part in _JOINERS.split(cut_before_date(_SEPARATORS.sub("", names[:500])))]
 
 
-def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int):
+def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: int, end: int, seen: set[Any]):
     """(text, element or None) for the blocks in ``start:end``: the text of a block's nearest block-level element
-    (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element, then the block's own text
-    with the element holding it."""
-    seen: dict[int, Any] = {}  # with the element: an lxml proxy's id is reused once the proxy is freed
+    (``By`` + ``<a>Aisha Rahman</a>`` + ``<time>``: one line), once per such element not in ``seen`` (which it is
+    added to), then the block's own text with the element holding it."""
     for index in range(start, min(end, len(texts))):
         if len(texts[index]) > MAX_LINE_CHARS:  # a paragraph: its line is longer still
             continue
@@ -297,8 +250,8 @@ def _lines(texts: Sequence[str], elements: Sequence[tuple[Any, bool]], start: in
         if element is not None and in_tail:  # the text follows the element: it sits in the element's parent
             element = element.getparent()
         line_holder = line_element(element) if element is not None else None
-        if line_holder is not None and id(line_holder) not in seen:
-            seen[id(line_holder)] = line_holder
+        if line_holder is not None and line_holder not in seen:
+            seen.add(line_holder)
             line = bounded_text(line_holder)
             if line is not None:
                 yield line, line_holder
@@ -321,39 +274,37 @@ def bounded_text(element: Any, limit: int = MAX_LINE_CHARS) -> str | None:
     """``element``'s text with its white space collapsed, ``None`` past ``limit`` characters (read no further)."""
     parts, size = [], 0
     for text in element.itertext():
-        parts.append(text)
         size += len(text)
         if size > limit:
             return None
+        parts.append(text)
     return " ".join(" ".join(parts).split())
 
 
 def _marked(
-    element: Any, pattern: re.Pattern[str], ancestors: int = ANCESTORS, seen: dict[int, tuple[Any, bool]] | None = None
+    element: Any, pattern: re.Pattern[str], ancestors: int = ANCESTORS, seen: dict[Any, bool] | None = None
 ) -> bool:
     """``element`` or one of its first ``ancestors`` has a class, id, rel or itemprop matching ``pattern``.  ``seen``
-    keeps each element's own answer for ``pattern`` (with the element: an lxml proxy's id is reused once the proxy is
-    freed): the lines of a byline's window share their ancestors."""
+    keeps each element's own answer for ``pattern`` (keyed by the element, which keeps its proxy alive: lxml gives
+    the same proxy for a node while one is held): the lines of a byline's window share their ancestors."""
     for _ in range(ancestors + 1):
         if element is None:
             return False
-        known = seen.get(id(element)) if seen is not None else None
-        if known is not None and known[0] is element:
-            own = known[1]
-        else:
+        own = seen.get(element) if seen is not None else None
+        if own is None:
             get = element.get
             names = f"{get('class') or ''} {get('id') or ''} {get('rel') or ''} {get('itemprop') or ''}"
             own = len(names) > 3 and pattern.search(names[:300]) is not None
             if seen is not None:
-                seen[id(element)] = (element, own)
+                seen[element] = own
         if own:
             return True
         element = element.getparent()
     return False
 
 
-def _authors_of(line: str, element: Any, seen: dict[int, tuple[Any, bool]] | None = None) -> tuple[str, ...]:
-    match = _BY.match(line)
+def _authors_of(line: str, element: Any, seen: dict[Any, bool] | None = None) -> tuple[str, ...]:
+    match = BYLINE_START.match(line)
     if match is not None:
         names = match.group(1)
     elif (
@@ -365,15 +316,19 @@ def _authors_of(line: str, element: Any, seen: dict[int, tuple[Any, bool]] | Non
         names = line  # (the class is looked at only for a line that could hold a full name)
     else:
         return ()
-    found = tuple(name for name in _split_names(names) if _looks_like_name(name))
-    if match is None and not any(" " in name for name in found):
-        return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
+    parts = split_names(names)
+    found = tuple(name for name in parts if looks_like_name(name))
+    if not any(" " in name for name in found):
+        if match is None:
+            return ()  # a marked element's single word ("Guides", a user name) is too weak without a "By"
+        if len(parts) > 1 and any(_HANDLE.match(part) for part in parts):
+            return ()  # "Posted by kovarex, TOGos, Ernestas, Albert": one user name among single words: accounts
     return found[:5]
 
 
-def _looks_like_name(text: str) -> bool:
+def looks_like_name(text: str) -> bool:
     words = text.split()
-    if _BY.match(text + " x") and len(words) <= 2:  # "By", "Written by": the byline's word, not a name
+    if BYLINE_START.match(text + " x") and len(words) <= 2:  # "By", "Written by": the byline's word, not a name
         return False
     if not 1 <= len(words) <= 5 or len(text) > 60 or any(char in text for char in '@:;!?()[]{}<>"='):
         return False
@@ -384,8 +339,10 @@ def _looks_like_name(text: str) -> bool:
     )
 
 
-def _date_of(line: str, element: Any, month_first: bool = False) -> str | None:
-    if element is not None:
+def _date_of(line: str, element: Any, month_first: bool = False, times: bool = True) -> str | None:
+    """The date of a line: a ``<time>`` element's in it (looked for only where the page has one: ``times``), else
+    its text's (a long line's where its element is marked as a date's)."""
+    if element is not None and times:
         for time in islice(element.iter("time"), 10):
             stated = iso_date((time.get("datetime") or "")[:40])
             if stated:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterator
-from itertools import islice
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .dates import EARLIEST, ISO_IN_TEXT, impossible_date, iso_date, latest_date
@@ -115,13 +114,13 @@ def url_date(url: Any) -> str | None:
     return _plausible(_day(match[1], match[2], match[3])) if match else None
 
 
-def script_date(root: Any) -> str | None:
+def script_date(scripts: Sequence[Any]) -> str | None:
     """The first publication date a script's JSON names under a key that ends in "published"
     (``"datePublished": "2025-11-19T13:27:46Z"``, a framework's page state: ``"publishedAt"``): the page's
-    ``<script>`` elements are read, up to :data:`MAX_SCRIPT_SCAN` characters in all, at most
+    ``scripts`` are read, up to :data:`MAX_SCRIPT_SCAN` characters in all, at most
     :data:`MAX_SCRIPT_DATES` values."""
     size = tries = 0
-    for script in islice(root.iter("script"), MAX_SCRIPTS):
+    for script in scripts[:MAX_SCRIPTS]:
         text = script.text
         if not text or size >= MAX_SCRIPT_SCAN:
             continue

@@ -15,6 +15,7 @@ from scrapy_web2text.metadata.dates import iso_date
 from scrapy_web2text.metadata.embedded import MAX_JSON_LD_CHARS
 from scrapy_web2text.metadata.language import normalise
 from scrapy_web2text.metadata.model import MAX_LIST_ITEMS, MAX_TEXT_CHARS
+from scrapy_web2text.metadata.walk import MAX_KEPT, page_elements
 
 ENGLISH = "The council announced a plan to restore the old market, and the residents of the town were asked about it. "
 GERMAN = (
@@ -290,6 +291,18 @@ def test_many_microdata_items_are_not_read():
     )
     metadata = metadata_of(page(byline=items))
     assert any(note.startswith("microdata:") for note in metadata.notes)
+
+
+def test_the_walk_keeps_a_bounded_number_of_each_kind_and_knows_a_later_time_element():
+    # widgets' <abbr> and scripts by the thousand before the article's <time> and JSON-LD: the first of each kind
+    # are held (more than any reader looks at), and the page still has a <time> and a JSON-LD script
+    abbrs = "<abbr title='HyperText'>HTML</abbr>" * (MAX_KEPT + 5)
+    scripts = "<script>var x = 1;</script>" * (MAX_KEPT + 5)
+    ending = "<time datetime='2024-06-11'>June 11</time>" + json_ld({"@type": "Article", "author": "Ann Lee"})
+    found = page_elements(extract(page(byline=abbrs + scripts + ending)).root)
+    assert (len(found.dated), len(found.scripts), len(found.json_ld)) == (MAX_KEPT, MAX_KEPT, 1)
+    assert found.times
+    assert not page_elements(extract(page(byline=abbrs)).root).times
 
 
 def test_a_long_value_is_cut_to_the_limit():

@@ -103,3 +103,14 @@ def test_a_teasers_byline_names_another_storys_author():
     post = post.replace("<h1>", "<ul><li><h1><a href='/notes/1'>A Faster Way to Message on Mobile Phones</a>")
     post = post.replace("</article>", "</li></ul></article>")
     assert metadata_of(post).authors == ("Lucy Zhang",)
+
+
+def test_user_names_in_a_posted_by_list_are_accounts_not_people():
+    # a blog's "Posted by" list of its team's accounts: one user name in lower case among single words
+    posted = "<div>Posted by kovarex, TOGos, Ernestas, Albert on 2019-02-15, <a href='/blog/'>all posts</a></div>"
+    assert metadata_of(article(byline=posted)).authors == ()
+    assert metadata_of(article(byline="<p>Posted by J_Doe, Albert</p>")).authors == ()
+    # full names beside an account stay; single names with no account among them stay too
+    two = "<p>Posted by Ann Lee, bstone on 2019-02-15</p>"
+    assert metadata_of(article(byline=two)).authors == ("Ann Lee",)
+    assert metadata_of(article(byline="<p>Posted by Ernestas, Albert</p>")).authors == ("Ernestas", "Albert")

@@ -155,10 +155,12 @@ WHY_LINEAR = {
     "metadata.embedded._WRAPPER_START": r"used with match (one attempt at \A), blank runs possessive",
     "metadata.embedded._WRAPPER_END": "an attempt starts only at '/', ']' or '-'; the blank run after a marker is "
     "possessive and scanned by the attempt at that marker alone: linear",
-    "metadata.visible._BY": r"anchored at ^ (one attempt), blank runs possessive, (.+) takes the rest",
+    "metadata.visible.BYLINE_START": r"anchored at ^ (one attempt), blank runs possessive, (.+) takes the rest",
     "metadata.visible._MARKS": "an alternation of literals: bounded per position",
     "metadata.visible._DATE_MARKS": "an alternation of literals: bounded per position",
     "metadata.visible._DIGIT": "one character",
+    "metadata.visible._HANDLE": "anchored at ^ (one attempt); every run possessive, the second ends at the first '_'",
+    "metadata.walk._MICRODATA_NAMES": "an alternation of literals after a literal: bounded per position",
     "metadata.visible._SEPARATORS": "one bounded token, then (?s:.*) takes the rest: the first start that fits matches",
     "metadata.visible._JOINERS": "a blank run is entered only at its first blank (lookbehind) and taken whole",
     "show.sanitise._CSS_ESCAPE_OR_COMMENT": "an escape reads at most 9 characters; a comment is possessive and always "
