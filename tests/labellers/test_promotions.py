@@ -205,9 +205,10 @@ def test_short_fragments_and_links_inside_a_sentence_are_neither_labels_nor_butt
         '<p>Three-letter <code>ISO</code> code, in <b>lowercase</b>. Must be a <a href="/currencies">supported '
         "currency</a>.</p>"
     )
-    page = parse_page(_page(sentence + '<p><a href="/demo">Book a demo</a></p><div>New!</div>'))
+    buttons = '<p><a href="/demo">Book a demo</a> <a href="/sales">Contact sales</a></p>'
+    page = parse_page(_page(sentence + buttons + "<div>New!</div>"))
     fragments = ["Three-letter", "ISO", "code, in", "lowercase", ". Must be a", "supported currency", "."]
     assert [text for text in page.texts if text not in _PITCH][: len(fragments)] == fragments
     everything = np.ones(len(page), np.int64)
     kept = _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("service")))
-    assert kept == [*_PITCH, *fragments]  # the button and the badge on lines of their own go
+    assert kept == [*_PITCH, *fragments]  # the row of buttons and the badge on its own line go

@@ -35,9 +35,9 @@ def teaser_cards(page: Page, labels: np.ndarray) -> np.ndarray:
 
 
 def call_to_action_links(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept link blocks of at most :data:`MAX_CALL_TO_ACTION_WORDS` words on a line of their own: a landing page's
-    buttons (a link inside a sentence is part of it)."""
-    return _short((labels != 0) & page.in_link & own_lines(page), page.texts, MAX_CALL_TO_ACTION_WORDS)
+    """Kept link blocks of at most :data:`MAX_CALL_TO_ACTION_WORDS` words outside running text: a landing page's
+    buttons, alone or in a row (a link inside a sentence is part of it)."""
+    return _short((labels != 0) & page.in_link & ~in_running_text(page), page.texts, MAX_CALL_TO_ACTION_WORDS)
 
 
 #: A kept block of fewer words, outside headings and links, is a label: a badge ("New!"), a figure of a mock-up of
@@ -47,20 +47,24 @@ _HEADING_BIT = ANCESTOR_TAG_BITS["h1"]  # one bit for h1 to h6
 
 
 def short_labels(page: Page, labels: np.ndarray) -> np.ndarray:
-    """Kept blocks of at most :data:`MAX_LABEL_WORDS` words on a line of their own, not in a link nor in a heading.
-    A short block inside a line is a fragment of a sentence that inline markup split (a reference page's
-    ``<code>`` names: "Set of <code>key-value pairs</code>."), not a label."""
-    outside = (labels != 0) & ~page.in_link & ((page.ancestor_tags & _HEADING_BIT) == 0) & own_lines(page)
+    """Kept blocks of at most :data:`MAX_LABEL_WORDS` words outside running text, not in a link nor in a heading.
+    A short block inside a sentence is a fragment that inline markup split (a reference page's ``<code>`` names:
+    "Set of <code>key-value pairs</code>."), not a label."""
+    outside = (labels != 0) & ~page.in_link & ((page.ancestor_tags & _HEADING_BIT) == 0) & ~in_running_text(page)
     return _short(outside, page.texts, MAX_LABEL_WORDS)
 
 
-def own_lines(page: Page) -> np.ndarray:
-    """The blocks that stand on a line of their own: a break before them and before the next block (or none
-    after them), as the main text lays them out."""
-    breaks = np.asarray(page.break_before, bool)
-    if len(breaks) != len(page):  # a page made without the walk's column reads as a break everywhere
-        return np.ones(len(page), bool)
-    return breaks & np.append(breaks[1:], True)
+def in_running_text(page: Page) -> np.ndarray:
+    """The blocks of lines that hold several blocks, one of them at least outside a link, as the main text lays the
+    blocks out (a new line where a break precedes a block): the pieces of a sentence, not a row of buttons nor a
+    badge on its own line."""
+    n = len(page)
+    breaks, links = np.asarray(page.break_before, bool), np.asarray(page.in_link, bool)
+    if len(breaks) != n or len(links) != n:  # a page made without the walk's columns: every block on its own line
+        return np.zeros(n, bool)
+    line = np.cumsum(breaks | (np.arange(n) == 0)) - 1
+    blocks, text_blocks = np.bincount(line), np.bincount(line, weights=~links)
+    return (blocks[line] >= 2) & (text_blocks[line] >= 1)
 
 
 def _short(among: np.ndarray, texts: list[str], words: int) -> np.ndarray:
