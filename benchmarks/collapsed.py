@@ -47,16 +47,11 @@ LOW, HIGH = 0.4, 0.7
 
 
 def decode(page, model, unary, pair, guess, threshold: float, rules: bool = True) -> np.ndarray:
-    """``web2text_labels``' labels at the model's own threshold, here ``threshold``: decoded, decoded again where
-    empty, the rules (with the fills), the furniture-only check."""
-    labels = viterbi(unary, pair, model.lam, threshold)
-    if not labels.any():
-        again = web2text.decode_empty_page_again(unary, pair, model.lam, threshold)
-        labels = labels if again is None else again
-    if not rules:
-        return labels
-    labels = web2text.run_rules(page, labels, guess, np.exp(unary[:, 1]), skipped=model.skipped_rules).labels
-    return np.zeros_like(labels) if web2text.furniture_only(page, labels) else labels
+    """``web2text_labels``' labels at the model's own threshold, here ``threshold`` (:func:`.web2text.decode_at`)."""
+    probabilities = np.exp(unary[:, 1])
+    return web2text.decode_at(
+        page, unary, pair, model.lam, guess, probabilities, threshold, rules=rules, skipped=model.skipped_rules
+    )[0]
 
 
 def scores(page, labels, gold: str) -> list[float]:

@@ -106,18 +106,18 @@ def web2text_labels(
     else:
         lam = model.lam
     probabilities = np.exp(unary[:, 1])
-    decode = _Decoding(page, unary, pair, lam, guess, probabilities, own_threshold)
     skipped = model.skipped_rules.union(skip_rules, () if own_threshold else (rule.name for rule in FILLS))
-    labels, changed, again = decode(threshold, rules, skipped)
-    lower = sparse_units.LOWER_THRESHOLD
-    if own_threshold and rules and sparse_units.REASON not in skipped and lower < threshold:
-        if sparse_units.sparse_units(page, labels, guess):
-            first = labels
-            labels, changed, again = decode(lower, rules, skipped)
-            reasons = changed or [None] * len(page)
-            newly_kept = (labels != 0) & (first == 0)
-            changed = [sparse_units.REASON if new and rule is None else rule for new, rule in zip(newly_kept, reasons)]
-            changed = changed if any(changed) else None
+    chain = (page, unary, pair, lam, guess, probabilities)
+    labels, changed, again = decode_at(*chain, threshold, rules=rules, skipped=skipped, own_threshold=own_threshold)
+    if own_threshold and rules and sparse_units.decodes_again(page, labels, guess, threshold, skipped):
+        first = labels
+        labels, changed, again = decode_at(*chain, sparse_units.LOWER_THRESHOLD, rules=rules, skipped=skipped)
+        newly_kept = (labels != 0) & (first == 0)
+        changed = [
+            sparse_units.REASON if new and rule is None else rule
+            for new, rule in zip(newly_kept, changed or [None] * len(page))
+        ]
+        changed = changed if any(changed) else None
     decode_done = time.thread_time()
     timings = {
         "features": 1000 * (features_done - clock),
@@ -128,36 +128,38 @@ def web2text_labels(
     return Decoded(labels.astype(bool), probabilities, timings, again, page_type, changed, guess)
 
 
-class _Decoding:
-    """A page's labels at a threshold, as the chain makes them: decoded; decoded again where empty (at the model's
-    own threshold only); the rules (``rules=False``: none); a page whose kept blocks are only furniture emptied (at
-    the model's own threshold only).  Returns the labels, the rule that changed each block (``None`` where none
-    did) and whether the page was decoded again."""
-
-    def __init__(self, page, unary, pair, lam, guess, probabilities, own_threshold: bool):
-        self.page, self.unary, self.pair, self.lam = page, unary, pair, lam
-        self.guess, self.probabilities, self.own_threshold = guess, probabilities, own_threshold
-
-    def __call__(self, threshold: float, rules: bool, skipped: Collection[str]):
-        unary, pair, lam = self.unary, self.pair, self.lam
-        labels = viterbi(unary, pair, lam, threshold)
-        again = None
-        if self.own_threshold and not labels.any():
-            again = decode_empty_page_again(unary, pair, lam, threshold)
-        if again is not None:
-            labels = again
-        changed = None
-        if rules:
-            ruled = run_rules(self.page, labels, self.guess, self.probabilities, skipped=skipped)
-            labels = ruled.labels
-            changed = ruled.rule_names()
-            # A page with nothing to keep: empty, not its footer line.  Like the second decoding, at the model's own
-            # threshold only: a threshold given is applied as it is (and a higher one never keeps more).
-            if self.own_threshold and furniture_only(self.page, labels):
-                reasons = changed or [None] * len(self.page)
-                changed = [REASON if kept else rule for kept, rule in zip(labels.tolist(), reasons)]
-                labels = np.zeros_like(labels)
-        return labels, changed, again is not None
+def decode_at(
+    page: Page,
+    unary: np.ndarray,
+    pair: np.ndarray,
+    lam: float,
+    guess: PageTypeGuess,
+    probabilities: np.ndarray,
+    threshold: float,
+    *,
+    rules: bool = True,
+    skipped: Collection[str] = frozenset(),
+    own_threshold: bool = True,
+) -> tuple[np.ndarray, list[str | None] | None, bool]:
+    """A page's labels at ``threshold``, as the chain makes them: decoded; decoded again where empty (at the model's
+    own threshold only); the rules not ``skipped`` (``rules=False``: none); a page whose kept blocks are only
+    furniture emptied (at the model's own threshold only).  Returns the labels, the rule that changed each block
+    (``None`` where none did) and whether the page was decoded again."""
+    labels = viterbi(unary, pair, lam, threshold)
+    again = decode_empty_page_again(unary, pair, lam, threshold) if own_threshold and not labels.any() else None
+    if again is not None:
+        labels = again
+    changed = None
+    if rules:
+        ruled = run_rules(page, labels, guess, probabilities, skipped=skipped)
+        labels = ruled.labels
+        changed = ruled.rule_names()
+        # A page with nothing to keep: empty, not its footer line.  Like the second decoding, at the model's own
+        # threshold only: a threshold given is applied as it is (and a higher one never keeps more).
+        if own_threshold and furniture_only(page, labels):
+            changed = [REASON if kept else rule for kept, rule in zip(labels.tolist(), changed or [None] * len(page))]
+            labels = np.zeros_like(labels)
+    return labels, changed, again is not None
 
 
 def page_type_on_demand(page: Page, block_x: np.ndarray) -> PageTypeGuess:

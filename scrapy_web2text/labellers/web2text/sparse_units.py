@@ -17,9 +17,12 @@ units decoded lower".
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import numpy as np
 
 from ...page import Page
+from .counts import block_lengths
 from .rules import PageTypeGuess
 
 #: The rule name given to the blocks the second decoding keeps (``Block.rule``, the full block records); also the
@@ -40,7 +43,7 @@ def sparse_units(page: Page, labels: np.ndarray, page_type: PageTypeGuess) -> bo
     """Whether ``labels`` (the chain's, at the model's own threshold) keep under :data:`MAX_KEPT_SHARE` of the
     characters of a page typed as repeated units (the module docstring); the page is classified only where the
     labels keep that little."""
-    lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
+    lengths = block_lengths(page.texts)
     total = int(lengths.sum())
     if not total or int(lengths[labels != 0].sum()) >= MAX_KEPT_SHARE * total:
         return False
@@ -48,3 +51,11 @@ def sparse_units(page: Page, labels: np.ndarray, page_type: PageTypeGuess) -> bo
         return False
     units = page_type.share(UNIT_TYPES)
     return units >= MIN_UNIT_PROBABILITY and page_type.probabilities.get("article", 0.0) < MAX_ARTICLE_PROBABILITY
+
+
+def decodes_again(
+    page: Page, labels: np.ndarray, page_type: PageTypeGuess, threshold: float, skipped: Collection[str]
+) -> bool:
+    """Whether the chain's ``labels`` at the model's own ``threshold`` are decoded again at :data:`LOWER_THRESHOLD`:
+    the step is not ``skipped``, the threshold lies above the lower one, and :func:`sparse_units` holds."""
+    return REASON not in skipped and LOWER_THRESHOLD < threshold and sparse_units(page, labels, page_type)
