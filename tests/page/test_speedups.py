@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from scrapy_web2text.labellers.web2text import counts as counts_module
+from scrapy_web2text.labellers.web2text import edges as edges_module
 from scrapy_web2text.labellers.web2text import features as features_module
 from scrapy_web2text.labellers.web2text.features import edge_features
 from scrapy_web2text.page import attributes as attributes_module
@@ -48,7 +49,7 @@ COUNTS_COLUMNS = twin("scrapy_web2text.labellers.web2text.counts").COLUMNS
 FEATURES = twin("scrapy_web2text.labellers.web2text.features")
 compiled_node_statistics, compiled_block_rows = FEATURES.node_statistics, FEATURES.block_rows
 compiled_ancestors, compiled_extended_columns = FEATURES.ancestors, FEATURES.extended_columns
-compiled_log1p_counts = FEATURES.log1p_counts
+compiled_log1p_counts, compiled_edge_columns = FEATURES.log1p_counts, FEATURES.edge_columns
 best_path = twin("scrapy_web2text.labellers.web2text.viterbi").best_path
 
 #: The module (the package's ``viterbi`` attribute is the function of that name).
@@ -88,6 +89,7 @@ IN_USE = [
     (features_module, "compiled_ancestors", compiled_ancestors),
     (features_module, "compiled_extended_columns", compiled_extended_columns),
     (features_module, "compiled_log1p_counts", compiled_log1p_counts),
+    (edges_module, "compiled_edge_columns", compiled_edge_columns),
     (viterbi_module, "compiled_best_path", best_path),
 ]
 
@@ -503,6 +505,7 @@ def compiled_and_python(twins: list[tuple], compute) -> tuple:
 LOGARITHM_TWIN = (features_module, "compiled_log1p_counts", compiled_log1p_counts)
 #: The edge features read each block's spaces and first and last characters from the compiled counts' table.
 EDGE_TWINS = [(counts_module, "compiled_text_counts", compiled_text_counts), LOGARITHM_TWIN]
+EDGE_TWINS += [(edges_module, "compiled_edge_columns", compiled_edge_columns)]
 BLOCK_TWINS = [
     (features_module, f"compiled_{twin.__name__}", twin)
     for twin in (compiled_node_statistics, compiled_block_rows, compiled_ancestors, compiled_extended_columns)

@@ -12,7 +12,7 @@ float32 once, as numpy's assignment rounds it.  ``tests/page/test_speedups.py`` 
 
 from libc.stdint cimport int64_t
 
-from ...page.nodes cimport DEPTH, END_BLOCK, FIRST_BLOCK, N_CHILDREN
+from ...page.nodes cimport ATTRIBUTES_ID, DEPTH, END_BLOCK, FIRST_BLOCK, N_CHILDREN, TAGS_ID
 
 import numpy as np
 
@@ -167,3 +167,101 @@ def log1p_counts(double[:, ::1] out, const int64_t[::1] columns, const double[::
             else:
                 pending.append(row * width + column)
     return np.array(pending, np.int64)
+
+
+def edge_columns(float[:, ::1] out, double[::1] ratio, const int64_t[:, :] chain, const int64_t[:, ::1] node_table,
+                 const int64_t[::1] block_nodes, const unsigned char[:] break_before, const unsigned char[:] in_link,
+                 const int64_t[:] path_ids, const int64_t[:] keywords, const int64_t[:] tag_marks,
+                 const int64_t[::1] tag_bits, int heading_bit, const int64_t[:] spaces, const int64_t[:] first,
+                 const int64_t[:] last, int64_t ends_sentence, int64_t upper, const int64_t[::1] lengths,
+                 const int64_t[:] starts, const int64_t[:] ends, int levels, int far, const double[::1] table):
+    """:func:`.edges.edge_matrix` in one pass over the pairs of neighbouring blocks: writes ``out`` (n - 1, 25) but
+    column 19, and ``ratio``, the length ratio whose logarithm the caller writes there.  The three other logarithms
+    are read from ``table`` (numpy's ``log1p`` of the whole numbers below its length); returns the flat indices into
+    ``out`` and the arguments of those past it, for the caller to give to numpy's ``log1p`` (every value is then
+    numpy's, as in the reference).  ``chain``: each block's ancestors (at least ``levels + 1`` columns, -1 above the
+    root); ``tag_bits``: the tag lists' group bits, the heading group at ``heading_bit``; ``spaces``, ``first``,
+    ``last``: :func:`.counts.edge_text_properties`; ``far``: the distance when no common ancestor is near."""
+    cdef Py_ssize_t pairs = out.shape[0], i, a, b, known = table.shape[0]
+    cdef int64_t node, cost, gap, depth_left, depth_right, length_left, length_right
+    cdef int64_t bucket_left, bucket_right, left_tags, right_tags
+    cdef int64_t args[3]
+    cdef int log_columns[3]
+    cdef bint link_left, link_right, heading_left, heading_right
+    cdef list pending_at = [], pending_args = []
+    if (chain.shape[1] < levels + 1 or chain.shape[0] != pairs + 1 or block_nodes.shape[0] != pairs + 1
+            or ratio.shape[0] != pairs or out.shape[1] != 25 or lengths.shape[0] != pairs + 1
+            or starts.shape[0] != pairs + 1 or ends.shape[0] != pairs + 1):
+        raise ValueError("edge inputs of mismatched shapes")
+    log_columns[0], log_columns[1], log_columns[2] = 15, 16, 23
+    left_tags = node_table[block_nodes[0], TAGS_ID]
+    heading_left = (tag_bits[left_tags] >> heading_bit) & 1
+    depth_left = node_table[block_nodes[0], DEPTH]
+    length_left = lengths[0]
+    bucket_left = _bit_length(length_left + 1)
+    for i in range(pairs):
+        # Tree distance: the fewest levels climbed from both blocks to a common ancestor (never the -1 above the
+        # root), searched up to ``levels`` each.
+        cost = far
+        for a in range(levels + 1):
+            node = chain[i, a]
+            if node < 0 or a >= cost:
+                break
+            for b in range(levels + 1):
+                if a + b >= cost:
+                    break
+                if chain[i + 1, b] == node:
+                    cost = a + b
+                    break
+        right_tags = node_table[block_nodes[i + 1], TAGS_ID]
+        heading_right = (tag_bits[right_tags] >> heading_bit) & 1
+        depth_right = node_table[block_nodes[i + 1], DEPTH]
+        length_right = lengths[i + 1]
+        bucket_right = _bit_length(length_right + 1)
+        link_left, link_right = in_link[i] != 0, in_link[i + 1] != 0
+        out[i, 0] = cost == 2
+        out[i, 1] = cost == 3
+        out[i, 2] = cost == 4
+        out[i, 3] = cost > 4
+        out[i, 4] = break_before[i + 1] != 0
+        out[i, 5] = chain[i, 1] == chain[i + 1, 1]
+        out[i, 6] = chain[i, 2] == chain[i + 1, 2] and chain[i, 2] >= 0
+        out[i, 7] = chain[i, 3] == chain[i + 1, 3] and chain[i, 3] >= 0
+        out[i, 8] = left_tags == right_tags
+        out[i, 9] = node_table[block_nodes[i], ATTRIBUTES_ID] == node_table[block_nodes[i + 1], ATTRIBUTES_ID]
+        out[i, 10] = path_ids[i] == path_ids[i + 1]
+        out[i, 11] = link_left and link_right
+        out[i, 12] = link_left != link_right
+        out[i, 13] = (last[i] & ends_sentence) != 0
+        out[i, 14] = (first[i + 1] & upper) != 0
+        out[i, 17] = keywords[i] == keywords[i + 1]
+        out[i, 18] = tag_marks[i] == tag_marks[i + 1]
+        out[i, 19] = 0
+        out[i, 20] = spaces[i] + 1.0 > 10 and spaces[i + 1] + 1.0 > 10
+        out[i, 21] = heading_left
+        out[i, 22] = heading_right
+        out[i, 24] = bucket_left == bucket_right
+        ratio[i] = (length_left + 1.0) / (length_right + 1.0)
+        gap = starts[i + 1] - ends[i]
+        args[0] = gap if gap > 0 else 0
+        args[1] = depth_left - depth_right if depth_left >= depth_right else depth_right - depth_left
+        args[2] = cost
+        for a in range(3):
+            if args[a] < known:
+                out[i, log_columns[a]] = <float>table[args[a]]
+            else:
+                pending_at.append(i * out.shape[1] + log_columns[a])
+                pending_args.append(args[a])
+        left_tags, heading_left, depth_left, length_left, bucket_left = (
+            right_tags, heading_right, depth_right, length_right, bucket_right
+        )
+    return np.array(pending_at, np.int64), np.array(pending_args, np.float64)
+
+
+cdef inline int64_t _bit_length(int64_t value) noexcept nogil:
+    """The bits of ``value`` (> 0): ``floor(log2(value)) + 1``, the length bucket of the reference plus one."""
+    cdef int64_t bits = 0
+    while value:
+        value >>= 1
+        bits += 1
+    return bits

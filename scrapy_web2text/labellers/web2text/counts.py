@@ -368,7 +368,8 @@ def edge_text_properties(
         table = compiled_text_counts(texts, _PROPERTIES, _describe, _PACKED_STOPWORDS, _BITS, edges_only=True)
     if table is not None:
         table, _ = table
-        first, last = (table[:, _COMPILED_COLUMNS.index(name)].astype(np.uint16) for name in _FIRST_LAST)
+        # The table's own int64 columns (views): the same property bits, no copies.
+        first, last = (table[:, _COMPILED_COLUMNS.index(name)] for name in _FIRST_LAST)
         return table[:, _COMPILED_COLUMNS.index("spaces")], first, last
     lengths, offsets = _lengths_and_offsets(texts)
     codes, properties = character_properties("\n".join(texts))

@@ -1,8 +1,9 @@
 """The edge features (Vogels et al. 2018, §3.3): 25 numbers for each pair of neighbouring blocks.
 
 The comparisons (tree distance, same parent, same tag, both in a link, ...) are numpy operations over all pairs at
-once (:func:`edge_comparisons`), reading one :class:`EdgeInputs`.  They have no compiled twin: one saved about 2 % of
-the median page, under the line docs/speed.rst draws.
+once (:func:`edge_comparisons`), reading one :class:`EdgeInputs`: the reference.  Its compiled twin
+(``_features.pyx``, :func:`edge_matrix` calls it where it is in use) makes the same matrix in one pass over the
+pairs: some sixty numpy operations a page, each cheap, cost more than the comparisons themselves.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import numpy as np
 
 from ...page import Page
 from ...page.nodes import ATTRIBUTES_ID, DEPTH, TAGS_ID
+from ...page.twins import load_twin
 from .counts import ENDS_SENTENCE, UPPER, edge_text_properties
-from .tag_groups import HEADING_TAGS, tag_masks
+from .tag_groups import HEADING_TAGS, group_bit, tag_masks
 
 EDGE_FEATURES: tuple[str, ...] = (
     "tree_distance_2",
@@ -80,8 +82,10 @@ def edge_matrix(
     ancestors (at least ``EDGE_LEVELS`` levels, -1 above the root); ``tag_bits``: the tag lists' group bits
     (:func:`.tag_groups.tag_list_bits`); ``tag_marks``: :func:`.tag_groups.ancestor_marks`; ``table``: the
     compiled counts' table (:func:`.counts.text_table`) or ``None``; ``lengths``: :func:`.counts.block_lengths`."""
-    lengths = lengths.astype(float)
     spaces, first, last = edge_text_properties(page.texts, table)
+    if compiled_edge_columns is not None:
+        return _compiled_edge_matrix(page, chain, tag_bits, tag_marks, lengths, (spaces, first, last))
+    lengths = lengths.astype(float)
     # Equal ids are equal tag lists / attribute strings (numbered per page by the walk).
     leaf_tags = page.node_table[page.block_nodes, TAGS_ID]
     inputs = EdgeInputs(
@@ -106,6 +110,32 @@ def edge_matrix(
     out[:, 16] = np.log1p(np.abs(leaf_depth[:-1] - leaf_depth[1:]))
     out[:, 19] = np.abs(np.log((lengths[:-1] + 1) / (lengths[1:] + 1)))
     out[:, 23] = np.log1p(distance)
+    return out
+
+
+#: numpy's log1p of 0, 1, ..., 4095: the edges' gaps, depth differences and tree distances are mostly whole numbers
+#: below it (the block features read it too).
+LOG1P_TABLE = np.log1p(np.arange(4096.0))
+
+
+def _compiled_edge_matrix(
+    page: Page, chain: np.ndarray, tag_bits: np.ndarray, tag_marks: np.ndarray, lengths: np.ndarray, text: tuple
+) -> np.ndarray:
+    """:func:`edge_matrix` by its compiled twin; ``text``: :func:`.counts.edge_text_properties`."""
+    spaces, first, last = (np.asarray(column, np.int64) for column in text)
+    n = len(page)
+    out = np.empty((n - 1, len(EDGE_FEATURES)), np.float32)
+    ratio = np.empty(n - 1)
+    pending_at, pending_args = compiled_edge_columns(
+        out, ratio, chain, page.node_table, np.ascontiguousarray(page.block_nodes, np.int64),
+        page.break_before.view(np.uint8), page.in_link.view(np.uint8), page.path_ids, page.ancestor_keywords,
+        tag_marks, tag_bits, group_bit(HEADING_TAGS, HEADING_TAGS[0]), spaces, first, last, ENDS_SENTENCE, UPPER,
+        np.ascontiguousarray(lengths, np.int64), page.starts, page.ends, EDGE_LEVELS, FAR, LOG1P_TABLE,
+    )  # fmt: skip
+    if len(pending_at):
+        out.reshape(-1)[pending_at] = np.log1p(pending_args)
+    # The same float64 logarithm of the same ratios as the reference, rounded to float32 on assignment.
+    out[:, 19] = np.abs(np.log(ratio, out=ratio), out=ratio)
     return out
 
 
@@ -153,3 +183,8 @@ def edge_comparisons(inputs: EdgeInputs) -> tuple[np.ndarray, np.ndarray]:
         bucket[:-1] == bucket[1:],
     ]
     return np.ascontiguousarray(np.array(columns, np.float32).T), distance
+
+
+#: The compiled :func:`edge_matrix` (``_features.pyx``, beside the block features' twins); ``None`` where it is not
+#: in use.
+(compiled_edge_columns,) = load_twin("scrapy_web2text.labellers.web2text.features", "edge_columns")

@@ -80,6 +80,11 @@ def group_bits(bits: np.ndarray, groups: tuple[str, ...]) -> np.ndarray:
     return (bits >> _GROUP_OFFSETS[groups]) & ((1 << len(groups)) - 1)
 
 
+def group_bit(groups: tuple[str, ...], group: str) -> int:
+    """Where ``group`` of ``groups`` is among :func:`tag_list_bits`' bits."""
+    return _GROUP_OFFSETS[groups] + groups.index(group)
+
+
 def group_mask(bits: np.ndarray, groups: tuple[str, ...], group: str) -> np.ndarray:
     """``tag_masks(bits, groups)[:, groups.index(group)]``, without the other groups' columns."""
     return (bits >> (_GROUP_OFFSETS[groups] + groups.index(group))) & 1 != 0
