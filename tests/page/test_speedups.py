@@ -425,6 +425,9 @@ def assert_same_counts(texts: list[str]) -> dict:
         assert compiled[name].dtype == expected.dtype and np.array_equal(compiled[name], expected), name
     for expected, got in zip(python_edges, compiled_edges):
         assert np.array_equal(got, expected)
+    module = counts_module
+    table = compiled_text_counts(texts, module._PROPERTIES, module._describe, module._PACKED_STOPWORDS, module._BITS)
+    assert module.block_lengths(texts, table).tolist() == [len(text) for text in texts]
     return python
 
 
@@ -546,6 +549,15 @@ def test_same_features_on_the_test_site_and_the_hostile_pages(matrices) -> None:
         assert compiled.dtype == python.dtype == np.float32 and np.array_equal(compiled, python)
         rows += len(python)
     assert rows > 100
+
+
+def test_same_edge_logarithms_past_the_table() -> None:
+    # A script of 5,000 characters between two blocks: the gap's logarithm is past the compiled table's whole numbers.
+    page = parse_page(f"<html><body><p>One.</p><script>{'x' * 5000}</script><p>Two</p><p>Three</p></body></html>")
+    compiled, python = edge_matrices(page)
+    gap = page.starts[1] - page.ends[0]
+    assert gap >= len(features_module.LOG1P_TABLE) and np.array_equal(compiled, python)
+    assert compiled[0, 15] == np.float32(np.log1p(gap)) and compiled[1, 15] < compiled[0, 15]
 
 
 def test_same_extended_columns_on_a_page_of_links_alone() -> None:

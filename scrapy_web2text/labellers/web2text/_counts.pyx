@@ -36,10 +36,11 @@ COLUMNS = (
     "copyright",
     "first_properties",
     "last_properties",
+    "length",
 )
 cdef enum:
     _PUNCTUATION, _DASHES, _PERIODS, _SEPARATORS, _DIGITS, _WORDS, _WORD_LENGTH, _CAPITAL_WORDS, _STOPWORDS, \
-        _SENTENCES, _SPACES, _AT_SIGNS, _URL, _YEAR, _COPYRIGHT, _FIRST, _LAST, _COLUMNS
+        _SENTENCES, _SPACES, _AT_SIGNS, _URL, _YEAR, _COPYRIGHT, _FIRST, _LAST, _LENGTH, _COLUMNS
 
 ctypedef fused _code_unit:
     uint8_t
@@ -98,12 +99,23 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
     cdef int64_t[:, ::1] rows = out
     cdef bint case_exception = False
     cdef Py_ssize_t index
+    cdef bint unseen
     cdef int kind
     cdef void* data
     for index, text in enumerate(texts):
-        _fill_unknown(<str>text, properties, describe, b.unknown)
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
+        rows[index, _LENGTH] = len(text)
+        # A typed pass finds whether the text has a code point the table has not described yet (rarely, once the
+        # common ones are in); only then does the slower pass over its characters as Python strings run.
+        if kind == 1:
+            unseen = _unseen(<uint8_t*>data, len(text), &properties[0], b.unknown)
+        elif kind == 2:
+            unseen = _unseen(<uint16_t*>data, len(text), &properties[0], b.unknown)
+        else:
+            unseen = _unseen(<uint32_t*>data, len(text), &properties[0], b.unknown)
+        if unseen:
+            _fill_unknown(<str>text, properties, describe, b.unknown)
         if edges_only:
             if kind == 1:
                 _edge_counts(<uint8_t*>data, len(text), &properties[0], &rows[index, 0])
@@ -121,6 +133,14 @@ def text_counts(list texts, uint16_t[::1] properties not None, describe, const i
             case_exception |= _count(<uint32_t*>data, len(text), &properties[0], &b, &stopwords, &rows[index, 0])
             _patterns(<uint32_t*>data, len(text), &properties[0], &b, &rows[index, 0])
     return out, case_exception
+
+
+cdef bint _unseen(const _code_unit* text, Py_ssize_t n, const uint16_t* properties, uint16_t unknown) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(n):
+        if properties[text[i]] == unknown:
+            return True
+    return False
 
 
 cdef void _fill_unknown(str text, uint16_t[::1] properties, describe, uint16_t unknown):
@@ -144,9 +164,11 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
     cdef _Bits bits = b[0]
     cdef int longest = stopwords.longest
     memset(counts, 0, sizeof(counts))
+    following = properties[text[0]] if n else 0
     for i in range(n):
+        # Each character's bits are looked up once: as the one following, then as the current one.
         c = text[i]
-        p = properties[c]
+        p = following
         following = properties[text[i + 1]] if i + 1 < n else 0
         case_exception |= (p & bits.case_exception) != 0
         counts[_PUNCTUATION] += (p & bits.punctuation) != 0

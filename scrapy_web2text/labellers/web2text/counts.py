@@ -148,8 +148,11 @@ def character_properties(text: str) -> tuple[np.ndarray, np.ndarray]:
     return codes, properties
 
 
-def block_lengths(texts: list[str]) -> np.ndarray:
-    """Each block's length in code points (int64): computed once a page and handed to whatever needs it."""
+def block_lengths(texts: list[str], table: tuple[np.ndarray, bool] | None = None) -> np.ndarray:
+    """Each block's length in code points (int64): computed once a page and handed to whatever needs it; read from
+    :func:`text_table`'s ``table`` where given."""
+    if table is not None:
+        return np.ascontiguousarray(table[0][:, _COMPILED_COLUMNS.index("length")])
     return np.fromiter(map(len, texts), np.int64, len(texts))
 
 

@@ -153,8 +153,8 @@ class PagePieces:
             chain = compiled_ancestors(parents, np.ascontiguousarray(blocks, np.int64), ancestors)
         else:
             chain = ancestors_reference(parents, blocks, ancestors)
-        lengths = block_lengths(page.texts)
         table = text_table(page.texts) if text_counts else None
+        lengths = block_lengths(page.texts, table)
         return cls(chain, tag_list_bits(page), ancestor_marks(page, lengths), table, lengths)
 
 
