@@ -186,9 +186,11 @@ def block_counts(
     :func:`text_table` of ``texts``, if already computed, and ``lengths`` :func:`block_lengths`.
     """
     n = len(texts)
-    lengths, offsets = _lengths_and_offsets(texts, lengths)
     if table is None:
         table = text_table(texts)
+    if lengths is None:
+        lengths = block_lengths(texts, table)
+    offsets = None  # where each block starts in the blocks joined: only the Python counts and regexes read it
     if table is not None:
         table, case_exception = table
         # One conversion of the whole table; each class is a column of it (the same floats as a conversion each).
@@ -198,6 +200,7 @@ def block_counts(
     else:
         # One string for the page; a character's block is known from the block lengths (+1 for the "\n" between).
         joined = "\n".join(texts)
+        lengths, offsets = _lengths_and_offsets(texts, lengths)
         classes, last, at_blocks, case_exception = _character_counts(joined, lengths, offsets)
     words = classes["words"]
     stopwords = classes["stopwords"]
@@ -218,7 +221,7 @@ def block_counts(
     counts["ends_question"] = ((last & QUESTION) != 0).astype(float)
     counts["sentences"] = classes["sentences"]
     if joined is None:
-        counts.update(_compiled_pattern_counts(texts, classes, offsets, at_blocks, case_exception))
+        counts.update(_compiled_pattern_counts(texts, classes, lengths, at_blocks, case_exception))
     else:
         counts.update(_pattern_counts(texts, joined, offsets, counts["digits"], at_blocks, case_exception))
     return counts
@@ -328,14 +331,14 @@ def _pattern_counts(
 
 
 def _compiled_pattern_counts(
-    texts: list[str], classes: dict[str, np.ndarray], offsets: np.ndarray, at_blocks: np.ndarray, case_exception: bool
+    texts: list[str], classes: dict[str, np.ndarray], lengths: np.ndarray, at_blocks: np.ndarray, case_exception: bool
 ) -> dict[str, np.ndarray]:
     """:func:`_pattern_counts` from the compiled table's ``url``, ``year`` and ``copyright`` columns (0 or 1 per
     block); the copyright column reads ASCII letters in either case, which is ``re.I`` only on pages without a
     ``CASE_EXCEPTION`` character: the others run the regex."""
     counts = {"email": _email_blocks(texts, at_blocks), "url": classes["url"], "year": classes["year"]}
     if case_exception:
-        counts["copyright"] = _copyright_by_regex("\n".join(texts), offsets)
+        counts["copyright"] = _copyright_by_regex("\n".join(texts), _lengths_and_offsets(texts, lengths)[1])
     else:
         counts["copyright"] = classes["copyright"]
     return counts

@@ -4,6 +4,9 @@ tag and class/id keyword marks the features see (:func:`ancestor_marks`, :func:`
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import numpy as np
 
 from ...page import Page
@@ -96,6 +99,7 @@ def group_mask(bits: np.ndarray, groups: tuple[str, ...], group: str) -> np.ndar
 #: of widgets can outweigh a short article.
 SHORT_LANDMARKS = ("nav", "header")
 DOMINANT_SHARE = 0.5
+_SHORT_LANDMARK_BITS = functools.reduce(operator.or_, (ANCESTOR_TAG_BITS[tag] for tag in SHORT_LANDMARKS))
 
 
 def ancestor_marks(page: Page, lengths: np.ndarray | None = None) -> np.ndarray:
@@ -110,6 +114,9 @@ def ancestor_marks(page: Page, lengths: np.ndarray | None = None) -> np.ndarray:
         lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
     total = lengths.sum()
     if not total or not len(page.node_table):
+        return marks
+    # One test for most pages: the landmarks together hold at most half of the text, so neither does.
+    if lengths[(marks & _SHORT_LANDMARK_BITS) != 0].sum() <= DOMINANT_SHARE * total:
         return marks
     out, prefix = marks, None
     for tag in SHORT_LANDMARKS:
