@@ -83,3 +83,45 @@ def test_the_compiled_layer_refuses_mismatched_widths() -> None:
         shifted_sum(np.zeros((3, 10), np.float32), np.zeros(3, np.float32), 5, 1, True)
     with pytest.raises(ValueError, match="a bias of"):
         add_bias(np.zeros((3, 4), np.float32), np.zeros(3, np.float32), True)
+
+
+SOFTMAX = twin(layers.__name__)
+SOFTMAX_TWINS = {
+    name: getattr(SOFTMAX, name.removeprefix("compiled_"))
+    for name in ("compiled_shifted_by_maximum", "compiled_row_totals", "compiled_subtract_rows")
+}
+
+
+def _both_softmax(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    saved = {name: getattr(layers, name) for name in SOFTMAX_TWINS}
+    try:
+        for name, function in SOFTMAX_TWINS.items():
+            setattr(layers, name, function)
+        compiled = layers.log_softmax(logits)
+        for name in SOFTMAX_TWINS:
+            setattr(layers, name, None)
+        with np.errstate(invalid="ignore"):  # inf - inf in a row of infinities: NaN, as the compiled pass makes it
+            python = layers.log_softmax(logits)
+    finally:
+        for name, function in saved.items():
+            setattr(layers, name, function)
+    return compiled, python
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 30), st.sampled_from([1, 2, 4]), st.integers(0, 2**32 - 1), st.floats(0.1, 80.0))
+def test_same_log_softmax(n: int, classes: int, seed: int, scale: float) -> None:
+    rng = np.random.default_rng(seed)
+    logits = (rng.normal(size=(n, classes)) * scale).astype(np.float32)
+    special = rng.random(logits.shape)
+    logits[special < 0.05] = -0.0
+    logits[(special >= 0.05) & (special < 0.08)] = 0.0
+    logits[(special >= 0.08) & (special < 0.1)] = np.nan
+    logits[(special >= 0.1) & (special < 0.12)] = -np.inf
+    logits[(special >= 0.12) & (special < 0.13)] = np.inf
+    compiled, python = _both_softmax(logits)
+    assert compiled.dtype == python.dtype == np.float32 and compiled.shape == python.shape
+    assert np.array_equal(compiled, python, equal_nan=True)
+    numbers = ~np.isnan(python)
+    assert np.array_equal(np.signbit(compiled[numbers]), np.signbit(python[numbers]))  # negative zero too
+    assert np.allclose(np.exp(python[~np.isnan(python).any(axis=1)]).sum(axis=1), 1.0, atol=1e-5)

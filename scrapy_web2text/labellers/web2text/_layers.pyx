@@ -72,3 +72,49 @@ def add_bias(float[:, :] x, const float[::1] bias, bint relu):
             if relu and not (value > 0 or value != value):
                 value = 0
             x[i, j] = value
+
+
+def shifted_by_maximum(const float[:, ::1] logits):
+    """``logits`` less each row's maximum, the maximum taken over the columns in order as ``np.maximum`` takes it (a
+    NaN wins): the first step of :func:`.layers.log_softmax`, whose exponentials and logarithms stay numpy's."""
+    cdef Py_ssize_t n = logits.shape[0], width = logits.shape[1], i, j
+    out_array = np.empty((n, width), np.float32)
+    cdef float[:, ::1] out = out_array
+    cdef float top, value
+    if width == 0:
+        return out_array
+    for i in range(n):
+        top = logits[i, 0]
+        for j in range(1, width):
+            value = logits[i, j]
+            if value > top or value != value:
+                top = value
+        for j in range(width):
+            out[i, j] = logits[i, j] - top
+    return out_array
+
+
+def row_totals(const float[:, ::1] values):
+    """Each row's sum, its columns added in order in float32 (as :func:`.layers.log_softmax` adds them)."""
+    cdef Py_ssize_t n = values.shape[0], width = values.shape[1], i, j
+    out_array = np.zeros(n, np.float32)
+    cdef float[::1] out = out_array
+    cdef float total
+    if width == 0:
+        return out_array
+    for i in range(n):
+        total = values[i, 0]
+        for j in range(1, width):
+            total = total + values[i, j]
+        out[i] = total
+    return out_array
+
+
+def subtract_rows(float[:, ::1] x, const float[::1] amounts):
+    """``x -= amounts[:, None]``, in place."""
+    cdef Py_ssize_t n = x.shape[0], width = x.shape[1], i, j
+    if amounts.shape[0] != n:
+        raise ValueError(f"{amounts.shape[0]} amounts for {n} rows")
+    for i in range(n):
+        for j in range(width):
+            x[i, j] = x[i, j] - amounts[i]

@@ -75,6 +75,10 @@ def conv_stack(
 
 # The compiled end of a layer (``_layers.pyx``, the same floats to the bit); ``None`` where it is not in use.
 compiled_shifted_sum, compiled_add_bias = load_twin(__name__, "shifted_sum", "add_bias")
+#: The compiled steps of :func:`log_softmax`; ``None`` where they are not in use.
+compiled_shifted_by_maximum, compiled_row_totals, compiled_subtract_rows = load_twin(
+    __name__, "shifted_by_maximum", "row_totals", "subtract_rows"
+)
 
 
 def _compiled_fits(x: np.ndarray, bias: np.ndarray) -> bool:
@@ -161,7 +165,18 @@ def _shifted_taps(taps: np.ndarray, out_channels: int, kernel: int, dilation: in
 def log_softmax(logits: np.ndarray) -> np.ndarray:
     """Over the last axis (2 or 4 classes here).  Column by column: numpy's reductions along a short last axis cost
     more than these few operations on whole columns, which take the same maximum and add the same terms in the
-    same order as ``max``/``sum(axis=-1)`` (the same floats, to the bit)."""
+    same order as ``max``/``sum(axis=-1)`` (the same floats, to the bit).  The compiled twins do the maximum, the
+    sums and the subtractions in three passes, with numpy's ``exp`` and ``log`` between (the same floats again)."""
+    if (
+        compiled_shifted_by_maximum is not None
+        and logits.dtype == np.float32
+        and logits.ndim == 2
+        and logits.flags.c_contiguous
+    ):
+        shifted = compiled_shifted_by_maximum(logits)
+        total = compiled_row_totals(np.exp(shifted))
+        compiled_subtract_rows(shifted, np.log(total, out=total))
+        return shifted
     columns = [logits[..., column] for column in range(logits.shape[-1])]
     top = columns[0]
     for column in columns[1:]:
