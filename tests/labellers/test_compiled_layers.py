@@ -36,6 +36,7 @@ def test_the_compiled_layers_are_in_use_unless_turned_off() -> None:
     turned_off = os.environ.get("WEB2TEXT_PURE_PYTHON", "").strip() not in ("", "0")
     assert (layers.compiled_shifted_sum is None) == turned_off
     assert (layers.compiled_add_bias is None) == turned_off
+    assert (layers.compiled_shifted_by_maximum is None) == turned_off
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -163,6 +163,9 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
     cdef int64_t counts[_COLUMNS]
     cdef _Bits bits = b[0]
     cdef int longest = stopwords.longest
+    # The counts every character adds to, in locals the compiler can keep in registers.
+    cdef int64_t punctuation = 0, dashes = 0, periods = 0, separators = 0, digits = 0, spaces = 0, at_signs = 0
+    cdef uint16_t seen = 0
     memset(counts, 0, sizeof(counts))
     following = properties[text[0]] if n else 0
     for i in range(n):
@@ -170,14 +173,14 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
         c = text[i]
         p = following
         following = properties[text[i + 1]] if i + 1 < n else 0
-        case_exception |= (p & bits.case_exception) != 0
-        counts[_PUNCTUATION] += (p & bits.punctuation) != 0
-        counts[_DASHES] += (p & bits.dash) != 0
-        counts[_PERIODS] += (p & bits.period) != 0
-        counts[_SEPARATORS] += (p & bits.separator) != 0
-        counts[_DIGITS] += (p & bits.decimal) != 0
-        counts[_SPACES] += c == 32
-        counts[_AT_SIGNS] += c == 64
+        seen |= p
+        punctuation += (p & bits.punctuation) != 0
+        dashes += (p & bits.dash) != 0
+        periods += (p & bits.period) != 0
+        separators += (p & bits.separator) != 0
+        digits += (p & bits.decimal) != 0
+        spaces += c == 32
+        at_signs += c == 64
         if p & bits.word:
             # Words are runs of word characters (blocks are joined by "\n", which is none).
             if not in_word:
@@ -199,6 +202,9 @@ cdef bint _count(const _code_unit* text, Py_ssize_t n, const uint16_t* propertie
         if (p & bits.sentence_mark) and not (following & bits.sentence_mark):
             if i + 1 >= n or (following & bits.blank):
                 counts[_SENTENCES] += 1
+    counts[_PUNCTUATION], counts[_DASHES], counts[_PERIODS], counts[_SEPARATORS] = punctuation, dashes, periods, separators
+    counts[_DIGITS], counts[_SPACES], counts[_AT_SIGNS] = digits, spaces, at_signs
+    case_exception = (seen & bits.case_exception) != 0
     for i in range(_COLUMNS):
         row[i] += counts[i]
     if n:
