@@ -169,19 +169,29 @@ def log1p_counts(double[:, ::1] out, const int64_t[::1] columns, const double[::
     return np.array(pending, np.int64)
 
 
-def edge_columns(float[:, ::1] out, double[::1] ratio, const int64_t[:, :] chain, const int64_t[:, ::1] node_table,
-                 const int64_t[::1] block_nodes, const unsigned char[:] break_before, const unsigned char[:] in_link,
-                 const int64_t[:] path_ids, const int64_t[:] keywords, const int64_t[:] tag_marks,
-                 const int64_t[::1] tag_bits, int heading_bit, const int64_t[:] spaces, const int64_t[:] first,
-                 const int64_t[:] last, int64_t ends_sentence, int64_t upper, const int64_t[::1] lengths,
-                 const int64_t[:] starts, const int64_t[:] ends, int levels, int far, const double[::1] table):
+def edge_columns(float[:, ::1] out, double[::1] ratio, page, const int64_t[:, :] chain, const int64_t[:] tag_marks,
+                 const int64_t[::1] tag_bits, const int64_t[::1] lengths, tuple text, tuple bits, int levels,
+                 const double[::1] table):
     """:func:`.edges.edge_matrix` in one pass over the pairs of neighbouring blocks: writes ``out`` (n - 1, 25) but
     column 19, and ``ratio``, the length ratio whose logarithm the caller writes there.  The three other logarithms
     are read from ``table`` (numpy's ``log1p`` of the whole numbers below its length); returns the flat indices into
     ``out`` and the arguments of those past it, for the caller to give to numpy's ``log1p`` (every value is then
-    numpy's, as in the reference).  ``chain``: each block's ancestors (at least ``levels + 1`` columns, -1 above the
-    root); ``tag_bits``: the tag lists' group bits, the heading group at ``heading_bit``; ``spaces``, ``first``,
-    ``last``: :func:`.counts.edge_text_properties`; ``far``: the distance when no common ancestor is near."""
+    numpy's, as in the reference).  ``page``: the :class:`~scrapy_web2text.page.Page` (its node table, block nodes,
+    breaks, links, tag paths, keyword marks and source offsets are read); ``chain``: each block's ancestors (at least
+    ``levels + 1`` columns, -1 above the root); ``tag_marks``: :func:`.tag_groups.ancestor_marks`; ``tag_bits``: the
+    tag lists' group bits; ``lengths``: the block texts' lengths; ``text``: :func:`.counts.edge_text_properties`
+    (spaces, first and last characters' bits, int64); ``bits``: where the heading group is among ``tag_bits``, the
+    ``ENDS_SENTENCE`` and ``UPPER`` character bits.  A pair with no common ancestor within ``levels`` of both is
+    ``2 × levels + 2`` apart."""
+    cdef const int64_t[:, :] node_table = page.node_table
+    cdef const int64_t[:] block_nodes = page.block_nodes
+    cdef const unsigned char[:] break_before = page.break_before.view(np.uint8)
+    cdef const unsigned char[:] in_link = page.in_link.view(np.uint8)
+    cdef const int64_t[:] path_ids = page.path_ids, keywords = page.ancestor_keywords
+    cdef const int64_t[:] starts = page.starts, ends = page.ends
+    cdef const int64_t[:] spaces = text[0], first = text[1], last = text[2]
+    cdef int heading_bit = bits[0]
+    cdef int64_t ends_sentence = bits[1], upper = bits[2], far = 2 * levels + 2
     cdef Py_ssize_t pairs = out.shape[0], i, a, b, known = table.shape[0]
     cdef int64_t node, cost, gap, depth_left, depth_right, length_left, length_right
     cdef int64_t bucket_left, bucket_right, left_tags, right_tags

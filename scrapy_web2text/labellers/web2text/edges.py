@@ -122,16 +122,15 @@ def _compiled_edge_matrix(
     page: Page, chain: np.ndarray, tag_bits: np.ndarray, tag_marks: np.ndarray, lengths: np.ndarray, text: tuple
 ) -> np.ndarray:
     """:func:`edge_matrix` by its compiled twin; ``text``: :func:`.counts.edge_text_properties`."""
-    spaces, first, last = (np.asarray(column, np.int64) for column in text)
+    text = tuple(np.asarray(column, np.int64) for column in text)
+    bits = (group_bit(HEADING_TAGS, HEADING_TAGS[0]), ENDS_SENTENCE, UPPER)
     n = len(page)
     out = np.empty((n - 1, len(EDGE_FEATURES)), np.float32)
     ratio = np.empty(n - 1)
+    lengths = np.ascontiguousarray(lengths, np.int64)
     pending_at, pending_args = compiled_edge_columns(
-        out, ratio, chain, page.node_table, np.ascontiguousarray(page.block_nodes, np.int64),
-        page.break_before.view(np.uint8), page.in_link.view(np.uint8), page.path_ids, page.ancestor_keywords,
-        tag_marks, tag_bits, group_bit(HEADING_TAGS, HEADING_TAGS[0]), spaces, first, last, ENDS_SENTENCE, UPPER,
-        np.ascontiguousarray(lengths, np.int64), page.starts, page.ends, EDGE_LEVELS, FAR, LOG1P_TABLE,
-    )  # fmt: skip
+        out, ratio, page, chain, tag_marks, tag_bits, lengths, text, bits, EDGE_LEVELS, LOG1P_TABLE
+    )
     if len(pending_at):
         out.reshape(-1)[pending_at] = np.log1p(pending_args)
     # The same float64 logarithm of the same ratios as the reference, rounded to float32 on assignment.
