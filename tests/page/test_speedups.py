@@ -490,6 +490,22 @@ def test_compiled_pattern_columns_equal_the_regexes(text) -> None:
         assert row["copyright"] == bool(counts_module._COPYRIGHT.search(text))
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["cOpYrIgHt", "aLL RIGHTS RESERVED", "ALL rights reserved", "x(C)y", "(c", "©", "www.a", "ww", "https://", "h",
+     "2019", "x2019", "1999!", "20", "all rights reserve", "copyrigh", "a", "c", "AL", "co"],
+)  # fmt: skip
+def test_compiled_pattern_columns_at_every_case_and_cut(text) -> None:
+    # Every pair a match can start with, in each case, and matches cut short at the block's end.
+    table, _ = compiled_text_counts(
+        [text], counts_module._PROPERTIES, counts_module._describe, counts_module._PACKED_STOPWORDS, counts_module._BITS
+    )
+    row = dict(zip(COUNTS_COLUMNS, table[0].tolist()))
+    assert row["url"] == bool(counts_module._URL.search(text))
+    assert row["year"] == bool(counts_module._YEAR.search(text))
+    assert row["copyright"] == bool(counts_module._COPYRIGHT.search(text))
+
+
 def compiled_and_python(twins: list[tuple], compute) -> tuple:
     """``compute()`` with the compiled ``twins`` (module, attribute, function) in place, then with each turned off."""
     saved = [getattr(module, name) for module, name, _ in twins]
