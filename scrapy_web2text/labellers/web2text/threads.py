@@ -17,8 +17,7 @@ import numpy as np
 from lxml import etree
 
 from ...page import Page
-from ...page.declared import declared_kinds
-from .counts import block_lengths
+from .rules.inputs import declared, page_lengths
 
 #: schema.org types by which a page declares itself a thread.
 THREAD_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
@@ -38,7 +37,7 @@ POST_MARKS = etree.XPath(
 def thread_page(page: Page, labels: np.ndarray) -> bool:
     """Whether the page declares itself a thread, or repeated posts hold :data:`MIN_POSTS_SHARE` of the characters
     ``labels`` keeps."""
-    if not THREAD_TYPES.isdisjoint(declared_kinds(page).schema_types):
+    if not THREAD_TYPES.isdisjoint(declared(page).schema_types):
         return True
     if len(page.block_elements) != len(page.texts) or not labels.any():
         return False
@@ -51,15 +50,15 @@ def repeated_posts(page: Page, labels: np.ndarray) -> list[Any]:
 
     Only the elements holding that much kept text are looked at (the kept blocks' ancestors), and their posts'
     marks looked for last: a page pays for the search where a thread is possible."""
-    lengths = block_lengths(page.texts)
+    chars = page_lengths(page)
     kept = np.flatnonzero(labels != 0).tolist()
     held: dict[Any, int] = defaultdict(int)  # kept characters under each element
     for i in kept:
         element = page.block_elements[i][0]
         if element is not None:
             for holder in (element, *element.iterancestors()):
-                held[holder] += int(lengths[i])
-    enough = MIN_POSTS_SHARE * int(lengths[kept].sum())
+                held[holder] += int(chars[i])
+    enough = MIN_POSTS_SHARE * int(chars[kept].sum())
     for parent in [element for element, chars in held.items() if chars >= enough and len(element) >= MIN_POSTS]:
         groups: dict[tuple[Any, str | None], list[Any]] = defaultdict(list)
         for child in parent:

@@ -22,7 +22,7 @@ from ....page import Page
 from ....page.marks import HIDDEN_BIT
 from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
-from ..counts import block_lengths
+from .inputs import page_lengths
 from .vocabulary import (
     ASIDE_KEYWORD_GROUPS,
     ASIDE_WORDS,
@@ -58,7 +58,7 @@ def unless_most_of_the_kept_text(
 ) -> np.ndarray:
     """``marked``, or none of it where it holds ``share`` of the kept characters or more (what the page has)."""
     if marked.any():
-        lengths = block_lengths(page.texts)
+        lengths = page_lengths(page)
         if lengths[marked].sum() >= share * lengths[kept].sum():
             marked[:] = False
     return marked
@@ -81,7 +81,7 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     marked = kept & ((page.ancestor_keywords & _COMMENT_BIT) != 0)
     if not marked.any():
         return marked
-    lengths = block_lengths(page.texts)
+    lengths = page_lengths(page)
     outside = lengths[kept & ~marked]
     if len(outside) and outside.max() >= MIN_POST_CHARS:
         return marked
@@ -239,7 +239,7 @@ def _unless_the_page_is_theirs(
     less than :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept characters lie outside it.  ``lengths``: the blocks' lengths,
     where the caller has them."""
     if marked.any():
-        lengths = block_lengths(page.texts) if lengths is None else lengths
+        lengths = page_lengths(page) if lengths is None else lengths
         if marked[longest_kept(kept, lengths)] or lengths[kept & ~marked].sum() < MIN_TEXT_OUTSIDE_COMMENTS:
             marked[:] = False
     return marked

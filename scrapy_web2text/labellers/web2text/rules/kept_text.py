@@ -14,9 +14,9 @@ import numpy as np
 
 from ....page import Page
 from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
-from ..counts import block_lengths
 from ..tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 from .furniture import unless_most_of_the_kept_text
+from .inputs import page_lengths
 from .vocabulary import CAPTION_GROUP, EXCERPT_ENDINGS, LIST_TAGS
 
 #: Captions holding at least this share of the kept characters are kept.
@@ -139,7 +139,7 @@ class Passages:
         counts = Counter(map(page.texts.__getitem__, indices))
         once = np.zeros(len(page), np.int64)
         once[[i for i in indices if counts[page.texts[i]] == 1]] = 1
-        self.once_before = np.concatenate(([0], np.cumsum(once * block_lengths(page.texts))))
+        self.once_before = np.concatenate(([0], np.cumsum(once * page_lengths(page))))
 
     def holds(self, earlier: int, repeat: int) -> bool:
         """Every block between the copies kept, and beside the repeat, under its parent, :data:`MIN_OWN_CHARS` or

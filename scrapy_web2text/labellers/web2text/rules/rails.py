@@ -18,10 +18,10 @@ import numpy as np
 from ....page import Page
 from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ....page.tags import ANCESTOR_TAG_BITS
-from ..counts import block_lengths
 from ..tag_groups import blocks_under, nearest_node_with
 from .furniture import longest_kept
 from .gaps import text_element_range
+from .inputs import page_lengths
 from .vocabulary import LIST_ITEM_TAGS, RAIL_HEADINGS
 
 #: Longer headings are titles that happen to hold such words ("Related parties in the Enron case").
@@ -51,7 +51,7 @@ def announced_rails(page: Page, labels: np.ndarray) -> np.ndarray:
         return rails
     # Headings before the first announcing one neither start a rail nor end one.
     runs = heading_runs(heading_ranks(page, [block for block in in_headings if block >= first]))
-    lengths = block_lengths(page.texts)
+    lengths = page_lengths(page)
     before = _prefix_sums(lengths, lengths * page.in_link, lengths * kept)  # characters, in links, kept
     longest = longest_kept(kept, lengths)
     for (start, items_from, _), end in zip(runs, section_ends(runs, len(kept))):
@@ -92,7 +92,7 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
     if len(items) < MIN_LINKED_ITEMS:
         return lists
     table = page.node_table
-    lengths = block_lengths(page.texts)
+    lengths = page_lengths(page)
     before = _prefix_sums(lengths, lengths * page.in_link)  # characters, in links
     by_list: dict[int, list[bool]] = {}
     for item in items:

@@ -1,0 +1,52 @@
+"""What several steps after the networks read of one page, computed once per page: the blocks' lengths, what the
+page declares itself to be, the tag lists' and class strings' answers that more than one rule asks.
+
+The rules, the page-type classifier, the thread test and the second decoding each read the same few per-page
+arrays; computed in each of them, they cost as much as the rules' own work on most pages.  :func:`page_memo` keeps
+them with the page itself (freed with it, so nothing outlives a crawl's page), keyed by the page's block list: a
+page whose blocks were replaced since gets fresh values.  Values are read-only numpy arrays or immutable objects;
+two threads racing on one page compute equal values and either is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ....page import Page
+from ....page.declared import Declared, declared_kinds
+from ..counts import block_lengths
+
+_SLOT = "_web2text_memo"
+T = TypeVar("T")
+
+
+def page_memo(page: Page, key: str, make: Callable[[Page], T]) -> T:
+    """``make(page)``, computed on the first call for this page and ``key`` and kept with the page."""
+    store = page.__dict__.get(_SLOT)
+    if store is None or store[0] is not page.texts or store[1] != len(page.texts):
+        store = (page.texts, len(page.texts), {})
+        page.__dict__[_SLOT] = store
+    values: dict[str, Any] = store[2]
+    try:
+        return values[key]
+    except KeyError:
+        value = values[key] = make(page)
+        return value
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def page_lengths(page: Page) -> np.ndarray:
+    """Each block's length in code points (:func:`~..counts.block_lengths`), read-only."""
+    return page_memo(page, "lengths", lambda page: _read_only(block_lengths(page.texts)))
+
+
+def declared(page: Page) -> Declared:
+    """What the page declares itself to be (:func:`~....page.declared.declared_kinds`)."""
+    return page_memo(page, "declared", declared_kinds)

@@ -1,0 +1,60 @@
+"""The per-page values the steps after the networks share (rules/inputs.py): computed once a page, never stale."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scrapy_web2text.labellers.web2text.counts import block_lengths
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, inputs, run_rules
+from scrapy_web2text.page import parse_page
+
+HTML = (
+    "<html><body><article><p>A first paragraph of text.</p>"
+    "<p>A second one, longer than the first.</p></article></body></html>"
+)
+
+
+def test_a_value_is_computed_once_a_page():
+    page, other = parse_page(HTML), parse_page(HTML)
+    made = []
+    for each in (page, page, other):
+        inputs.page_memo(each, "test", lambda page: made.append(page) or len(made))
+    assert made == [page, other]
+    assert inputs.page_memo(page, "test", lambda page: -1) == 1
+
+
+def test_lengths_follow_the_blocks_and_cannot_be_written():
+    page = parse_page(HTML)
+    lengths = inputs.page_lengths(page)
+    assert lengths.tolist() == block_lengths(page.texts).tolist()
+    assert inputs.page_lengths(page) is lengths
+    with pytest.raises(ValueError):
+        lengths[0] = 0
+    page.texts = [*page.texts, "one more block"]  # blocks replaced: the old values no longer hold
+    assert inputs.page_lengths(page).tolist() == block_lengths(page.texts).tolist()
+    page.texts.append("and another")  # in place, one more: the length tells
+    assert inputs.page_lengths(page).tolist() == block_lengths(page.texts).tolist()
+
+
+def test_the_rules_read_what_the_page_declares_once(monkeypatch):
+    # A forum thread declared so, whose posts an article's rules would drop: the classifier and the thread test both
+    # read the declaration, which is computed once.
+    posts = "".join(
+        f'<div class="comment"><p>Post number {n} of the thread, with a reply of some length to read.</p></div>'
+        for n in range(4)
+    )
+    html = (
+        '<html><head><script type="application/ld+json">{"@type": "DiscussionForumPosting"}</script></head>'
+        f"<body><div><p>{'The opening post of the thread, a question of some length. ' * 3}</p>{posts}</div>"
+        "</body></html>"
+    )
+    page = parse_page(html)
+    calls = []
+    real = inputs.declared_kinds
+    monkeypatch.setattr(inputs, "declared_kinds", lambda page: calls.append(page) or real(page))
+    labels = np.ones(len(page), np.int8)
+    guess = PageTypeGuess(lambda: inputs.declared(page) and {"article": 1.0})
+    ruled = run_rules(page, labels, guess)
+    assert (ruled.labels == labels).all()  # a thread keeps its posts
+    assert calls == [page]
