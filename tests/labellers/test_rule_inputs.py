@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from scrapy_web2text.labellers.web2text.counts import block_lengths
-from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, inputs, run_rules
+from scrapy_web2text.labellers.web2text.rules import PageTypeGuess, inputs, run_rules, vocabulary
+from scrapy_web2text.labellers.web2text.rules.furniture import under_attributes
 from scrapy_web2text.page import parse_page
 
 HTML = (
@@ -58,3 +59,46 @@ def test_the_rules_read_what_the_page_declares_once(monkeypatch):
     ruled = run_rules(page, labels, guess)
     assert (ruled.labels == labels).all()  # a thread keeps its posts
     assert calls == [page]
+
+
+def _words(parsed) -> set[str]:
+    """Every string a pattern made of literals, alternatives and optional characters matches (what first_letter_
+    alternation and the hand-written class/id patterns use); anything else fails the test."""
+    try:
+        from re import _constants as c  # Python 3.11+
+        from re import _parser as parser
+    except ImportError:  # pragma: no cover
+        import sre_constants as c
+        import sre_parse as parser
+    if isinstance(parsed, str):
+        parsed = parser.parse(parsed)
+    words = {""}
+    for op, argument in parsed:
+        if op is c.LITERAL:
+            options = {chr(argument)}
+        elif op is c.BRANCH:
+            options = set().union(*(_words(branch) for branch in argument[1]))
+        elif op is c.SUBPATTERN:
+            options = _words(argument[-1])
+        elif op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT) and argument[:2] == (0, 1):
+            options = {""} | _words(argument[2])
+        else:
+            raise AssertionError(f"not a pattern of words: {op}")
+        words = {word + option for word in words for option in options}
+    return words
+
+
+@pytest.mark.parametrize("pattern", list(vocabulary.PATTERN_WORDS), ids=lambda pattern: pattern.pattern[:20])
+def test_each_class_pattern_s_words_are_the_words_it_matches(pattern):
+    # The substring search stands in for the pattern where it finds none of the words: they must be its words.
+    assert _words(pattern.pattern) == set(vocabulary.PATTERN_WORDS[pattern])
+
+
+def test_a_page_naming_none_of_a_pattern_s_words_finds_nothing_and_one_naming_one_does():
+    html = '<div class="{}"><p>{}</p></div><p>Some other text of the page, long enough.</p>'
+    plain = parse_page(html.format("entry", "A slide of the show."))
+    named = parse_page(html.format("my-carousel", "A slide of the show."))
+    assert not inputs.names_any(plain, vocabulary.CAROUSEL_WORD_LIST)
+    assert inputs.names_any(named, vocabulary.CAROUSEL_WORD_LIST)
+    assert not under_attributes(plain, vocabulary.CAROUSEL_WORDS).any()
+    assert under_attributes(named, vocabulary.CAROUSEL_WORDS).tolist() == [True, False]

@@ -22,7 +22,7 @@ from ....page import Page
 from ....page.marks import HIDDEN_BIT
 from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
-from .inputs import page_lengths
+from .inputs import names_any, page_lengths
 from .vocabulary import (
     ASIDE_KEYWORD_GROUPS,
     ASIDE_WORDS,
@@ -30,6 +30,7 @@ from .vocabulary import (
     FOOTER_WORDS,
     HEADING_TAGS,
     LANDMARK_TAGS,
+    PATTERN_WORDS,
     REVIEW_WORDS,
     SCREEN_READER_WORDS,
     SKIP_LINK_CLASSES,
@@ -167,13 +168,11 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     marked = np.zeros(len(page), bool)
     if not kept.any():
         return marked
-    # One look over the page's distinct class and id strings first: most pages name no screen-reader class, and
-    # this costs a fraction of the search above the kept blocks.
-    attributes = "\n".join(page.distinct_attributes)
-    if SCREEN_READER_WORDS.search(attributes) is not None:
-        marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
+    # Most pages name no screen-reader class: under_attributes answers them with one look over the page's class and
+    # id strings.
+    marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
     links = kept & page.in_link & ~marked
-    if links.any() and any(word in attributes for word in SKIP_LINK_WORDS):
+    if links.any() and names_any(page, SKIP_LINK_WORDS):
         marked |= own_attributes(page, is_skip_link, among=links)
     return unless_most_of_the_kept_text(kept, marked, page)
 
@@ -204,6 +203,9 @@ def under_attributes(
     ``skipped_tags`` aside: each such node's blocks are one range of block numbers.  ``among``, a block mask, limits
     the reading to the nodes above its blocks: the answer is exact on those blocks only."""
     size = len(page.texts) + 1
+    literals = PATTERN_WORDS.get(words)
+    if literals is not None and not names_any(page, literals):
+        return np.zeros(size - 1, bool)  # the page names no such element (most pages, for most patterns)
     table = page.node_table
     if among is not None and len(table):
         before = np.concatenate(([0], np.cumsum(among)))

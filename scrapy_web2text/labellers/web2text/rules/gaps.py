@@ -21,7 +21,7 @@ from ....page import Page
 from ....page.nodes import DEPTH, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ..tag_groups import blocks_under
 from .furniture import LANDMARK_BITS
-from .inputs import page_lengths
+from .inputs import page_lengths, tag_names
 
 #: The element that holds the page's text is the deepest one holding this share of the kept characters.
 TEXT_ELEMENT_SHARE = 0.8
@@ -63,6 +63,8 @@ def documentation_gaps(page: Page, labels: np.ndarray, probabilities: np.ndarray
 def listing_remainders(page: Page, labels: np.ndarray) -> np.ndarray:
     """The blocks left out of ``<pre>`` elements some of whose blocks ``labels`` keeps, as a mask."""
     table = page.node_table
+    if "pre" not in tag_names(page):
+        return np.zeros(len(page), bool)
     is_pre = np.fromiter(("pre" in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
     listings = is_pre[table[:, TAGS_ID]]
     if not listings.any():

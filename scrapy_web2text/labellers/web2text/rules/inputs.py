@@ -50,3 +50,21 @@ def page_lengths(page: Page) -> np.ndarray:
 def declared(page: Page) -> Declared:
     """What the page declares itself to be (:func:`~....page.declared.declared_kinds`)."""
     return page_memo(page, "declared", declared_kinds)
+
+
+def tag_names(page: Page) -> frozenset[str]:
+    """Every tag name the page's CDOM nodes hold: a rule for an element the page lacks (a caption, a listing, a
+    list's item) finds nothing without reading the nodes."""
+    return page_memo(page, "tag_names", lambda page: frozenset().union(*page.distinct_tags))
+
+
+def joined_attributes(page: Page) -> str:
+    """The page's distinct class and id strings, one a line: one string to look for words in."""
+    return page_memo(page, "joined_attributes", lambda page: "\n".join(page.distinct_attributes))
+
+
+def names_any(page: Page, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` is in one of the page's class and id strings (substring searches, faster than a
+    pattern's where the answer is no)."""
+    attributes = joined_attributes(page)
+    return any(word in attributes for word in words)
