@@ -64,12 +64,8 @@ def test_the_rules_read_what_the_page_declares_once(monkeypatch):
 def _words(parsed) -> set[str]:
     """Every string a pattern made of literals, alternatives and optional characters matches (what first_letter_
     alternation and the hand-written class/id patterns use); anything else fails the test."""
-    try:
-        from re import _constants as c  # Python 3.11+
-        from re import _parser as parser
-    except ImportError:  # pragma: no cover
-        import sre_constants as c
-        import sre_parse as parser
+    from re import _constants as c
+    from re import _parser as parser
     if isinstance(parsed, str):
         parsed = parser.parse(parsed)
     words = {""}

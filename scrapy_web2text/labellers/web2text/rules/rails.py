@@ -18,7 +18,7 @@ import numpy as np
 from ....page import Page
 from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ....page.tags import ANCESTOR_TAG_BITS
-from ..tag_groups import blocks_under
+from ..tag_groups import blocks_under, nearest_node_with
 from .furniture import longest_kept
 from .gaps import text_element_range
 from .inputs import page_lengths, tag_names
@@ -75,6 +75,10 @@ MIN_LINKED_SHARE = 0.8
 ITEM_DEPTH = 6
 
 
+#: Up to this many blocks outside the text's element, their list items are looked for one block at a time.
+_FEW_BLOCKS = 16
+
+
 def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks of lists outside the element that holds the page's text (:func:`~.gaps.text_element_range`)
     whose items are links: :data:`MIN_LINKED_ITEMS` or more items with :data:`MIN_ITEM_LINK_SHARE` of their
@@ -89,7 +93,12 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
     if LIST_ITEM_TAGS.isdisjoint(tag_names(page)):
         return lists
     outside = np.concatenate((np.flatnonzero(kept[:start]), np.flatnonzero(kept[end:]) + end))
-    items = set(nearest_nodes_with(page, page.block_nodes[outside], LIST_ITEM_TAGS, ITEM_DEPTH).tolist())
+    if len(outside) <= _FEW_BLOCKS:  # one by one: no array over the page's nodes to make
+        items = {
+            nearest_node_with(page, node, LIST_ITEM_TAGS, ITEM_DEPTH) for node in page.block_nodes[outside].tolist()
+        }
+    else:
+        items = set(nearest_nodes_with(page, page.block_nodes[outside], LIST_ITEM_TAGS, ITEM_DEPTH).tolist())
     items.discard(-1)
     if len(items) < MIN_LINKED_ITEMS:
         return lists

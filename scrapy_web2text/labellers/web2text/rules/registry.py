@@ -212,13 +212,7 @@ class PageTypeGuess:
 
     def share(self, types: Collection[str]) -> float:
         """The probability that the page is of one of ``types``."""
-        if not isinstance(types, frozenset):
-            return sum(self.probabilities.get(kind, 0.0) for kind in types)
-        shares = self.__dict__.setdefault("_shares", {})  # the rules ask for a few sets of types, many times
-        share = shares.get(types)
-        if share is None:
-            share = shares[types] = sum(self.probabilities.get(kind, 0.0) for kind in types)
-        return share
+        return sum(self.probabilities.get(kind, 0.0) for kind in types)
 
     @property
     def label(self) -> str | None:
@@ -257,13 +251,23 @@ def run_rules(
     changed_by = np.full(len(labels), None, object)
     model = _ModelLabels(page, labels)
     kept = labels != 0  # of the labels as they stand: read by every rule, made again only where a rule changes them
+    runs: dict[frozenset[str] | None, bool] = {None: True}  # by page types: the rules share a few sets of them
     for rule in rules:
-        if rule.name in skipped or (page_type.known and not rule.runs_on(page_type)):
+        if rule.name in skipped:
             continue
+        if page_type.known:
+            if rule.types not in runs:
+                runs[rule.types] = rule.runs_on(page_type)
+            if not runs[rule.types]:
+                continue
         found = rule.find(page, labels, probabilities) if rule.reads_probabilities else rule.find(page, labels)
         changes = found & (~kept if rule.keeps else kept)
         # count_nonzero: a C call, where ndarray.any() goes through a Python-level reduction
-        if not np.count_nonzero(changes) or not rule.runs_on(page_type):
+        if not np.count_nonzero(changes):
+            continue
+        if rule.types not in runs:  # the page is classified here, where a typed rule first finds a block
+            runs[rule.types] = rule.runs_on(page_type)
+        if not runs[rule.types]:
             continue
         if not rule.keeps and rule.types is not None and THREADS and model.thread:
             continue  # a thread's posts are its content, whatever the page's likeliest type
