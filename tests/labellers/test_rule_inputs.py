@@ -66,6 +66,7 @@ def _words(parsed) -> set[str]:
     alternation and the hand-written class/id patterns use); anything else fails the test."""
     from re import _constants as c
     from re import _parser as parser
+
     if isinstance(parsed, str):
         parsed = parser.parse(parsed)
     words = {""}
@@ -98,3 +99,16 @@ def test_a_page_naming_none_of_a_pattern_s_words_finds_nothing_and_one_naming_on
     assert inputs.names_any(named, vocabulary.CAROUSEL_WORD_LIST)
     assert not under_attributes(plain, vocabulary.CAROUSEL_WORDS).any()
     assert under_attributes(named, vocabulary.CAROUSEL_WORDS).tolist() == [True, False]
+
+
+def test_the_marks_on_a_page_are_those_of_its_blocks_together():
+    from scrapy_web2text.page.marks import HIDDEN_BIT
+
+    shown = parse_page(HTML)
+    hidden = parse_page('<div hidden><p>Hidden text of the page.</p></div><nav><a href="/">Home</a></nav>' + HTML)
+    for page in (shown, hidden, parse_page("")):
+        tags = keywords = 0
+        for tag_marks, keyword_marks in zip(page.ancestor_tags.tolist(), page.ancestor_keywords.tolist()):
+            tags, keywords = tags | tag_marks, keywords | keyword_marks
+        assert inputs.marks_on_page(page) == (tags, keywords)
+    assert not inputs.marks_on_page(shown)[0] & HIDDEN_BIT and inputs.marks_on_page(hidden)[0] & HIDDEN_BIT

@@ -22,7 +22,7 @@ from ....page import Page
 from ....page.marks import HIDDEN_BIT
 from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
-from .inputs import names_any, page_lengths
+from .inputs import marks_on_page, names_any, page_lengths
 from .vocabulary import (
     ASIDE_KEYWORD_GROUPS,
     ASIDE_WORDS,
@@ -50,6 +50,8 @@ def longest_kept(kept: np.ndarray, lengths: np.ndarray) -> int:
 def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element that hides itself by attribute (``hidden``, ``aria-hidden="true"``, inline
     ``display:none`` / ``visibility:hidden``), unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more."""
+    if not marks_on_page(page)[0] & HIDDEN_BIT:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     return unless_most_of_the_kept_text(kept, kept & ((page.ancestor_tags & HIDDEN_BIT) != 0), page)
 
@@ -78,6 +80,8 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     ``discuss``), unless the longest kept block is one of them (the page is its comments) or less than
     :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept characters lie outside them; where a block of :data:`MIN_POST_CHARS`
     outside them is kept, they go in any case."""
+    if not marks_on_page(page)[1] & _COMMENT_BIT:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     marked = kept & ((page.ancestor_keywords & _COMMENT_BIT) != 0)
     if not marked.any():
@@ -113,6 +117,8 @@ def aside_sections(
     takes what it kept (a related post's excerpt, an author's box).  ``keyword_bits``: keyword groups that hold
     every one of ``words`` (``None`` if unknown); only kept blocks under one of them are read.  ``ignored``: the
     class tokens not read (``None``: every token is)."""
+    if keyword_bits is not None and not marks_on_page(page)[1] & keyword_bits:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     among = kept
     if keyword_bits is not None:  # most pages keep no block under such a keyword
@@ -144,6 +150,9 @@ def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     that names a footer (:data:`~.vocabulary.FOOTER_WORDS`), with :func:`comment_sections`' guards: a shop's mega-menu,
     a site's footer columns, a forum reply's quote of another post.  The model drops most of them on its own; on product
     and service pages it keeps menus and footers that outweigh the page's own text."""
+    tag_marks, keyword_marks = marks_on_page(page)
+    if not tag_marks & LANDMARK_BITS and not keyword_marks & _FOOTER_KEYWORD_BIT:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     marked = kept & ((page.ancestor_tags & LANDMARK_BITS) != 0)
     named = kept & ~marked & ((page.ancestor_keywords & _FOOTER_KEYWORD_BIT) != 0)

@@ -68,3 +68,15 @@ def names_any(page: Page, words: tuple[str, ...]) -> bool:
     pattern's where the answer is no)."""
     attributes = joined_attributes(page)
     return any(word in attributes for word in words)
+
+
+def marks_on_page(page: Page) -> tuple[int, int]:
+    """The ancestor tag marks and the class/id keyword marks that some block of the page has (``page.ancestor_tags``
+    and ``page.ancestor_keywords``, each or-ed over the blocks): a rule for a mark no block has finds nothing."""
+
+    def union(page: Page) -> tuple[int, int]:
+        if not len(page.ancestor_tags):
+            return 0, 0
+        return int(np.bitwise_or.reduce(page.ancestor_tags)), int(np.bitwise_or.reduce(page.ancestor_keywords))
+
+    return page_memo(page, "marks_on_page", union)

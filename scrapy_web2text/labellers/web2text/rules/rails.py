@@ -93,6 +93,8 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
     if LIST_ITEM_TAGS.isdisjoint(tag_names(page)):
         return lists
     outside = np.concatenate((np.flatnonzero(kept[:start]), np.flatnonzero(kept[end:]) + end))
+    if len(outside) < MIN_LINKED_ITEMS:  # an item holds one outside block at least
+        return lists
     if len(outside) <= _FEW_BLOCKS:  # one by one: no array over the page's nodes to make
         items = {
             nearest_node_with(page, node, LIST_ITEM_TAGS, ITEM_DEPTH) for node in page.block_nodes[outside].tolist()
