@@ -1,11 +1,12 @@
-"""What several steps after the networks read of one page, computed once per page: the blocks' lengths, what the
-page declares itself to be, the tag lists' and class strings' answers that more than one rule asks.
+"""What the steps after the networks read of one page, computed once per page: the blocks' lengths, what the page
+declares itself to be, the tag names, class strings and ancestor marks it holds.
 
 The rules, the page-type classifier, the thread test and the second decoding each read the same few per-page
-arrays; computed in each of them, they cost as much as the rules' own work on most pages.  :func:`page_memo` keeps
-them with the page itself (freed with it, so nothing outlives a crawl's page), keyed by the page's block list: a
-page whose blocks were replaced since gets fresh values.  Values are read-only numpy arrays or immutable objects;
-two threads racing on one page compute equal values and either is kept.
+values, and most rules find nothing on most pages: a rule for an element, a class word or a mark that the page
+lacks answers from these values without reading its blocks.  :func:`page_memo` keeps them with the page itself
+(freed with it, so nothing outlives a crawl's page), keyed by the page's block list: a page whose blocks were
+replaced since gets fresh values.  Values are read-only numpy arrays or immutable objects; two threads racing on
+one page compute equal values and either is kept.
 """
 
 from __future__ import annotations
