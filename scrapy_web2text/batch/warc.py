@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import codecs
 import email.message
+import functools
 import gzip
 import zlib
 from collections import Counter
@@ -78,11 +79,21 @@ def media_type(content_type: str | None) -> tuple[str, str | None]:
     """``("text/html", "iso-8859-1")`` from ``"text/html; charset=ISO-8859-1"``; charset ``None`` if not given."""
     if not content_type:
         return "", None
+    if len(content_type) <= 200:  # the cache holds short values only: its memory stays bounded
+        return _cached_media_type(content_type)
+    return _parse_media_type(content_type)
+
+
+def _parse_media_type(content_type: str) -> tuple[str, str | None]:
     message = email.message.Message()
     message["Content-Type"] = content_type
     declared = message.get_content_type() if "/" in content_type.split(";", 1)[0] else ""
     charset = message.get_content_charset()
     return declared.lower(), charset.strip() if charset and charset.strip() else None
+
+
+#: An archive repeats a handful of Content-Type values, and email's header parser is slow.
+_cached_media_type = functools.lru_cache(maxsize=512)(_parse_media_type)
 
 
 def sniff(head: bytes) -> str | None:

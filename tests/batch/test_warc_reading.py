@@ -45,6 +45,7 @@ def test_classify(declared, head, reason):
         ("text/html", ("text/html", None)),
         ("garbage", ("", None)),
         (None, ("", None)),
+        ("text/html; charset=Big5; " + "x=y; " * 100, ("text/html", "big5")),  # long: read without the cache
     ],
 )
 def test_media_type(header, expected):

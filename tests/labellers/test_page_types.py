@@ -138,13 +138,13 @@ def test_a_version_1_file_reads_the_block_summary_alone(tmp_path):
 
 
 def test_the_shipped_classifier_reads_what_the_page_declares(monkeypatch):
-    import scrapy_web2text.labellers.web2text as web2text_module
     from scrapy_web2text import extract
     from scrapy_web2text.labellers.web2text.page_types import shipped_page_types
+    from scrapy_web2text.labellers.web2text.rules import inputs
 
     assert shipped_page_types().reads_declared
     seen = []
-    monkeypatch.setattr(web2text_module, "declared_kinds", lambda page: seen.append(page) or Declared("product"))
+    monkeypatch.setattr(inputs, "declared_kinds", lambda page: seen.append(page) or Declared("product"))
     story = "".join(f"<p>Paragraph {n} of the story, with words, commas and a full stop.</p>" for n in range(8))
     result = extract(f"<html><body><article>{story}</article></body></html>")
     assert result.page_type is not None and len(seen) == 1 and seen[0].root is not None

@@ -154,3 +154,19 @@ def test_a_list_of_links_inside_the_text_stays():
     labels[[page.texts.index(t) for t in _TEASERS]] = 0
     assert not outlying_link_lists(page, labels).any()
     assert not outlying_link_lists(page, np.zeros(len(page), np.int64)).any()
+
+
+def test_the_nearest_list_items_of_many_nodes_at_once_are_those_found_one_by_one():
+    from scrapy_web2text.labellers.web2text.rules.rails import nearest_nodes_with
+    from scrapy_web2text.labellers.web2text.tag_groups import nearest_node_with
+
+    page = parse_page(
+        "<div><ul><li><a href='/a'><span>One</span></a></li><li>Two <b>bold</b></li></ul>"
+        "<p>Outside <i>any</i> list.</p><table><tr><td><ol><li><em><b><i><u>deep</u></i></b></em></li></ol></td></tr>"
+        "</table></div>"
+    )
+    nodes = np.concatenate((page.block_nodes, np.arange(len(page.node_table)), [-1]))
+    for tags, levels in ((frozenset({"li"}), 6), (frozenset({"li"}), 2), (frozenset({"ul", "table"}), 4)):
+        one_by_one = [nearest_node_with(page, int(node), tags, levels) for node in nodes]
+        assert nearest_nodes_with(page, nodes, tags, levels).tolist() == one_by_one
+        assert set(one_by_one) != {-1}

@@ -97,3 +97,21 @@ def test_a_thread_is_found_by_its_posts_or_by_what_it_declares():
     plain = parse_page(f"<html><head>{declared}</head><body><p>{_OPENING}</p></body></html>")
     assert thread_page(plain, np.ones(len(plain), np.int8))
     assert not thread_page(parse_page(f"<html><body><p>{_OPENING}</p></body></html>"), np.ones(1, np.int8))
+
+
+@pytest.mark.parametrize(
+    "html", [THREAD, "<p>one</p>", "<div><p>a<b>b</b>c</p><ul><li>d</li><li><i>e</i></li></ul></div>"]
+)
+def test_kept_characters_under_each_element_as_each_ancestor_walk_counts_them(html):
+    from scrapy_web2text.labellers.web2text.threads import kept_under_elements
+
+    page = parse_page(html)
+    chars = np.array([len(text) for text in page.texts], np.int64)
+    for kept in (list(range(len(page))), list(range(0, len(page), 2)), list(range(1, len(page), 3))):
+        walked: dict = {}
+        for i in kept:  # each kept block's element and its ancestors, one by one
+            element = page.block_elements[i][0]
+            for holder in (element, *element.iterancestors()):
+                walked[holder] = walked.get(holder, 0) + int(chars[i])
+        held = kept_under_elements(page, kept, chars)
+        assert list(held.items()) == list(walked.items())  # the same sums, in the same order

@@ -25,15 +25,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ...page import Page
-from ...page.declared import declared_kinds
 from ..base import Labelling, PageType
 from . import sparse_units
-from .counts import block_lengths
 from .features import page_features
 from .network import Web2TextModel, load_model
 from .nothing_kept import REASON, furniture_only
 from .page_types import shipped_page_types
 from .rules import FILLS, PageTypeGuess, check_rule_names, run_rules
+from .rules.inputs import declared, page_lengths
 from .viterbi import viterbi
 
 #: A page left empty at the model's threshold is decoded again at this share of its highest p(content).
@@ -170,8 +169,8 @@ def page_type_on_demand(page: Page, block_x: np.ndarray) -> PageTypeGuess:
         classifier = shipped_page_types()
         if classifier is None:
             return None
-        declared = declared_kinds(page) if classifier.reads_declared else None
-        return classifier.distribution(block_x, block_lengths(page.texts), declared)
+        kinds = declared(page) if classifier.reads_declared else None
+        return classifier.distribution(block_x, page_lengths(page), kinds)
 
     return PageTypeGuess(classify)
 

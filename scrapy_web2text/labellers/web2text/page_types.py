@@ -89,10 +89,12 @@ def page_summary(block_x: np.ndarray, lengths: np.ndarray, declared: Declared | 
     out[len(BLOCK_SUMMARY_NAMES) :] = declared_columns(declared or Declared())
     if not len(block_x):
         return out
-    x = block_x[:, :SUMMARISED]  # read in place: a float64 copy of the page's features costs more than the sums
+    # One float64 copy for both sums: the product with float32 features makes that copy anyway, and a mean over
+    # float32 with a float64 sum casts block by block (same sums, in the same order: same bits).
+    x = block_x[:, :SUMMARISED].astype(np.float64)
     weights = np.asarray(lengths, np.float64)
     total = weights.sum()
-    out[:SUMMARISED] = x.mean(axis=0, dtype=np.float64)
+    out[:SUMMARISED] = np.add.reduce(x, axis=0) / len(x)
     out[SUMMARISED : 2 * SUMMARISED] = weights @ x / total if total > 0 else out[:SUMMARISED]
     out[2 * SUMMARISED] = np.log1p(len(block_x))
     out[2 * SUMMARISED + 1] = np.log1p(total)

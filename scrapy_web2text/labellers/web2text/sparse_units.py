@@ -22,8 +22,8 @@ from collections.abc import Collection
 import numpy as np
 
 from ...page import Page
-from .counts import block_lengths
 from .rules import PageTypeGuess
+from .rules.inputs import page_lengths
 
 #: The rule name given to the blocks the second decoding keeps (``Block.rule``, the full block records); also the
 #: name that ``skip_rules`` takes to turn the step off.
@@ -43,7 +43,7 @@ def sparse_units(page: Page, labels: np.ndarray, page_type: PageTypeGuess) -> bo
     """Whether ``labels`` (the chain's, at the model's own threshold) keep under :data:`MAX_KEPT_SHARE` of the
     characters of a page typed as repeated units (the module docstring); the page is classified only where the
     labels keep that little."""
-    lengths = block_lengths(page.texts)
+    lengths = page_lengths(page)
     total = int(lengths.sum())
     if not total or int(lengths[labels != 0].sum()) >= MAX_KEPT_SHARE * total:
         return False

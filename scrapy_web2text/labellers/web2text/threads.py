@@ -17,8 +17,7 @@ import numpy as np
 from lxml import etree
 
 from ...page import Page
-from ...page.declared import declared_kinds
-from .counts import block_lengths
+from .rules.inputs import declared, page_lengths
 
 #: schema.org types by which a page declares itself a thread.
 THREAD_TYPES = frozenset({"DiscussionForumPosting", "QAPage"})
@@ -38,7 +37,7 @@ POST_MARKS = etree.XPath(
 def thread_page(page: Page, labels: np.ndarray) -> bool:
     """Whether the page declares itself a thread, or repeated posts hold :data:`MIN_POSTS_SHARE` of the characters
     ``labels`` keeps."""
-    if not THREAD_TYPES.isdisjoint(declared_kinds(page).schema_types):
+    if not THREAD_TYPES.isdisjoint(declared(page).schema_types):
         return True
     if len(page.block_elements) != len(page.texts) or not labels.any():
         return False
@@ -51,15 +50,10 @@ def repeated_posts(page: Page, labels: np.ndarray) -> list[Any]:
 
     Only the elements holding that much kept text are looked at (the kept blocks' ancestors), and their posts'
     marks looked for last: a page pays for the search where a thread is possible."""
-    lengths = block_lengths(page.texts)
+    chars = page_lengths(page)
     kept = np.flatnonzero(labels != 0).tolist()
-    held: dict[Any, int] = defaultdict(int)  # kept characters under each element
-    for i in kept:
-        element = page.block_elements[i][0]
-        if element is not None:
-            for holder in (element, *element.iterancestors()):
-                held[holder] += int(lengths[i])
-    enough = MIN_POSTS_SHARE * int(lengths[kept].sum())
+    held = kept_under_elements(page, kept, chars)
+    enough = MIN_POSTS_SHARE * int(chars[kept].sum())
     for parent in [element for element, chars in held.items() if chars >= enough and len(element) >= MIN_POSTS]:
         groups: dict[tuple[Any, str | None], list[Any]] = defaultdict(list)
         for child in parent:
@@ -70,3 +64,36 @@ def repeated_posts(page: Page, labels: np.ndarray) -> list[Any]:
             if alike and all(POST_MARKS(child) for child in group):
                 return group
     return []
+
+
+def kept_under_elements(page: Page, kept: list[int], chars: np.ndarray) -> dict[Any, int]:
+    """The kept characters under each element that holds a kept block (``kept``: the kept blocks' numbers), in the
+    order the kept blocks reach them, each block's element first, then its ancestors upwards.
+
+    Each element's parent is read once (a block's chain stops at the first element an earlier block reached), and the
+    characters are added up the tree once, deepest elements first: a page's blocks share most of their ancestors."""
+    held: dict[Any, int] = {}
+    parents: dict[Any, Any] = {}
+    depths: dict[Any, int] = {}
+    for i in kept:
+        element = page.block_elements[i][0]
+        if element is None:
+            continue
+        if element not in held:
+            chain, node = [], element
+            while node is not None and node not in held:
+                held[node] = 0
+                chain.append(node)
+                node = node.getparent()
+            depth = -1 if node is None else depths[node]
+            for upper, lower in zip([*chain[1:], node], chain):
+                parents[lower] = upper
+            for element_above in reversed(chain):
+                depth += 1
+                depths[element_above] = depth
+        held[element] += int(chars[i])
+    for element in sorted(depths, key=depths.__getitem__, reverse=True):
+        parent = parents[element]
+        if parent is not None:
+            held[parent] += held[element]
+    return held

@@ -6,7 +6,8 @@ that drop blocks read the page's markup and its decoded labels: :mod:`.furniture
 reviews, bylines, landmarks, text for screen readers), :mod:`.rails` (link rails), :mod:`.promotions` (carousels,
 teaser cards, calls to action), :mod:`.phrases` (an ad's label, an interface prompt) and :mod:`.kept_text`
 (captions, excerpt teasers, second copies of kept text); :mod:`.gaps` fills the holes in the kept text last.
-The words they look for (class and id keywords, phrases, headings, element names) are in :mod:`.vocabulary`.
+The words they look for (class and id keywords, phrases, headings, element names) are in :mod:`.vocabulary`;
+what several of them read of a page is computed once a page in :mod:`.inputs`.
 """
 
 from .registry import (

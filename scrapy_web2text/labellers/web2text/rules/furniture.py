@@ -22,7 +22,7 @@ from ....page import Page
 from ....page.marks import HIDDEN_BIT
 from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
-from ..counts import block_lengths
+from .inputs import marks_on_page, names_any, page_lengths
 from .vocabulary import (
     ASIDE_KEYWORD_GROUPS,
     ASIDE_WORDS,
@@ -30,6 +30,7 @@ from .vocabulary import (
     FOOTER_WORDS,
     HEADING_TAGS,
     LANDMARK_TAGS,
+    PATTERN_WORDS,
     REVIEW_WORDS,
     SCREEN_READER_WORDS,
     SKIP_LINK_CLASSES,
@@ -49,6 +50,8 @@ def longest_kept(kept: np.ndarray, lengths: np.ndarray) -> int:
 def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks under an element that hides itself by attribute (``hidden``, ``aria-hidden="true"``, inline
     ``display:none`` / ``visibility:hidden``), unless they hold :data:`MAX_HIDDEN_SHARE` of the kept text or more."""
+    if not marks_on_page(page)[0] & HIDDEN_BIT:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     return unless_most_of_the_kept_text(kept, kept & ((page.ancestor_tags & HIDDEN_BIT) != 0), page)
 
@@ -58,7 +61,7 @@ def unless_most_of_the_kept_text(
 ) -> np.ndarray:
     """``marked``, or none of it where it holds ``share`` of the kept characters or more (what the page has)."""
     if marked.any():
-        lengths = block_lengths(page.texts)
+        lengths = page_lengths(page)
         if lengths[marked].sum() >= share * lengths[kept].sum():
             marked[:] = False
     return marked
@@ -77,11 +80,13 @@ def comment_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     ``discuss``), unless the longest kept block is one of them (the page is its comments) or less than
     :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept characters lie outside them; where a block of :data:`MIN_POST_CHARS`
     outside them is kept, they go in any case."""
+    if not marks_on_page(page)[1] & _COMMENT_BIT:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     marked = kept & ((page.ancestor_keywords & _COMMENT_BIT) != 0)
     if not marked.any():
         return marked
-    lengths = block_lengths(page.texts)
+    lengths = page_lengths(page)
     outside = lengths[kept & ~marked]
     if len(outside) and outside.max() >= MIN_POST_CHARS:
         return marked
@@ -112,6 +117,8 @@ def aside_sections(
     takes what it kept (a related post's excerpt, an author's box).  ``keyword_bits``: keyword groups that hold
     every one of ``words`` (``None`` if unknown); only kept blocks under one of them are read.  ``ignored``: the
     class tokens not read (``None``: every token is)."""
+    if keyword_bits is not None and not marks_on_page(page)[1] & keyword_bits:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     among = kept
     if keyword_bits is not None:  # most pages keep no block under such a keyword
@@ -143,6 +150,9 @@ def landmark_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     that names a footer (:data:`~.vocabulary.FOOTER_WORDS`), with :func:`comment_sections`' guards: a shop's mega-menu,
     a site's footer columns, a forum reply's quote of another post.  The model drops most of them on its own; on product
     and service pages it keeps menus and footers that outweigh the page's own text."""
+    tag_marks, keyword_marks = marks_on_page(page)
+    if not tag_marks & LANDMARK_BITS and not keyword_marks & _FOOTER_KEYWORD_BIT:
+        return np.zeros(len(page), bool)
     kept = labels != 0
     marked = kept & ((page.ancestor_tags & LANDMARK_BITS) != 0)
     named = kept & ~marked & ((page.ancestor_keywords & _FOOTER_KEYWORD_BIT) != 0)
@@ -167,13 +177,11 @@ def screen_reader_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     marked = np.zeros(len(page), bool)
     if not kept.any():
         return marked
-    # One look over the page's distinct class and id strings first: most pages name no screen-reader class, and
-    # this costs a fraction of the search above the kept blocks.
-    attributes = "\n".join(page.distinct_attributes)
-    if SCREEN_READER_WORDS.search(attributes) is not None:
-        marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
+    # Most pages name no screen-reader class: under_attributes answers them with one look over the page's class and
+    # id strings.
+    marked = kept & under_attributes(page, SCREEN_READER_WORDS, among=kept)
     links = kept & page.in_link & ~marked
-    if links.any() and any(word in attributes for word in SKIP_LINK_WORDS):
+    if links.any() and names_any(page, SKIP_LINK_WORDS):
         marked |= own_attributes(page, is_skip_link, among=links)
     return unless_most_of_the_kept_text(kept, marked, page)
 
@@ -204,6 +212,9 @@ def under_attributes(
     ``skipped_tags`` aside: each such node's blocks are one range of block numbers.  ``among``, a block mask, limits
     the reading to the nodes above its blocks: the answer is exact on those blocks only."""
     size = len(page.texts) + 1
+    literals = PATTERN_WORDS.get(words)
+    if literals is not None and not names_any(page, literals):
+        return np.zeros(size - 1, bool)  # the page names no such element (most pages, for most patterns)
     table = page.node_table
     if among is not None and len(table):
         before = np.concatenate(([0], np.cumsum(among)))
@@ -239,7 +250,7 @@ def _unless_the_page_is_theirs(
     less than :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept characters lie outside it.  ``lengths``: the blocks' lengths,
     where the caller has them."""
     if marked.any():
-        lengths = block_lengths(page.texts) if lengths is None else lengths
+        lengths = page_lengths(page) if lengths is None else lengths
         if marked[longest_kept(kept, lengths)] or lengths[kept & ~marked].sum() < MIN_TEXT_OUTSIDE_COMMENTS:
             marked[:] = False
     return marked

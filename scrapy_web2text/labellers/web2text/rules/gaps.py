@@ -19,9 +19,9 @@ import numpy as np
 
 from ....page import Page
 from ....page.nodes import DEPTH, END_BLOCK, FIRST_BLOCK, TAGS_ID
-from ..counts import block_lengths
 from ..tag_groups import blocks_under
 from .furniture import LANDMARK_BITS
+from .inputs import page_lengths, tag_names
 
 #: The element that holds the page's text is the deepest one holding this share of the kept characters.
 TEXT_ELEMENT_SHARE = 0.8
@@ -35,7 +35,7 @@ def text_element_range(page: Page, kept: np.ndarray) -> tuple[int, int] | None:
     table = page.node_table
     if not kept.any() or not len(table):
         return None
-    kept_chars = np.concatenate(([0], np.cumsum(np.where(kept, block_lengths(page.texts), 0))))
+    kept_chars = np.concatenate(([0], np.cumsum(np.where(kept, page_lengths(page), 0))))
     inside = kept_chars[table[:, END_BLOCK]] - kept_chars[table[:, FIRST_BLOCK]]
     holders = np.flatnonzero(inside >= TEXT_ELEMENT_SHARE * kept_chars[-1])
     if not len(holders):
@@ -63,6 +63,8 @@ def documentation_gaps(page: Page, labels: np.ndarray, probabilities: np.ndarray
 def listing_remainders(page: Page, labels: np.ndarray) -> np.ndarray:
     """The blocks left out of ``<pre>`` elements some of whose blocks ``labels`` keeps, as a mask."""
     table = page.node_table
+    if "pre" not in tag_names(page):
+        return np.zeros(len(page), bool)
     is_pre = np.fromiter(("pre" in tags for tags in page.distinct_tags), bool, len(page.distinct_tags))
     listings = is_pre[table[:, TAGS_ID]]
     if not listings.any():

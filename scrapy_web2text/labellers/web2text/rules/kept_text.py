@@ -14,19 +14,20 @@ import numpy as np
 
 from ....page import Page
 from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
-from ..counts import block_lengths
 from ..tag_groups import NODE_TAGS, blocks_under, group_mask, nearest_node_with, tag_list_bits
 from .furniture import unless_most_of_the_kept_text
+from .inputs import page_lengths, tag_names
 from .vocabulary import CAPTION_GROUP, EXCERPT_ENDINGS, LIST_TAGS
 
 #: Captions holding at least this share of the kept characters are kept.
 MAX_CAPTION_SHARE = 0.5
+_CAPTION_TAGS = frozenset(CAPTION_GROUP.split("|"))
 
 
 def caption_blocks(page: Page) -> np.ndarray:
     """Blocks inside a ``<figcaption>``/``<caption>`` element (a CDOM node whose tags include one), as a mask."""
     table = page.node_table
-    if not len(page) or not len(table):
+    if not len(page) or not len(table) or _CAPTION_TAGS.isdisjoint(tag_names(page)):
         return np.zeros(len(page), bool)
     # The tag lists' group bits the features use (shared cache), read for the caption group.
     captions = group_mask(tag_list_bits(page), NODE_TAGS, CAPTION_GROUP)
@@ -61,7 +62,8 @@ def excerpt_teasers(page: Page, labels: np.ndarray) -> np.ndarray:
     if len(kept) <= MIN_EXCERPTS:
         return teasers
     texts = page.texts  # trimmed: an ending is the text's end
-    excerpts = [i for i in kept if texts[i].endswith(EXCERPT_ENDINGS) and len(texts[i]) > 40]
+    long_kept = np.flatnonzero((labels != 0) & (page_lengths(page) > 40)).tolist()
+    excerpts = [i for i in long_kept if texts[i].endswith(EXCERPT_ENDINGS)]
     if len(excerpts) < MIN_EXCERPTS:
         return teasers
     post = max(kept, key=lambda i: len(texts[i]))  # the first of the longest
@@ -93,13 +95,14 @@ def repeated_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
     repeats = np.zeros(len(page), bool)
     if not len(page.node_table):
         return repeats
+    compared = np.flatnonzero((labels != 0) & (page_lengths(page) >= MIN_REPEAT_CHARS)).tolist()
+    texts = list(map(page.texts.__getitem__, compared))  # blank runs already collapsed
+    if len(set(texts)) == len(texts):
+        return repeats  # most pages repeat no kept text: one set says so
     parents = page.node_table[page.block_nodes, PARENT]
     first: dict[str, int] = {}
     pairs = []
-    for i in np.flatnonzero(labels != 0).tolist():
-        text = page.texts[i]  # blank runs already collapsed
-        if len(text) < MIN_REPEAT_CHARS:
-            continue
+    for i, text in zip(compared, texts):
         earlier = first.setdefault(text, i)
         if earlier == i or parents[earlier] == parents[i]:
             continue
@@ -139,7 +142,7 @@ class Passages:
         counts = Counter(map(page.texts.__getitem__, indices))
         once = np.zeros(len(page), np.int64)
         once[[i for i in indices if counts[page.texts[i]] == 1]] = 1
-        self.once_before = np.concatenate(([0], np.cumsum(once * block_lengths(page.texts))))
+        self.once_before = np.concatenate(([0], np.cumsum(once * page_lengths(page))))
 
     def holds(self, earlier: int, repeat: int) -> bool:
         """Every block between the copies kept, and beside the repeat, under its parent, :data:`MIN_OWN_CHARS` or

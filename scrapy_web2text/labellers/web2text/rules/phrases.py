@@ -14,6 +14,7 @@ from bisect import bisect_right
 import numpy as np
 
 from ....page import Page
+from .inputs import page_lengths
 from .vocabulary import FURNITURE_PHRASE
 
 #: The longest block that can be one of the phrases, with blanks and punctuation around it.
@@ -24,15 +25,13 @@ def furniture_phrases(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks whose whole text is one of :data:`~.vocabulary.AD_LABELS` or
     :data:`~.vocabulary.INTERFACE_PROMPTS`."""
     found = np.zeros(len(page), bool)
-    texts = page.texts
-    short = [i for i in np.flatnonzero(labels).tolist() if len(texts[i]) <= MAX_PHRASE_CHARS]
-    if not short:
+    short_blocks = np.flatnonzero((labels != 0) & (page_lengths(page) <= MAX_PHRASE_CHARS))
+    if not len(short_blocks):
         return found
-    starts, at = [], 0
-    for i in short:
-        starts.append(at)
-        at += len(texts[i]) + 1
-    joined = "\n".join([texts[i] for i in short])  # block texts hold no line break: one line each
+    short = short_blocks.tolist()
+    ends = np.cumsum(page_lengths(page)[short_blocks] + 1)  # past each text and its line break
+    starts = [0, *ends[:-1].tolist()]
+    joined = "\n".join(map(page.texts.__getitem__, short))  # block texts hold no line break: one line each
     for match in FURNITURE_PHRASE.finditer(joined):
         found[short[bisect_right(starts, match.start()) - 1]] = True
     return found

@@ -18,10 +18,10 @@ import numpy as np
 from ....page import Page
 from ....page.nodes import END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ....page.tags import ANCESTOR_TAG_BITS
-from ..counts import block_lengths
 from ..tag_groups import blocks_under, nearest_node_with
 from .furniture import longest_kept
 from .gaps import text_element_range
+from .inputs import page_lengths, tag_names
 from .vocabulary import LIST_ITEM_TAGS, RAIL_HEADINGS
 
 #: Longer headings are titles that happen to hold such words ("Related parties in the Enron case").
@@ -51,7 +51,7 @@ def announced_rails(page: Page, labels: np.ndarray) -> np.ndarray:
         return rails
     # Headings before the first announcing one neither start a rail nor end one.
     runs = heading_runs(heading_ranks(page, [block for block in in_headings if block >= first]))
-    lengths = block_lengths(page.texts)
+    lengths = page_lengths(page)
     before = _prefix_sums(lengths, lengths * page.in_link, lengths * kept)  # characters, in links, kept
     longest = longest_kept(kept, lengths)
     for (start, items_from, _), end in zip(runs, section_ends(runs, len(kept))):
@@ -75,6 +75,10 @@ MIN_LINKED_SHARE = 0.8
 ITEM_DEPTH = 6
 
 
+#: Up to this many blocks outside the text's element, their list items are looked for one block at a time.
+_FEW_BLOCKS = 16
+
+
 def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks of lists outside the element that holds the page's text (:func:`~.gaps.text_element_range`)
     whose items are links: :data:`MIN_LINKED_ITEMS` or more items with :data:`MIN_ITEM_LINK_SHARE` of their
@@ -86,13 +90,22 @@ def outlying_link_lists(page: Page, labels: np.ndarray) -> np.ndarray:
     if span is None:
         return lists
     start, end = span
-    outside = np.concatenate((np.flatnonzero(kept[:start]), np.flatnonzero(kept[end:]) + end)).tolist()
-    items = {nearest_node_with(page, int(page.block_nodes[block]), LIST_ITEM_TAGS, ITEM_DEPTH) for block in outside}
+    if LIST_ITEM_TAGS.isdisjoint(tag_names(page)):
+        return lists
+    outside = np.concatenate((np.flatnonzero(kept[:start]), np.flatnonzero(kept[end:]) + end))
+    if len(outside) < MIN_LINKED_ITEMS:  # an item holds one outside block at least
+        return lists
+    if len(outside) <= _FEW_BLOCKS:  # one by one: no array over the page's nodes to make
+        items = {
+            nearest_node_with(page, node, LIST_ITEM_TAGS, ITEM_DEPTH) for node in page.block_nodes[outside].tolist()
+        }
+    else:
+        items = set(nearest_nodes_with(page, page.block_nodes[outside], LIST_ITEM_TAGS, ITEM_DEPTH).tolist())
     items.discard(-1)
     if len(items) < MIN_LINKED_ITEMS:
         return lists
     table = page.node_table
-    lengths = block_lengths(page.texts)
+    lengths = page_lengths(page)
     before = _prefix_sums(lengths, lengths * page.in_link)  # characters, in links
     by_list: dict[int, list[bool]] = {}
     for item in items:
@@ -175,3 +188,24 @@ def _prefix_sums(*columns: np.ndarray) -> np.ndarray:
     sums = np.zeros((len(columns), len(columns[0]) + 1), np.float64)
     np.cumsum(np.vstack(columns), axis=1, out=sums[:, 1:])
     return sums
+
+
+def nearest_nodes_with(page: Page, nodes: np.ndarray, tags: frozenset[str], levels: int) -> np.ndarray:
+    """:func:`~..tag_groups.nearest_node_with` of each of ``nodes`` (CDOM node numbers), one level at a time for all
+    of them: the first node among each and its ancestors, ``levels`` of them at most, one of whose tags is in
+    ``tags``; -1 where none."""
+    table = page.node_table
+    has_tag = np.fromiter((not tags.isdisjoint(tag_list) for tag_list in page.distinct_tags), bool)
+    has_tag = has_tag[table[:, TAGS_ID]] if len(has_tag) else np.zeros(len(table), bool)
+    found = np.full(len(nodes), -1, np.int64)
+    node = np.array(nodes, np.int64)  # a copy: climbed in place
+    for _ in range(levels):
+        open_ = np.flatnonzero(node >= 0)
+        if not len(open_):
+            break
+        here = has_tag[node[open_]]
+        found[open_[here]] = node[open_[here]]
+        node[open_[here]] = -1  # found: looked no further
+        climbing = open_[~here]
+        node[climbing] = table[node[climbing], PARENT]
+    return found

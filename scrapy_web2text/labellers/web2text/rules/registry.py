@@ -20,7 +20,6 @@ from typing import NamedTuple
 import numpy as np
 
 from ....page import Page
-from ..counts import block_lengths
 from ..threads import thread_page
 from .furniture import (
     aside_sections,
@@ -32,6 +31,7 @@ from .furniture import (
     screen_reader_blocks,
 )
 from .gaps import documentation_gaps, listing_remainders
+from .inputs import page_lengths
 from .kept_text import excerpt_teasers, kept_captions, repeated_blocks
 from .phrases import furniture_phrases
 from .promotions import call_to_action_links, carousel_sections, short_labels, teaser_cards
@@ -250,12 +250,24 @@ def run_rules(
     typed rule on pages of its types only, the page classified only where such a rule finds a block."""
     changed_by = np.full(len(labels), None, object)
     model = _ModelLabels(page, labels)
+    kept = labels != 0  # of the labels as they stand: read by every rule, made again only where a rule changes them
+    runs: dict[frozenset[str] | None, bool] = {None: True}  # by page types: the rules share a few sets of them
     for rule in rules:
-        if rule.name in skipped or (page_type.known and not rule.runs_on(page_type)):
+        if rule.name in skipped:
             continue
+        if page_type.known:
+            if rule.types not in runs:
+                runs[rule.types] = rule.runs_on(page_type)
+            if not runs[rule.types]:
+                continue
         found = rule.find(page, labels, probabilities) if rule.reads_probabilities else rule.find(page, labels)
-        changes = found & ((labels == 0) if rule.keeps else (labels != 0))
-        if not changes.any() or not rule.runs_on(page_type):
+        changes = found & (~kept if rule.keeps else kept)
+        # count_nonzero: a C call, where ndarray.any() goes through a Python-level reduction
+        if not np.count_nonzero(changes):
+            continue
+        if rule.types not in runs:  # the page is classified here, where a typed rule first finds a block
+            runs[rule.types] = rule.runs_on(page_type)
+        if not runs[rule.types]:
             continue
         if not rule.keeps and rule.types is not None and THREADS and model.thread:
             continue  # a thread's posts are its content, whatever the page's likeliest type
@@ -263,6 +275,7 @@ def run_rules(
         if not rule.keeps and not model.keeps_enough(ruled):
             continue
         labels = ruled
+        kept = labels != 0
         changed_by[changes] = rule.name
     return Ruled(labels, changed_by)
 
@@ -275,7 +288,7 @@ class _ModelLabels:
 
     @functools.cached_property
     def lengths(self) -> np.ndarray:
-        return block_lengths(self.page.texts)
+        return page_lengths(self.page)
 
     @functools.cached_property
     def kept_chars(self) -> int:
