@@ -62,13 +62,13 @@ WHY_LINEAR = {
     "labellers.boilerpipe._LAST_DASHED_PART": "possessive to the next '-': attempts read disjoint parts",
     "labellers.boilerpipe._FIRST_DASHED_PART": r"anchored at \A, possessive",
     "labellers.web2text.counts._WORD": r"\w+ always matches the whole run",
-    "labellers.web2text.rules.vocabulary.REVIEW_WORDS": "an alternation of two literals: bounded per position",
+    "labellers.web2text.rules.vocabulary.REVIEW_WORDS": "literals, branching on the first letter: bounded",
     "labellers.web2text.rules.vocabulary.ASIDE_WORDS": (
         "an alternation of literals (some with optional characters): bounded"
     ),
-    "labellers.web2text.rules.vocabulary.BYLINE_WORDS": "literals, one with an optional hyphen: bounded per position",
-    "labellers.web2text.rules.vocabulary.FOOTER_WORDS": "one literal: bounded per position",
-    "labellers.web2text.rules.vocabulary.SCREEN_READER_WORDS": "literals, some with an optional hyphen: bounded",
+    "labellers.web2text.rules.vocabulary.BYLINE_WORDS": "literals, branching on the first letter: bounded",
+    "labellers.web2text.rules.vocabulary.FOOTER_WORDS": "literals, branching on the first letter: bounded",
+    "labellers.web2text.rules.vocabulary.SCREEN_READER_WORDS": "literals, branching on the first letter: bounded",
     "labellers.web2text.rules.vocabulary.FURNITURE_PHRASE": (
         "^ (multiline): one attempt per line; possessive runs of non-word characters around and between the words"
         " of an alternation of literals branching on the first letter"

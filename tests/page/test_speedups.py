@@ -475,15 +475,21 @@ def test_same_counts_on_generated_blocks(texts) -> None:
     assert_same_counts(texts)
 
 
+def compiled_pattern_columns(text: str) -> tuple[dict, bool]:
+    """The compiled counts' columns of the one block ``text``, by name, and whether it holds a CASE_EXCEPTION
+    character."""
+    table, case_exception = compiled_text_counts(
+        [text], counts_module._PROPERTIES, counts_module._describe, counts_module._PACKED_STOPWORDS, counts_module._BITS
+    )
+    return dict(zip(COUNTS_COLUMNS, table[0].tolist())), case_exception
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(BLOCK_TEXT)
 def test_compiled_pattern_columns_equal_the_regexes(text) -> None:
     # The compiled URL, year and copyright columns against the patterns themselves, one block at a time (the
     # copyright column holds for pages without a CASE_EXCEPTION character, which run the regex instead).
-    table, case_exception = compiled_text_counts(
-        [text], counts_module._PROPERTIES, counts_module._describe, counts_module._PACKED_STOPWORDS, counts_module._BITS
-    )
-    row = dict(zip(COUNTS_COLUMNS, table[0].tolist()))
+    row, case_exception = compiled_pattern_columns(text)
     assert row["url"] == bool(counts_module._URL.search(text))
     assert row["year"] == bool(counts_module._YEAR.search(text))
     if not case_exception:
@@ -497,10 +503,7 @@ def test_compiled_pattern_columns_equal_the_regexes(text) -> None:
 )  # fmt: skip
 def test_compiled_pattern_columns_at_every_case_and_cut(text) -> None:
     # Every pair a match can start with, in each case, and matches cut short at the block's end.
-    table, _ = compiled_text_counts(
-        [text], counts_module._PROPERTIES, counts_module._describe, counts_module._PACKED_STOPWORDS, counts_module._BITS
-    )
-    row = dict(zip(COUNTS_COLUMNS, table[0].tolist()))
+    row, _ = compiled_pattern_columns(text)
     assert row["url"] == bool(counts_module._URL.search(text))
     assert row["year"] == bool(counts_module._YEAR.search(text))
     assert row["copyright"] == bool(counts_module._COPYRIGHT.search(text))

@@ -113,8 +113,9 @@ def edge_matrix(
     return out
 
 
-#: numpy's log1p of 0, 1, ..., 4095: the edges' gaps, depth differences and tree distances are mostly whole numbers
-#: below it (the block features read it too).
+#: numpy's log1p of 0, 1, ..., 4095, looked up where ``log1p`` costs some 15 ns a value: the edges' gaps, depth
+#: differences and tree distances, and the block features' counts (a node's characters, words, children, depth) are
+#: mostly whole numbers below it.
 LOG1P_TABLE = np.log1p(np.arange(4096.0))
 
 

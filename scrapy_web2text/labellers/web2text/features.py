@@ -27,7 +27,7 @@ from ...page.twins import load_twin
 from .counts import block_counts, block_lengths, text_table
 from .edges import EDGE_FEATURE_BINARY as EDGE_FEATURE_BINARY
 from .edges import EDGE_FEATURES, EDGE_LEVELS, edge_matrix
-from .edges import LOG1P_TABLE as _LOG1P_TABLE
+from .edges import LOG1P_TABLE as LOG1P_TABLE  # most of a page's counts are whole numbers below it
 from .feature_names import ALL_BLOCK_FEATURES as ALL_BLOCK_FEATURES
 from .feature_names import BLOCK_FEATURE_BINARY as BLOCK_FEATURE_BINARY
 from .feature_names import BLOCK_FEATURES, NODE_STATISTICS, PAGE_STATISTICS, REGION_LEVELS, block_feature_names
@@ -301,11 +301,6 @@ def edge_features(page: Page, pieces: PagePieces | None = None) -> np.ndarray:
     if pieces is None:
         pieces = PagePieces.of(page, EDGE_LEVELS, text_counts=False)
     return edge_matrix(page, pieces.chain, pieces.tag_bits, pieces.tag_marks, pieces.text_table, pieces.lengths)
-
-
-#: numpy's log1p of 0, 1, ..., 4095 (:data:`.edges.LOG1P_TABLE`): most of a page's counts (characters and words of a
-#: node, its children, depth) are whole numbers below a few thousand, and ``log1p`` costs some 15 ns a value.
-LOG1P_TABLE = _LOG1P_TABLE
 
 
 def log1p_columns(out: np.ndarray, columns: np.ndarray) -> None:

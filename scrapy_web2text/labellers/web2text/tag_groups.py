@@ -90,7 +90,7 @@ def group_bit(groups: tuple[str, ...], group: str) -> int:
 
 def group_mask(bits: np.ndarray, groups: tuple[str, ...], group: str) -> np.ndarray:
     """``tag_masks(bits, groups)[:, groups.index(group)]``, without the other groups' columns."""
-    return (bits >> (_GROUP_OFFSETS[groups] + groups.index(group))) & 1 != 0
+    return (bits >> group_bit(groups, group)) & 1 != 0
 
 
 #: Landmarks that are short by nature: one holding more than ``DOMINANT_SHARE`` of the page's characters is markup

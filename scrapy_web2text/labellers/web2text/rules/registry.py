@@ -251,23 +251,21 @@ def run_rules(
     changed_by = np.full(len(labels), None, object)
     model = _ModelLabels(page, labels)
     kept = labels != 0  # of the labels as they stand: read by every rule, made again only where a rule changes them
-    runs: dict[frozenset[str] | None, bool] = {None: True}  # by page types: the rules share a few sets of them
+    verdicts: dict[frozenset[str] | None, bool] = {}
+
+    def runs_on(rule: Rule) -> bool:  # the rules share a few sets of page types: each set decided once a page
+        if rule.types not in verdicts:
+            verdicts[rule.types] = rule.runs_on(page_type)
+        return verdicts[rule.types]
+
     for rule in rules:
-        if rule.name in skipped:
+        if rule.name in skipped or (page_type.known and not runs_on(rule)):
             continue
-        if page_type.known:
-            if rule.types not in runs:
-                runs[rule.types] = rule.runs_on(page_type)
-            if not runs[rule.types]:
-                continue
         found = rule.find(page, labels, probabilities) if rule.reads_probabilities else rule.find(page, labels)
         changes = found & (~kept if rule.keeps else kept)
-        # count_nonzero: a C call, where ndarray.any() goes through a Python-level reduction
-        if not np.count_nonzero(changes):
-            continue
-        if rule.types not in runs:  # the page is classified here, where a typed rule first finds a block
-            runs[rule.types] = rule.runs_on(page_type)
-        if not runs[rule.types]:
+        # count_nonzero: a C call, where ndarray.any() goes through a Python-level reduction.  An unknown page is
+        # classified here, where a typed rule first finds a block.
+        if not np.count_nonzero(changes) or not runs_on(rule):
             continue
         if not rule.keeps and rule.types is not None and THREADS and model.thread:
             continue  # a thread's posts are its content, whatever the page's likeliest type

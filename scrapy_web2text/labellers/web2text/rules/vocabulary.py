@@ -16,8 +16,8 @@ from ....page.elements import first_letter_alternation
 # --- furniture.py: review_sections ---------------------------------------------------------------------------------
 
 #: Class/id words of buyers' reviews and ratings ("testimonial" is not one: on a product page it is a press quote).
-REVIEW_WORDS = re.compile(r"review|rating")
 REVIEW_WORD_LIST = ("review", "rating")
+REVIEW_WORDS = re.compile(first_letter_alternation(REVIEW_WORD_LIST))
 
 # --- furniture.py: aside_sections ----------------------------------------------------------------------------------
 
@@ -41,21 +41,20 @@ HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 # --- furniture.py: byline_sections ---------------------------------------------------------------------------------
 
 #: Class/id words of a byline or dateline ("Posted by … on …"), metadata rather than text; each holds a ``byline`` word.
-BYLINE_WORDS = re.compile(r"byline|dateline|entry-meta|post-?meta")
 BYLINE_WORD_LIST = ("byline", "dateline", "entry-meta", "post-meta", "postmeta")
+BYLINE_WORDS = re.compile(first_letter_alternation(BYLINE_WORD_LIST))
 
 # --- furniture.py: landmark_sections (gaps.py and nothing_kept.py read its bits) ----------------------------------
 
 #: Landmark elements (and their ARIA roles, ``page/marks.py``) that hold no page's main text.
 LANDMARK_TAGS = ("nav", "footer", "aside")
 #: A footer named by class or id; the walk's ``foot`` group alone would take ``footnote``, which is an article's text.
-FOOTER_WORDS = re.compile("footer")
 FOOTER_WORD_LIST = ("footer",)
+FOOTER_WORDS = re.compile(first_letter_alternation(FOOTER_WORD_LIST))
 
 # --- furniture.py: screen_reader_blocks ----------------------------------------------------------------------------
 
 #: Classes that hide text from the eye for screen readers (``sr-only``, ``screen-reader-text``, ``visually-hidden``).
-SCREEN_READER_WORDS = re.compile(r"sr-only|screen-?reader|visually-?hidden|a11y-hidden")
 SCREEN_READER_WORD_LIST = (
     "sr-only",
     "screen-reader",
@@ -64,6 +63,7 @@ SCREEN_READER_WORD_LIST = (
     "visuallyhidden",
     "a11y-hidden",
 )
+SCREEN_READER_WORDS = re.compile(first_letter_alternation(SCREEN_READER_WORD_LIST))
 #: A link whose whole class and id are these is hidden until a keyboard reaches it ("hidden-xs" alone is not).
 SKIP_LINK_CLASSES = frozenset({"hidden", "hide", "offscreen"})
 #: Words one of which a page's classes hold where it has a skip link ("skip…" starts "Skip to content" links).
@@ -83,8 +83,8 @@ TEASER_CARD_WORD_LIST = (
 #: :data:`TEASER_CARD_WORD_LIST` anywhere in a class or id.
 TEASER_CARD_WORDS = re.compile(first_letter_alternation(TEASER_CARD_WORD_LIST))
 
-#: Each class/id pattern above and the words it matches, one of which a page's class and id strings must hold for
-#: the pattern to match there: substring searches answer "none" faster than the pattern (``tests`` check the pairs).
+#: Each class/id pattern above and the words it is made of, one of which a page's class and id strings must hold for
+#: the pattern to match there: substring searches answer "none" faster than the pattern.
 PATTERN_WORDS: dict[re.Pattern, tuple[str, ...]] = {
     REVIEW_WORDS: REVIEW_WORD_LIST,
     ASIDE_WORDS: ASIDE_WORD_LIST,
