@@ -130,6 +130,9 @@ setup(
         "charset-normalizer>=3.0",
         # The clean HTML output's sanitiser (markup.py): Ammonia's allow-list, in Rust.
         "nh3>=0.2.14",
+        # The second opinion on a page the chain keeps almost nothing of (labellers/web2text/second_opinion.py):
+        # Resiliparse's main-content extractor, in C++.
+        "resiliparse>=0.15",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"

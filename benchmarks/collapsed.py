@@ -32,7 +32,7 @@ from rule_ablation import collect_arguments, labelled_pages  # noqa: E402
 
 import scrapy_web2text.labellers.web2text as web2text  # noqa: E402
 from scrapy_web2text.extraction import join_main_text  # noqa: E402
-from scrapy_web2text.labellers.web2text import sparse_units  # noqa: E402
+from scrapy_web2text.labellers.web2text import second_opinion, sparse_units  # noqa: E402
 from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E402
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel  # noqa: E402
@@ -70,12 +70,24 @@ def label_page(page, model, gold: str) -> dict:
         sparse_units.REASON not in model.skipped_rules and lower < own and sparse_units.sparse_units(page, first, guess)
     )
     chain = decode(page, model, unary, pair, guess, lower) if stepped else first
+    # The second opinion (second_opinion.py): the chain again at lower thresholds on a page kept almost empty.
+    before_opinion, opinion = chain, second_opinion.wanted_chars(page, chain, guess, model.skipped_rules)
+    for threshold in (t for t in second_opinion.THRESHOLDS if t < own) if opinion else ():
+        chain = decode(page, model, unary, pair, guess, threshold)
+        if second_opinion.kept_chars(page, chain) >= opinion:
+            break
     result = {
         "threshold": round(own, 4),
         "with": scores(page, chain, gold),
         "alone": scores(page, decode(page, model, unary, pair, guess, own, rules=False), gold),
-        "kept": "".join(map(str, chain.astype(int).tolist())),
+        "kept": _bits(chain),
         "sparse_units": bool(stepped),
+        # The chain before the second opinion, where it changed the labels (second_opinion_study.py reads these).
+        **(
+            {"before_opinion": scores(page, before_opinion, gold), "kept_before_opinion": _bits(before_opinion)}
+            if chain is not before_opinion
+            else {}
+        ),
         "p": np.round(np.exp(unary[:, 1]), 4).tolist(),
         "chars": [len(text) for text in page.texts],
         "types": {k: round(v, 4) for k, v in guess.probabilities.items()},
@@ -94,6 +106,10 @@ def label_page(page, model, gold: str) -> dict:
         result["grid"][str(threshold)] = previous_scores
         previous = decoded
     return result
+
+
+def _bits(labels) -> str:
+    return "".join(map(str, labels.astype(int).tolist()))
 
 
 def collect(args) -> None:

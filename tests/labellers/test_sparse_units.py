@@ -86,7 +86,7 @@ def test_extract_names_the_step_in_the_blocks_and_takes_it_in_skip_rules(strict_
     assert all(item in extraction.main_text for item in ITEMS)
     assert {block.rule for block in extraction.blocks if block.text in ITEMS} == {REASON}
     assert extract(html, model=strict_model, skip_rules={REASON}).main_text == INTRO
-    with pytest.raises(ValueError, match="unknown rule.*documentation_gaps, sparse_units$"):
+    with pytest.raises(ValueError, match="unknown rule.*documentation_gaps, sparse_units, second_opinion$"):
         extract(html, model=strict_model, skip_rules={"sparse_unit"})
 
 

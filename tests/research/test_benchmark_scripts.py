@@ -168,3 +168,33 @@ def test_collapsed_pages_script_replicates_the_labeller_and_names_each_collapse_
     assert collapsed.cause(lost) == "threshold"
     assert collapsed.cause({**lost, "grid": {"0.1": [0.8, 0.3, 0.4, 900]}}) == "ranking"
     assert collapsed.cause({**lost, "alone": [0.9, 0.8, 0.85]}) == "rules"
+
+
+def test_second_opinion_study_applies_the_step_as_the_labeller_does(tmp_path, capsys):
+    study = _script("second_opinion_study")
+    from scrapy_web2text.labellers.web2text import second_opinion
+
+    grid = {"0.3": [0.9, 0.5, 0.6, 400], "0.2": [0.8, 0.9, 0.85, 1200], "0.1": [0.5, 1.0, 0.66, 3000]}
+    model = {"with": [1.0, 0.1, 0.2], "alone": [1.0, 0.1, 0.2], "kept": "1000", "chars": [100, 900, 900, 900]}
+    model |= {"types": {"article": 0.2, "forum": 0.8}, "grid": grid}
+    opinion = {"id": "p", "total": 2800, "other": 1000}
+    row = {"id": "p", "corpus": "wcxb", "type": "forum", "lang": "en", "traf": [0.9, 0.9, 0.9], "models": [model]}
+    # The first threshold of the grid that keeps as many characters as the other extractor found.
+    assert study.step(row, model, opinion) == [0.8, 0.9, 0.85]
+    assert study.step(row, model, {**opinion, "other": 5000}) == [0.5, 1.0, 0.66]  # none does: the lowest
+    assert study.step(row, model, {**opinion, "other": 250}) == model["with"]  # under MIN_RATIO times the kept
+    assert study.step(row, {**model, "types": {"article": 0.9}}, opinion) == model["with"]
+    assert study.step(row, model, {**opinion, "total": 900}) == model["with"]  # keeps a tenth of the page
+    # Rows collected with the step already in the chain are scored from the chain before it.
+    stepped = {**model, "with": [0.8, 0.9, 0.85], "before_opinion": [1.0, 0.1, 0.2], "kept_before_opinion": "1000"}
+    assert study.step(row, stepped, opinion) == [0.8, 0.9, 0.85]
+    assert second_opinion.MIN_RATIO * 100 < opinion["other"]
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(row) + "\n")
+    opinions = tmp_path / "opinions.jsonl"
+    opinions.write_text(json.dumps(opinion) + "\n")
+    study.main(["table", "--opinions", str(opinions), str(rows), "--min-pages", "1"])
+    out = capsys.readouterr().out
+    assert "all                         1  0.2000    0.8500  +0.6500      0     1" in out
+    assert "collapsed: 1.0 -> 0.0 pages a file" in out

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...page import Page
 from ..base import Labelling, PageType
-from . import sparse_units
+from . import second_opinion, sparse_units
 from .features import page_features
 from .network import Web2TextModel, load_model
 from .nothing_kept import REASON, furniture_only
@@ -89,7 +89,7 @@ def web2text_labels(
     to run, beside the model's own ``config.skip_rules``.  A tuned model with a site gate labels only its site's pages
     (:meth:`.Web2TextModel.for_page`).
     """
-    check_rule_names(skip_rules, steps=(sparse_units.REASON,))
+    check_rule_names(skip_rules, steps=(sparse_units.REASON, second_opinion.REASON))
     model = model.for_page(page.texts)  # a tuned model's own site's pages; the model it was tuned from elsewhere
     own_threshold = threshold is None
     clock = time.thread_time()
@@ -111,12 +111,16 @@ def web2text_labels(
     if own_threshold and rules and sparse_units.decodes_again(page, labels, guess, threshold, skipped):
         first = labels
         labels, changed, again = decode_at(*chain, sparse_units.LOWER_THRESHOLD, rules=rules, skipped=skipped)
-        newly_kept = (labels != 0) & (first == 0)
-        changed = [
-            sparse_units.REASON if new and rule is None else rule
-            for new, rule in zip(newly_kept, changed or [None] * len(page))
-        ]
-        changed = changed if any(changed) else None
+        changed = _newly_kept_by(sparse_units.REASON, first, labels, changed)
+    if own_threshold and rules and (wanted := second_opinion.wanted_chars(page, labels, guess, skipped)):
+        first, lowered = labels, None
+        for lower in (t for t in second_opinion.THRESHOLDS if t < threshold):
+            lowered = decode_at(*chain, lower, rules=rules, skipped=skipped)
+            if second_opinion.kept_chars(page, lowered[0]) >= wanted:
+                break
+        if lowered is not None:
+            labels, changed, again = lowered
+            changed = _newly_kept_by(second_opinion.REASON, first, labels, changed)
     decode_done = time.thread_time()
     timings = {
         "features": 1000 * (features_done - clock),
@@ -125,6 +129,16 @@ def web2text_labels(
     }
     page_type = guess_page_type(guess)
     return Decoded(labels.astype(bool), probabilities, timings, again, page_type, changed, guess)
+
+
+def _newly_kept_by(reason: str, first: np.ndarray, labels: np.ndarray, changed: list | None) -> list | None:
+    """Each block's rule after a page-level step: ``reason`` for the blocks ``labels`` keep and ``first`` did not
+    (where no rule changed them), else the rule that did."""
+    newly_kept = (labels != 0) & (first == 0)
+    changed = [
+        reason if new and rule is None else rule for new, rule in zip(newly_kept, changed or [None] * len(labels))
+    ]
+    return changed if any(changed) else None
 
 
 def decode_at(

@@ -1,0 +1,95 @@
+"""A page the chain keeps almost nothing of, where an independent extractor finds several times more text: decoded
+again at lower thresholds until the chain keeps as much.
+
+The networks sometimes rank a page's main text (a forum's posts, a listing's items, a collection's entries) just
+under the threshold while keeping a few lines of furniture.  Nothing on the page itself tells that apart from a page
+whose short text is right, so a second opinion decides: Resiliparse's main-content extractor (rule-based, in C++, a
+millisecond a page), asked only where the chain keeps under :data:`MAX_KEPT_SHARE` of the page's characters (and
+under :data:`MAX_KEPT_CHARS`) and the page is unlikely to be an article.  Where its text holds over
+:data:`MIN_RATIO` times the characters the chain keeps, the labeller decodes the page again, with the rules, at each
+of :data:`THRESHOLDS` below the model's own in turn, and keeps the first labels that hold as many characters as the
+second opinion (the lowest threshold's where none does).  The blocks this keeps name :data:`REASON` in their
+``rule``.  The other extractor's text is only a measure: every label still comes from the model.
+
+Why these conditions: without the article guard and the bound on characters kept, the step also fires on news
+pages whose text is right and whose long comment sections the other extractor keeps.  Measured out of fold (five
+seeds of two recipes) and on the validation pages: docs/research/quality-round4.rst, "A second opinion on pages
+kept almost empty".
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+
+import numpy as np
+
+from ...page import Page
+from .rules import PageTypeGuess
+from .rules.inputs import page_lengths
+
+logger = logging.getLogger(__name__)
+
+#: The rule name given to the blocks the step keeps (``Block.rule``, the full block records); also the name that
+#: ``skip_rules`` takes to turn the step off.
+REASON = "second_opinion"
+#: The share of the page's characters under which the chain may have missed the page's text.
+MAX_KEPT_SHARE = 0.1
+#: Characters kept over which the chain's text is taken to be a page's text already (an article under a long
+#: comment section, which the other extractor keeps).
+MAX_KEPT_CHARS = 3000
+#: A page this likely an article is left as the chain labels it.
+MAX_ARTICLE_PROBABILITY = 0.8
+#: How many times the chain's characters the other extractor's text must hold.
+MIN_RATIO = 3.0
+#: The thresholds tried, highest first (those under the model's own threshold only).
+THRESHOLDS = (0.35, 0.3, 0.25, 0.2, 0.15, 0.1, 0.07, 0.05)
+
+
+def _load_extractor():
+    try:
+        from resiliparse.extract.html2text import extract_plain_text
+    except ImportError:  # an install without it labels as the model alone would
+        logger.warning("resiliparse is not installed: the second_opinion step is off (pip install resiliparse)")
+        return None
+    return extract_plain_text
+
+
+_extractor: list = []
+
+
+def other_extractor_chars(source: str) -> int:
+    """The characters of the main text that Resiliparse finds in the HTML ``source`` (0 where it is missing or
+    fails)."""
+    if not _extractor:
+        _extractor.append(_load_extractor())
+    extract_plain_text = _extractor[0]
+    if extract_plain_text is None or not source:
+        return 0
+    try:
+        return len(extract_plain_text(source, main_content=True) or "")
+    except Exception:  # one odd page is labelled as the model alone would, never an error
+        logger.debug("resiliparse failed on a page", exc_info=True)
+        return 0
+
+
+def wanted_chars(page: Page, labels: np.ndarray, page_type: PageTypeGuess, skipped: Collection[str]) -> int:
+    """The characters the chain should keep on ``page`` (the other extractor's), or 0 where the chain's ``labels``
+    stand: the step is ``skipped``, the labels keep :data:`MAX_KEPT_SHARE` of the page or :data:`MAX_KEPT_CHARS` or
+    more, the page is likely an article (or has no type), or the other extractor finds under :data:`MIN_RATIO` times
+    as much."""
+    if REASON in skipped:
+        return 0
+    lengths = page_lengths(page)
+    total, kept = int(lengths.sum()), int(lengths[labels != 0].sum())
+    if not total or kept >= MAX_KEPT_SHARE * total or kept >= MAX_KEPT_CHARS:
+        return 0
+    probabilities = page_type.probabilities
+    if not probabilities or probabilities.get("article", 0.0) >= MAX_ARTICLE_PROBABILITY:
+        return 0
+    found = other_extractor_chars(page.source)
+    return found if found > MIN_RATIO * kept else 0
+
+
+def kept_chars(page: Page, labels: np.ndarray) -> int:
+    return int(page_lengths(page)[labels != 0].sum())
