@@ -41,7 +41,7 @@ def collect(args) -> None:
                 html = record.get("html") or ""
                 page = parse_page(html)
                 total = sum(map(len, page.texts))
-                found = second_opinion.other_extractor_chars(page.source)
+                found = second_opinion.other_extractor_chars(page.root)
                 out.write(json.dumps({"id": record["id"], "total": total, "other": found}) + "\n")
 
 

@@ -133,7 +133,7 @@ def test_a_page_whose_chain_keeps_an_article_stands_under_a_long_comment_section
     labels = np.array([text == article for text in page.texts], np.int8)
     kept, total = kept_chars(page, labels), kept_chars(page, np.ones(len(page), bool))
     assert second_opinion.MAX_KEPT_CHARS <= kept < second_opinion.MAX_KEPT_SHARE * total
-    assert second_opinion.other_extractor_chars(page.source) > second_opinion.MIN_RATIO * kept
+    assert second_opinion.other_extractor_chars(page.root) > second_opinion.MIN_RATIO * kept
     assert wanted_chars(page, labels, guess(forum=0.9), ()) == 0
 
 
@@ -149,13 +149,38 @@ def test_a_page_that_keeps_enough_is_never_classified_nor_read_again():
 def test_without_resiliparse_or_when_it_fails_the_chain_stands(monkeypatch, caplog):
     monkeypatch.setattr(second_opinion, "_extractor", [])
     monkeypatch.setattr(second_opinion, "_load_extractor", lambda: None)
-    assert second_opinion.other_extractor_chars(forum_thread()) == 0
+    assert second_opinion.other_extractor_chars(parse_page(forum_thread()).root) == 0
 
     def broken(html, main_content):
         raise RuntimeError("odd page")
 
     monkeypatch.setattr(second_opinion, "_extractor", [broken])
-    assert second_opinion.other_extractor_chars(forum_thread()) == 0
+    assert second_opinion.other_extractor_chars(parse_page(forum_thread()).root) == 0
     monkeypatch.setattr(second_opinion, "_extractor", [])
     monkeypatch.undo()
-    assert second_opinion.other_extractor_chars(forum_thread()) > 1000
+    assert second_opinion.other_extractor_chars(parse_page(forum_thread()).root) > 1000
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html><body>" + "<div>" * 5000 + "deep text " * 40 + "</div>" * 5000 + "</body></html>",  # flattened
+        "<html><body>" + "<p>short line</p>" * (second_opinion.MAX_ELEMENTS + 10) + "</body></html>",
+        "<html><body>" + "<div>" * 300 + "<p>line</p>" * 7000 + "</div>" * 300 + "</body></html>",
+    ],
+)
+def test_a_page_too_large_for_the_other_extractor_is_not_given_to_it(html, monkeypatch):
+    def never(html, main_content):
+        raise AssertionError("given to resiliparse")
+
+    root = parse_page(html).root
+    assert not second_opinion.small_enough(root)
+    monkeypatch.setattr(second_opinion, "_extractor", [never])
+    assert second_opinion.other_extractor_chars(root) == 0
+
+
+def test_a_deep_page_under_the_bounds_is_read():
+    html = "<html><body>" + "<div>" * 200 + "<p>A line of text.</p>" * 50 + "</div>" * 200 + "</body></html>"
+    root = parse_page(html).root
+    assert second_opinion.small_enough(root)
+    assert second_opinion.other_extractor_chars(root) >= len("A line of text.") * 50

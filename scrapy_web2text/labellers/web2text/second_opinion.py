@@ -23,6 +23,7 @@ import logging
 from collections.abc import Collection
 
 import numpy as np
+from lxml import etree
 
 from ...page import Page
 from .rules import PageTypeGuess
@@ -44,6 +45,11 @@ MAX_ARTICLE_PROBABILITY = 0.8
 MIN_RATIO = 3.0
 #: The thresholds tried, highest first (those under the model's own threshold only).
 THRESHOLDS = (0.35, 0.3, 0.25, 0.2, 0.15, 0.1, 0.07, 0.05)
+#: Resiliparse's time grows with the elements times their depth (a 4,000-deep chain of elements takes a quarter of a
+#: second, 200,000 nested ones hours): a page with more elements, or more elements times its depth, than these is
+#: not given to it, and it reads the page as parsed here (nesting deeper than ``flatten.MAX_NESTING`` unwrapped).
+MAX_ELEMENTS = 50_000
+MAX_ELEMENTS_TIMES_DEPTH = 2_000_000
 
 
 def _load_extractor():
@@ -58,16 +64,32 @@ def _load_extractor():
 _extractor: list = []
 
 
-def other_extractor_chars(source: str) -> int:
-    """The characters of the main text that Resiliparse finds in the HTML ``source`` (0 where it is missing or
-    fails)."""
+def small_enough(root) -> bool:
+    """Whether the tree under ``root`` has at most :data:`MAX_ELEMENTS` elements and at most
+    :data:`MAX_ELEMENTS_TIMES_DEPTH` elements times its depth (the walk stops as soon as it has more)."""
+    elements = depth = deepest = 0
+    for event, _ in etree.iterwalk(root, events=("start", "end")):
+        if event == "end":
+            depth -= 1
+            continue
+        elements, depth = elements + 1, depth + 1
+        deepest = max(deepest, depth)
+        if elements > MAX_ELEMENTS or elements * deepest > MAX_ELEMENTS_TIMES_DEPTH:
+            return False
+    return True
+
+
+def other_extractor_chars(root) -> int:
+    """The characters of the main text that Resiliparse finds in the page parsed as ``root`` (0 where it is missing,
+    fails, or the page is too large for it: :func:`small_enough`)."""
     if not _extractor:
         _extractor.append(_load_extractor())
     extract_plain_text = _extractor[0]
-    if extract_plain_text is None or not source:
+    if extract_plain_text is None or root is None or not small_enough(root):
         return 0
     try:
-        return len(extract_plain_text(source, main_content=True) or "")
+        html = etree.tostring(root, encoding="unicode", method="html")
+        return len(extract_plain_text(html, main_content=True) or "")
     except Exception:  # one odd page is labelled as the model alone would, never an error
         logger.debug("resiliparse failed on a page", exc_info=True)
         return 0
@@ -87,7 +109,7 @@ def wanted_chars(page: Page, labels: np.ndarray, page_type: PageTypeGuess, skipp
     probabilities = page_type.probabilities
     if not probabilities or probabilities.get("article", 0.0) >= MAX_ARTICLE_PROBABILITY:
         return 0
-    found = other_extractor_chars(page.source)
+    found = other_extractor_chars(page.root)
     return found if found > MIN_RATIO * kept else 0
 
 
