@@ -37,7 +37,7 @@ from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
 
 cimport lxml.includes.etreepublic as cetree
 
-from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .elements import _CLASS_CACHE, _ID_MASKS, _TAG_TABLE, _describe_class, _describe_tag, _id_mask
 from .marks import MARKING_ATTRIBUTES, attribute_marks
 from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
 from .walk import OUTSIDE_SVG, SVG_DRAWING, svg_mode
@@ -387,7 +387,8 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef list node_run_starts = walker.node_run_starts
     cdef list all_children = walker.children
     cdef dict tag_table = _TAG_TABLE
-    cdef dict element_cache = _ELEMENT_CACHE
+    cdef dict class_cache = _CLASS_CACHE
+    cdef dict id_masks = _ID_MASKS
     cdef dict paths = {}
     cdef dict path_strings = {}
     cdef dict states = {}
@@ -400,7 +401,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef list stack = [state]
     cdef list children_stack = [siblings]
     cdef list children
-    cdef tuple closed, opened, key, described
+    cdef tuple closed, opened, key, described, class_described
     cdef bint pending_break = False
     cdef bint pending_space = True, space_before
     cdef Py_ssize_t select_elements_left = MAX_SELECT_ELEMENTS, count
@@ -455,8 +456,19 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
                 key = _state_key(node, state[_NUMBER], raw_tag, document)
                 opened = states.get(key)
                 if opened is None:
-                    described = (tag, key[2], key[3]) if len(key) > 2 else (tag, None, None)
-                    attributes, segment, keyword_mask = element_cache.get(described) or _describe_element(*described)
+                    # elements.describe_element, inline: the class's description cached, the id's mask added
+                    if len(key) > 2:
+                        class_name, element_id = key[2], key[3]
+                        class_described = class_cache.get((tag, class_name))
+                        if class_described is None:
+                            class_described = _describe_class(tag, class_name)
+                        attributes, segment, keyword_mask = class_described
+                        if element_id:
+                            attributes = f"{class_name or ''} {element_id}".strip().lower()
+                            id_mask = id_masks.get(element_id)
+                            keyword_mask |= _id_mask(element_id) if id_mask is None else id_mask
+                    else:
+                        attributes, segment, keyword_mask = "", tag, 0
                     path_key = (state[_PATH_ID], segment)
                     path_id = paths.get(path_key)
                     if path_id is None:
