@@ -32,6 +32,7 @@ from typing import Any
 from .. import extract, load_model
 from .._extras import missing_extra
 from ..extraction.site_models import site_model
+from ..labellers.web2text.languages import load_identifier
 from . import DEFAULT_MAX_BYTES
 from .warc import HtmlRecord, plan_chunks, read_html
 
@@ -101,12 +102,14 @@ def check_formats(formats: Sequence[str]) -> tuple[str, ...]:
 
 @functools.cache
 def worker_model(name: str | None):
-    """The model, loaded once per worker process (``worker_model.cache_info().misses`` counts the loads).
+    """The model, loaded once per worker process (``worker_model.cache_info().misses`` counts the loads), with
+    the language identifier (the slowest load a record can set off: its first non-English page's).
 
     What is loaded by then (the model, the modules, the caches' tables) lives as long as the worker: it is moved
     out of the garbage collector's generations (``gc.freeze``), so that the full collections that a page's many
     objects set off do not walk it again for every page."""
     model = load_model(name)
+    load_identifier()
     gc.freeze()
     return model
 

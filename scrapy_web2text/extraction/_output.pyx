@@ -348,19 +348,17 @@ cdef inline bint _is_lower_case_of(const_xmlChar* name, const char* lower) noexc
     return byte[0] == 0
 
 
-cdef bint _named_any(xmlNode* node, tuple names):
-    """The element's local name, lower-cased, is one of ``names`` (ASCII names: lxml's tag, ``rpartition("}")``
-    and ``lower()`` give the same)."""
+cdef inline bint _heading(xmlNode* node) noexcept nogil:
+    """The element's local name, lower-cased, is ``h1`` to ``h6`` (lxml's tag, ``rpartition("}")`` and ``lower()``
+    give the same): one test of the name's bytes, as the title asks it of every block."""
     if node.type != tree.XML_ELEMENT_NODE:
         return False
-    cdef bytes name
-    for name in names:
-        if _is_lower_case_of(node.name, name):
-            return True
-    return False
+    cdef const unsigned char* name = <const unsigned char*>node.name
+    return (name[0] == 104 or name[0] == 72) and 49 <= name[1] <= 54 and name[2] == 0
 
 
-_HEADING_NAMES = (b"h1", b"h2", b"h3", b"h4", b"h5", b"h6")
+cdef enum:
+    _MAX_INLINE_NAMES = 16
 
 
 def first_blocks_of_headings(list block_elements, tuple inline_names):
@@ -368,18 +366,32 @@ def first_blocks_of_headings(list block_elements, tuple inline_names):
     from the block's element (its parent for a tail) up through elements named in ``inline_names``
     (:func:`.output.find_title`'s climb).  ``None`` where a block has no element."""
     cdef tuple inline = tuple(name.encode("ascii") for name in inline_names)
+    # The names as C strings, compared without a Python loop per element (``inline`` keeps them alive).
+    cdef const char* inline_c[_MAX_INLINE_NAMES]
+    cdef Py_ssize_t inline_count = len(inline), position
+    if inline_count > _MAX_INLINE_NAMES:
+        raise ValueError(f"at most {_MAX_INLINE_NAMES} inline names")
+    for position in range(inline_count):
+        inline_c[position] = <bytes>inline[position]
     cdef set seen = set()
     cdef list found = []
     cdef xmlNode* heading
     cdef cetree._Element element
     cdef Py_ssize_t index = 0
+    cdef bint climbs
     for item in block_elements:
         if item[0] is None:
             return None
         element = item[0]
         heading = _owner_node(item)
-        while heading is not NULL and not _named_any(heading, _HEADING_NAMES):
-            heading = _parent(heading) if _named_any(heading, inline) else NULL
+        while heading is not NULL and not _heading(heading):
+            climbs = False
+            if heading.type == tree.XML_ELEMENT_NODE:
+                for position in range(inline_count):
+                    if _is_lower_case_of(heading.name, inline_c[position]):
+                        climbs = True
+                        break
+            heading = _parent(heading) if climbs else NULL
         if heading is not NULL and <size_t>heading not in seen:
             seen.add(<size_t>heading)
             found.append((index, cetree.elementFactory(element._doc, heading)))

@@ -37,10 +37,10 @@ from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
 
 cimport lxml.includes.etreepublic as cetree
 
-from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .elements import _CLASS_CACHE, _ID_MASKS, _TAG_TABLE, _describe_class, _describe_tag, _id_mask
 from .marks import MARKING_ATTRIBUTES, attribute_marks
 from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
-from .walk import OUTSIDE_SVG, SVG_DRAWING, svg_mode
+from .walk import OUTSIDE_SVG, SVG_DRAWING, SVG_HTML
 
 
 cdef extern from "strings.h" nogil:
@@ -220,13 +220,23 @@ cdef Py_ssize_t _elements_below(xmlNode* top, Py_ssize_t limit, const char* name
 
 #: marks.MARKING_ATTRIBUTES as UTF-8, for comparing with libxml2's attribute names (one list of them: that one).
 _MARKING_NAMES = tuple(sorted(name.encode("utf-8") for name in MARKING_ATTRIBUTES))
+cdef enum:
+    _MAX_MARKING_NAMES = 16
+#: The same names as C strings (``_MARKING_NAMES`` keeps them alive): most elements have an attribute that is not a
+#: class or id, and each is compared with all of them.
+cdef const char* _marking_names[_MAX_MARKING_NAMES]
+cdef Py_ssize_t _marking_count = len(_MARKING_NAMES)
+if _marking_count > _MAX_MARKING_NAMES:
+    raise ImportError(f"more than {_MAX_MARKING_NAMES} marking attributes")
+for _position, _name in enumerate(_MARKING_NAMES):
+    _marking_names[_position] = <bytes>_name
 
 
-cdef bint _marking(xmlAttr* attribute):
+cdef bint _marking(xmlAttr* attribute) noexcept:
     """The attribute is one of those that can set marks (``marks.MARKING_ATTRIBUTES``)."""
-    cdef bytes name
-    for name in _MARKING_NAMES:
-        if strcmp(<const char*>attribute.name, name) == 0:
+    cdef Py_ssize_t position
+    for position in range(_marking_count):
+        if strcmp(<const char*>attribute.name, _marking_names[position]) == 0:
             return True
     return False
 
@@ -387,7 +397,8 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef list node_run_starts = walker.node_run_starts
     cdef list all_children = walker.children
     cdef dict tag_table = _TAG_TABLE
-    cdef dict element_cache = _ELEMENT_CACHE
+    cdef dict class_cache = _CLASS_CACHE
+    cdef dict id_masks = _ID_MASKS
     cdef dict paths = {}
     cdef dict path_strings = {}
     cdef dict states = {}
@@ -400,7 +411,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef list stack = [state]
     cdef list children_stack = [siblings]
     cdef list children
-    cdef tuple closed, opened, key, described
+    cdef tuple closed, opened, key, described, class_described
     cdef bint pending_break = False
     cdef bint pending_space = True, space_before
     cdef Py_ssize_t select_elements_left = MAX_SELECT_ELEMENTS, count
@@ -455,14 +466,31 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
                 key = _state_key(node, state[_NUMBER], raw_tag, document)
                 opened = states.get(key)
                 if opened is None:
-                    described = (tag, key[2], key[3]) if len(key) > 2 else (tag, None, None)
-                    attributes, segment, keyword_mask = element_cache.get(described) or _describe_element(*described)
+                    # elements.describe_element, inline: the class's description cached, the id's mask added
+                    if len(key) > 2:
+                        class_name, element_id = key[2], key[3]
+                        class_described = class_cache.get((tag, class_name))
+                        if class_described is None:
+                            class_described = _describe_class(tag, class_name)
+                        attributes, segment, keyword_mask = class_described
+                        if element_id:
+                            attributes = f"{class_name or ''} {element_id}".strip().lower()
+                            id_mask = id_masks.get(element_id)
+                            keyword_mask |= _id_mask(element_id) if id_mask is None else id_mask
+                    else:
+                        attributes, segment, keyword_mask = "", tag, 0
                     path_key = (state[_PATH_ID], segment)
                     path_id = paths.get(path_key)
                     if path_id is None:
                         path_id = paths[path_key] = len(paths) + 1
                     if len(key) > 4:
                         tag_bit |= key[4]
+                    # walk.svg_mode, inline (a Python call per new state otherwise)
+                    in_svg = state[_IN_SVG]
+                    if tag == "svg":
+                        in_svg = SVG_DRAWING
+                    elif in_svg == SVG_DRAWING and tag == "foreignobject":
+                        in_svg = SVG_HTML
                     opened = states[key] = (
                         len(state_rows) // state_width,
                         tag,
@@ -473,7 +501,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
                         state[_IN_LINK] or is_link,
                         segment,
                         block_level,
-                        svg_mode(state[_IN_SVG], tag),
+                        in_svg,
                     )
                     state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
                 state = opened

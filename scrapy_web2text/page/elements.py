@@ -92,7 +92,7 @@ _ATTRIBUTE_CACHE_SIZE = 100_000
 _CACHED_VALUE_MAX_CHARS = 256
 #: Characters of class and id values each cache may hold before it is cleared.
 _CACHE_MAX_CHARS = 4_000_000
-_cache_chars = {"elements": 0, "strings": 0}
+_cache_chars = {"classes": 0, "ids": 0, "strings": 0}
 
 
 def _cache(cache: dict, name: str, key, value, chars: int) -> None:
@@ -113,29 +113,50 @@ def _cache(cache: dict, name: str, key, value, chars: int) -> None:
 TAG_PATH_CLASS_CHARS = 64
 
 
-#: (tag, class, id) → (attributes, tag path segment, keyword mask): one lookup per element in the walk.
-_ELEMENT_CACHE: dict[tuple[str, str | None, str | None], tuple[str, str, int]] = {}
+#: (tag, class) → (lower-cased class, tag path segment, keyword mask of the class): one lookup per element in the
+#: walk.  The id is not in the key: an id is often unique on its page, so a key with it missed for nearly every
+#: element that has one, while the same class names repeat on every page of a site.
+_CLASS_CACHE: dict[tuple[str, str | None], tuple[str, str, int]] = {}
+#: id value (as written) → its keyword mask: the ids of a site's template (``header``, ``content``) repeat.
+_ID_MASKS: dict[str, int] = {}
 
 
-def _describe_element(tag: str, class_name: str | None, element_id: str | None) -> tuple[str, str, int]:
-    """An element's lower-cased ``"class id"``, tag path segment and keyword mask, cached by (tag, class, id).
-
-    One cache and one function: most class and id values of a new site are new (an id is often unique on its page),
-    so a miss is the common case, and each cache layer a miss goes through costs more than it saves."""
-    if class_name or element_id:
-        classes, element_id_text = class_name or "", element_id or ""
-        attributes = f"{classes} {element_id_text}".strip().lower()
-        first_class = classes.split(None, 1)
+def _describe_class(tag: str, class_name: str | None) -> tuple[str, str, int]:
+    """An element's lower-cased class, tag path segment and the class's keyword mask, cached by (tag, class)."""
+    if class_name:
+        attributes = class_name.strip().lower()
+        first_class = class_name.split(None, 1)
         suffix = "." + first_class[0] if first_class else ""
         if len(suffix) > TAG_PATH_CLASS_CHARS + 1:
             suffix = suffix[: TAG_PATH_CLASS_CHARS + 1] + "…"
         mask = _STRING_MASKS.get(attributes)
         described = (attributes, tag + suffix, _scanned_mask(attributes) if mask is None else mask)
-        chars = len(classes) + len(element_id_text)
+        chars = len(class_name)
     else:
         described, chars = ("", tag, 0), 0
-    _cache(_ELEMENT_CACHE, "elements", (tag, class_name, element_id), described, chars)
+    _cache(_CLASS_CACHE, "classes", (tag, class_name), described, chars)
     return described
+
+
+def _id_mask(element_id: str) -> int:
+    """The keyword mask of an id value, cached by the value."""
+    mask = _scanned_mask(element_id.lower())
+    _cache(_ID_MASKS, "ids", element_id, mask, len(element_id))
+    return mask
+
+
+def describe_element(tag: str, class_name: str | None, element_id: str | None) -> tuple[str, str, int]:
+    """An element's lower-cased ``"class id"``, tag path segment and keyword mask.
+
+    The mask of ``"class id"`` is the union of the masks of its class and of its id (no keyword spans blank space:
+    see :func:`keyword_mask`; lower-casing each part alone gives the same letters, as the blank between them ends a
+    word for the one context-dependent rule, the Greek final sigma), and the segment depends on the class alone."""
+    attributes, segment, mask = _CLASS_CACHE.get((tag, class_name)) or _describe_class(tag, class_name)
+    if element_id:
+        attributes = f"{class_name or ''} {element_id}".strip().lower()
+        id_mask = _ID_MASKS.get(element_id)
+        mask |= _id_mask(element_id) if id_mask is None else id_mask
+    return attributes, segment, mask
 
 
 #: lxml tag → (lower-case local name, is block-level, is skipped, ancestor tag bit, is a link): one dict lookup

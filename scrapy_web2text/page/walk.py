@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from lxml import etree
 
-from .elements import _ELEMENT_CACHE, _TAG_TABLE, _describe_element, _describe_tag
+from .elements import _TAG_TABLE, _describe_tag, describe_element
 from .marks import MARKING_ATTRIBUTES, attribute_marks
 from .numbering import STATE_COLUMNS
 from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
@@ -190,8 +190,7 @@ class Walker:
         self._stack.append((state, []))
 
     def _new_state(self, parent: State, key: tuple, tag: str, tag_bit: int, is_link: bool, block_level: bool) -> State:
-        described = (tag, key[2], key[3]) if len(key) > 2 else (tag, None, None)
-        attributes, segment, keyword_mask = _ELEMENT_CACHE.get(described) or _describe_element(*described)
+        attributes, segment, keyword_mask = describe_element(tag, key[2], key[3]) if len(key) > 2 else ("", tag, 0)
         path_key = (parent.path_id, segment)
         path_id = self._paths.get(path_key)
         if path_id is None:

@@ -88,6 +88,22 @@ def test_warc_rows_match_extract_page_by_page(archives, client, untrained_model,
     assert sum(calls.values()) == len(expected_rows(archives)) + skipped["binary"]  # extract() ran on those too
 
 
+def test_a_worker_loads_the_language_identifier_with_its_model(untrained_model):
+    """Before its first record, not at its first non-English page (the slowest load a record sets off), and before
+    ``gc.freeze``.  In a fresh process, since this one may have loaded the identifier already."""
+    script = (
+        "from scrapy_web2text.batch.runner import worker_model\n"
+        "from scrapy_web2text.labellers.web2text import languages\n"
+        "before = languages.identifier_loaded()\n"
+        f"worker_model({str(untrained_model)!r})\n"
+        "print(before, languages.identifier_loaded())\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, env=environment)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-2:] == ["False", "True"]
+
+
 def test_warc_resume_skips_finished_inputs_and_pieces(archives, client, untrained_model, tmp_path):
     output, options = tmp_path / "out.jsonl", Options(model=str(untrained_model))
     inputs = [path for path, _ in archives]

@@ -123,7 +123,7 @@ def test_same_paths_for_elements_added_after_parsing() -> None:
 def test_same_headings_in_an_xml_tree_with_capitals_namespaces_and_comments() -> None:
     root = etree.fromstring(
         b'<r xmlns:x="urn:x"><H1>Upper</H1><x:h2><x:SPAN>ns span</x:SPAN></x:h2>'
-        b"<h3><!-- c -->after comment<q>quoted</q></h3><hX>not one</hX></r>"
+        b"<h3><!-- c -->after comment<q>quoted</q></h3><hX>not one</hX><h7>nor</h7><h12>these</h12><h>three</h></r>"
     )
     elements = [(element, False) for element in root.iter() if isinstance(element.tag, str) and element.text]
     elements += [(element, True) for element in root.iter() if element.tail and element.tail.strip()]

@@ -134,23 +134,28 @@ def test_long_class_token_does_not_copy_into_every_tag_path() -> None:
 
 
 def test_attribute_cache_is_bounded_by_characters() -> None:
-    keyed_by_pairs = (elements._ELEMENT_CACHE,)
-    keyed_by_strings = (elements._STRING_MASKS,)
+    keyed_by_pairs = (elements._CLASS_CACHE,)
+    keyed_by_strings = (elements._STRING_MASKS, elements._ID_MASKS)
     for cache in (*keyed_by_pairs, *keyed_by_strings):
         cache.clear()
     for name in elements._cache_chars:
         elements._cache_chars[name] = 0
     for page_number in range(40):
-        page = parse_page("".join(f'<p class="c{page_number}-{i}-{"z" * 200} x">t</p>' for i in range(1_000)))
-        assert len(page) == 1_000 and len(elements._ELEMENT_CACHE) > 0
+        page = parse_page(
+            "".join(
+                f'<p class="c{page_number}-{i}-{"z" * 200} x" id="d{page_number}-{i}-{"z" * 200}">t</p>'
+                for i in range(1_000)
+            )
+        )
+        assert len(page) == 1_000 and len(elements._CLASS_CACHE) > 0 and len(elements._ID_MASKS) > 0
         elements.keyword_mask(f"c{page_number} x")  # the string cache fills from the features' reads
         for cache in keyed_by_pairs:
-            held = sum(len(key[-2] or "") + len(key[-1] or "") for key in cache)
+            held = sum(len(key[1] or "") for key in cache)
             assert held <= elements._CACHE_MAX_CHARS + elements._CACHED_VALUE_MAX_CHARS
         for cache in keyed_by_strings:
             assert sum(map(len, cache)) <= elements._CACHE_MAX_CHARS + elements._CACHED_VALUE_MAX_CHARS
-    parse_page(f'<p class="{"y" * 10_000}">t</p><p class="{"w" * 10_000} x">t</p>')
-    assert all(len(key[1] or "") <= elements._CACHED_VALUE_MAX_CHARS for key in elements._ELEMENT_CACHE)
+    parse_page(f'<p class="{"y" * 10_000}">t</p><p class="{"w" * 10_000} x" id="{"v" * 10_000}">t</p>')
+    assert all(len(key[1] or "") <= elements._CACHED_VALUE_MAX_CHARS for key in elements._CLASS_CACHE)
     assert all(len(key) <= elements._CACHED_VALUE_MAX_CHARS for cache in keyed_by_strings for key in cache)
 
 

@@ -363,3 +363,23 @@ def test_keyword_mask_is_each_group_pattern_searched_in_each_token(tokens: list[
         expected |= sum(1 << bit for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS) if re.search(pattern, token))
     elements._STRING_MASKS.clear()
     assert elements.keyword_mask(attributes) == expected
+
+
+_ATTRIBUTE_VALUES = st.none() | st.lists(
+    st.sampled_from(_KEYWORD_PARTS) | st.text("AdsΣΑİ-_ \t\x1c\xa0'", max_size=4), max_size=4
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(["div", "p"]), _ATTRIBUTE_VALUES, _ATTRIBUTE_VALUES)
+def test_element_described_as_its_whole_class_and_id(tag: str, class_name: str | None, element_id: str | None) -> None:
+    # The walk caches an element's description by (tag, class) and adds its id's mask: against the definition, the
+    # lower-cased "class id" string scanned whole and the first class as the path segment (the Greek capital sigma
+    # lower-cases by its neighbours, hence in the alphabet).
+    attributes = f"{class_name or ''} {element_id or ''}".strip().lower()
+    first_class = (class_name or "").split(None, 1)
+    segment = tag + ("." + first_class[0] if first_class else "")
+    elements._STRING_MASKS.clear()
+    expected = (attributes, segment, elements._scanned_mask(attributes))
+    for _ in range(2):  # described, then read back from the caches
+        assert elements.describe_element(tag, class_name, element_id) == expected
