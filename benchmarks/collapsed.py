@@ -72,10 +72,10 @@ def label_page(page, model, gold: str) -> dict:
     chain = decode(page, model, unary, pair, guess, lower) if stepped else first
     # The second opinion (second_opinion.py): the chain again at lower thresholds on a page kept almost empty.
     before_opinion, opinion = chain, second_opinion.wanted_chars(page, chain, guess, model.skipped_rules)
-    for threshold in (t for t in second_opinion.THRESHOLDS if t < own) if opinion else ():
-        chain = decode(page, model, unary, pair, guess, threshold)
-        if second_opinion.kept_chars(page, chain) >= opinion:
-            break
+    lowered = opinion and second_opinion.decode_lower(
+        page, own, opinion, lambda threshold: (decode(page, model, unary, pair, guess, threshold),)
+    )
+    chain = lowered[0] if lowered else chain
     result = {
         "threshold": round(own, 4),
         "with": scores(page, chain, gold),

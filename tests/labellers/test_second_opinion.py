@@ -147,16 +147,14 @@ def test_a_page_that_keeps_enough_is_never_classified_nor_read_again():
 
 
 def test_without_resiliparse_or_when_it_fails_the_chain_stands(monkeypatch, caplog):
-    monkeypatch.setattr(second_opinion, "_extractor", [])
     monkeypatch.setattr(second_opinion, "_load_extractor", lambda: None)
     assert second_opinion.other_extractor_chars(parse_page(forum_thread()).root) == 0
 
     def broken(html, main_content):
         raise RuntimeError("odd page")
 
-    monkeypatch.setattr(second_opinion, "_extractor", [broken])
+    monkeypatch.setattr(second_opinion, "_load_extractor", lambda: broken)
     assert second_opinion.other_extractor_chars(parse_page(forum_thread()).root) == 0
-    monkeypatch.setattr(second_opinion, "_extractor", [])
     monkeypatch.undo()
     assert second_opinion.other_extractor_chars(parse_page(forum_thread()).root) > 1000
 
@@ -175,7 +173,7 @@ def test_a_page_too_large_for_the_other_extractor_is_not_given_to_it(html, monke
 
     root = parse_page(html).root
     assert not second_opinion.small_enough(root)
-    monkeypatch.setattr(second_opinion, "_extractor", [never])
+    monkeypatch.setattr(second_opinion, "_load_extractor", lambda: never)
     assert second_opinion.other_extractor_chars(root) == 0
 
 

@@ -113,11 +113,10 @@ def web2text_labels(
         labels, changed, again = decode_at(*chain, sparse_units.LOWER_THRESHOLD, rules=rules, skipped=skipped)
         changed = _newly_kept_by(sparse_units.REASON, first, labels, changed)
     if own_threshold and rules and (wanted := second_opinion.wanted_chars(page, labels, guess, skipped)):
-        first, lowered = labels, None
-        for lower in (t for t in second_opinion.THRESHOLDS if t < threshold):
-            lowered = decode_at(*chain, lower, rules=rules, skipped=skipped)
-            if second_opinion.kept_chars(page, lowered[0]) >= wanted:
-                break
+        first = labels
+        lowered = second_opinion.decode_lower(
+            page, threshold, wanted, lambda lower: decode_at(*chain, lower, rules=rules, skipped=skipped)
+        )
         if lowered is not None:
             labels, changed, again = lowered
             changed = _newly_kept_by(second_opinion.REASON, first, labels, changed)

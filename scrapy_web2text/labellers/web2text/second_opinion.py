@@ -19,8 +19,9 @@ kept almost empty".
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import numpy as np
 from lxml import etree
@@ -52,6 +53,7 @@ MAX_ELEMENTS = 50_000
 MAX_ELEMENTS_TIMES_DEPTH = 2_000_000
 
 
+@functools.cache
 def _load_extractor():
     try:
         from resiliparse.extract.html2text import extract_plain_text
@@ -59,9 +61,6 @@ def _load_extractor():
         logger.warning("resiliparse is not installed: the second_opinion step is off (pip install resiliparse)")
         return None
     return extract_plain_text
-
-
-_extractor: list = []
 
 
 def small_enough(root) -> bool:
@@ -82,9 +81,7 @@ def small_enough(root) -> bool:
 def other_extractor_chars(root) -> int:
     """The characters of the main text that Resiliparse finds in the page parsed as ``root`` (0 where it is missing,
     fails, or the page is too large for it: :func:`small_enough`)."""
-    if not _extractor:
-        _extractor.append(_load_extractor())
-    extract_plain_text = _extractor[0]
+    extract_plain_text = _load_extractor()
     if extract_plain_text is None or root is None or not small_enough(root):
         return 0
     try:
@@ -102,8 +99,7 @@ def wanted_chars(page: Page, labels: np.ndarray, page_type: PageTypeGuess, skipp
     as much."""
     if REASON in skipped:
         return 0
-    lengths = page_lengths(page)
-    total, kept = int(lengths.sum()), int(lengths[labels != 0].sum())
+    total, kept = int(page_lengths(page).sum()), kept_chars(page, labels)
     if not total or kept >= MAX_KEPT_SHARE * total or kept >= MAX_KEPT_CHARS:
         return 0
     probabilities = page_type.probabilities
@@ -115,3 +111,15 @@ def wanted_chars(page: Page, labels: np.ndarray, page_type: PageTypeGuess, skipp
 
 def kept_chars(page: Page, labels: np.ndarray) -> int:
     return int(page_lengths(page)[labels != 0].sum())
+
+
+def decode_lower(page: Page, own_threshold: float, wanted: int, decode: Callable[[float], tuple]) -> tuple | None:
+    """The step's decoding: ``decode(threshold)`` (a tuple whose first item is the labels) at each of
+    :data:`THRESHOLDS` under ``own_threshold`` in turn, the first result that keeps ``wanted`` characters or more (the
+    last where none does); ``None`` where no threshold lies under the model's own."""
+    result = None
+    for threshold in (t for t in THRESHOLDS if t < own_threshold):
+        result = decode(threshold)
+        if kept_chars(page, result[0]) >= wanted:
+            break
+    return result
