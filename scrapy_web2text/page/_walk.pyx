@@ -23,6 +23,7 @@ from cpython.unicode cimport (
     Py_UNICODE_ISALNUM,
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
+    PyUnicode_1BYTE_KIND,
     PyUnicode_4BYTE_KIND,
     PyUnicode_DATA,
     PyUnicode_DecodeUTF8,
@@ -41,6 +42,10 @@ from .elements import _CLASS_CACHE, _ID_MASKS, _TAG_TABLE, _describe_class, _des
 from .marks import MARKING_ATTRIBUTES, attribute_marks
 from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
 from .walk import OUTSIDE_SVG, SVG_DRAWING, SVG_HTML
+
+
+cdef extern from "Python.h":
+    ctypedef unsigned char Py_UCS1
 
 
 cdef extern from "strings.h" nogil:
@@ -302,6 +307,40 @@ def find(str source, str word, Py_ssize_t start, Py_ssize_t end):
     return _find(source, word, start, end)
 
 
+cdef object _collapsed_narrow(str raw, const Py_UCS1* data, Py_ssize_t n):
+    """:func:`_collapsed` of a text whose code points all fit a byte (most pages' texts): the same steps, read and
+    written a byte at a time instead of through four-byte code points."""
+    cdef Py_ssize_t i, length = 0
+    cdef Py_UCS1 c
+    cdef bint space = False, unchanged = True
+    cdef Py_UCS1* out = <Py_UCS1*>PyMem_Malloc(n + 1)
+    if out is NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = data[i]
+            if Py_UNICODE_ISSPACE(c):
+                if c != 32 or space or length == 0:
+                    unchanged = False
+                space = length > 0
+                continue
+            if not (32 <= c < 127 if c < 128 else Py_UNICODE_ISPRINTABLE(c)):
+                return None
+            if space:
+                out[length] = 32
+                length += 1
+                space = False
+            out[length] = c
+            length += 1
+        if space:
+            unchanged = False
+        if unchanged:
+            return raw
+        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, out, length)
+    finally:
+        PyMem_Free(out)
+
+
 cdef object _collapsed(str raw):
     """``" ".join(raw.split())`` where that text is printable (``str.isprintable``), else ``None`` (the walk then
     asks ``block_text``): one pass over the code points instead of a list of words, a join and a second scan.  A
@@ -311,6 +350,8 @@ cdef object _collapsed(str raw):
     cdef void* data = PyUnicode_DATA(raw)
     cdef Py_UCS4 c
     cdef bint space = False, unchanged = True
+    if kind == PyUnicode_1BYTE_KIND:
+        return _collapsed_narrow(raw, <const Py_UCS1*>data, n)
     cdef Py_UCS4* out = <Py_UCS4*>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
     if out is NULL:
         raise MemoryError()
