@@ -5,10 +5,10 @@
 Writes the pages of the given splits of ``../shared/data`` (1,010 pages of six corpora and many languages for
 validation and test) as one gzip WARC, each page a request, a response and a metadata record as crawlers write
 them.  Then, in this process with nothing set (as a user runs it): the runner's own task over the whole archive
-(reading, decoding, labelling, rows), in records per second of this process's CPU time, and the resident memory
-after each fifth of the archive, read twice (the caches of class names fill to their bound in the first pass; flat
-memory: the second pass no higher than the first pass's end); a plain trafilatura loop
-over the same records, timed the same way; and the run on a local Dask cluster of each ``--workers`` count, in
+(reading, decoding, labelling, rows written as JSON Lines), in records per second of this process's CPU time, and
+the resident memory after each fifth of the archive, read twice (the caches of class names fill to their bound in the
+first pass; flat memory: the second pass no higher than the first pass's end); a plain trafilatura loop over the
+same records, timed the same way; and the run on a local Dask cluster of each ``--workers`` count, in
 records per second of elapsed time.  ``--busy`` runs a CPU-bound process on each core meanwhile.
 """
 
@@ -66,16 +66,21 @@ def rss_mb() -> float:
 
 def runner_in_process(path: Path, pages: int) -> tuple[int, float, list[float]]:
     """The runner's task over the archive in five pieces, twice: rows and CPU seconds of the first pass (the
-    element caches cold, as on a new crawl's archive), resident MB after each piece of both passes."""
+    element caches cold, as on a new crawl's archive; each row serialised as the client writes it), resident MB after
+    each piece of both passes."""
     from scrapy_web2text.batch.runner import Options, extract_piece, worker_model
     from scrapy_web2text.batch.warc import plan_chunks
 
     worker_model(None)  # a warm worker has its model: the load is not a record's cost
     pieces = plan_chunks(path, -(-3 * pages // 5))  # planned before the clock starts, as Dask's client does
     rows, memory, clock = 0, [], time.process_time()
-    for offset, records in pieces:
-        rows += len(extract_piece(str(path), offset, records, Options())[0])
-        memory.append(rss_mb())
+    with open(os.devnull, "wb") as out:
+        for offset, records in pieces:
+            piece = extract_piece(str(path), offset, records, Options())[0]
+            for row in piece:  # written as the runner's client writes them
+                out.write(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
+            rows += len(piece)
+            memory.append(rss_mb())
     seconds = time.process_time() - clock
     for offset, records in pieces:
         extract_piece(str(path), offset, records, Options())
