@@ -195,6 +195,9 @@ class Cache:
         self._gold_bags: dict[int, Counter] = {}
         #: Per file and page: whether the second opinion fires, and the chain's scores after it (``with_opinion``).
         self.opinion: list | None = None
+        #: Per page: the characters the other extractor finds (``with_opinion``); stage inputs with ``use_other``.
+        self.other: np.ndarray | None = None
+        self.use_other = False
 
     def with_opinion(self, opinions: str, rows: list[str]) -> None:
         """The second opinion (``second_opinion_study.py``'s replica) on rows collected before it was shipped:
@@ -202,6 +205,7 @@ class Cache:
         from second_opinion_study import step
 
         found = {row["id"]: row for row in map(json.loads, open(opinions, encoding="utf-8"))}
+        self.other = np.array([found[page["id"]]["other"] for page in self.pages], np.float64)
         self.opinion = []
         for path in rows:
             by_id = read_rows(path)
@@ -265,6 +269,9 @@ class Cache:
             np.log(structure[:, 2]), structure[:, 3], np.log(structure[:, 4]), group_mean(5), group_mean(6),
             *types[page].T,
         ]  # fmt: skip
+        if self.use_other:  # the second opinion's measure: how much text the other extractor finds on the page
+            kept_chars = np.bincount(page, chars * kept, pages)
+            columns += [(self.other / total)[page], np.log((self.other + 1) / (kept_chars + 1))[page]]
         return np.column_stack(columns).astype(np.float32)
 
     def weights(self) -> np.ndarray:
@@ -374,6 +381,7 @@ def study(args) -> None:
     folds = np.array([fold_of(page["id"]) for page in train.pages])[train.page]
     if args.opinions:
         train.with_opinion(args.opinions, [str(Path(args.rows_dir) / f"{name}.jsonl") for name in train.files])
+        train.use_other = args.other_inputs
     x = {k: train.features(k) for k in recipe}
     y, w = train.gold, train.weights()
     # --fit-gate: the stage learns only from pages the chain keeps under that share of (the pages it may change).
@@ -416,6 +424,7 @@ def study(args) -> None:
             validation.with_opinion(
                 args.validation_opinions, [str(Path(args.rows_dir) / f"{name}.jsonl") for name in validation.files]
             )
+            validation.use_other = args.other_inputs
         rows = [fitted[k] for k in recipe]
         stage = fit(
             args.model,
@@ -477,6 +486,7 @@ def main(argv=None) -> None:
     s.add_argument("--validation", action="store_true")
     s.add_argument("--opinions", help="second_opinion_study.py collect's output for the training pages")
     s.add_argument("--validation-opinions", help="the same for the validation pages")
+    s.add_argument("--other-inputs", action="store_true", help="the other extractor's share as stage inputs")
     s.add_argument("--rows-dir", help="the folder of the cached row files (with --opinions)")
     s.add_argument("--verbose", action="store_true", help="list every losing page and the collapsed ones")
     s.add_argument("--min-pages", type=int, default=10)
