@@ -24,7 +24,7 @@ from cpython.unicode cimport (
     Py_UNICODE_ISPRINTABLE,
     Py_UNICODE_ISSPACE,
     PyUnicode_1BYTE_KIND,
-    PyUnicode_4BYTE_KIND,
+    PyUnicode_2BYTE_KIND,
     PyUnicode_DATA,
     PyUnicode_DecodeUTF8,
     PyUnicode_FromKindAndData,
@@ -32,6 +32,7 @@ from cpython.unicode cimport (
     PyUnicode_READ,
     PyUnicode_Substring,
 )
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memset, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
@@ -42,10 +43,6 @@ from .elements import _CLASS_CACHE, _ID_MASKS, _TAG_TABLE, _describe_class, _des
 from .marks import MARKING_ATTRIBUTES, attribute_marks
 from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
 from .walk import OUTSIDE_SVG, SVG_DRAWING, SVG_HTML
-
-
-cdef extern from "Python.h":
-    ctypedef unsigned char Py_UCS1
 
 
 cdef extern from "strings.h" nogil:
@@ -307,57 +304,37 @@ def find(str source, str word, Py_ssize_t start, Py_ssize_t end):
     return _find(source, word, start, end)
 
 
-cdef object _collapsed_narrow(str raw, const Py_UCS1* data, Py_ssize_t n):
-    """:func:`_collapsed` of a text whose code points all fit a byte (most pages' texts): the same steps, read and
-    written a byte at a time instead of through four-byte code points."""
-    cdef Py_ssize_t i, length = 0
-    cdef Py_UCS1 c
-    cdef bint space = False, unchanged = True
-    cdef Py_UCS1* out = <Py_UCS1*>PyMem_Malloc(n + 1)
-    if out is NULL:
-        raise MemoryError()
-    try:
-        for i in range(n):
-            c = data[i]
-            if Py_UNICODE_ISSPACE(c):
-                if c != 32 or space or length == 0:
-                    unchanged = False
-                space = length > 0
-                continue
-            if not (32 <= c < 127 if c < 128 else Py_UNICODE_ISPRINTABLE(c)):
-                return None
-            if space:
-                out[length] = 32
-                length += 1
-                space = False
-            out[length] = c
-            length += 1
-        if space:
-            unchanged = False
-        if unchanged:
-            return raw
-        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, out, length)
-    finally:
-        PyMem_Free(out)
+ctypedef fused _code_unit:
+    uint8_t
+    uint16_t
+    uint32_t
 
 
 cdef object _collapsed(str raw):
     """``" ".join(raw.split())`` where that text is printable (``str.isprintable``), else ``None`` (the walk then
     asks ``block_text``): one pass over the code points instead of a list of words, a join and a second scan.  A
     text already collapsed is given back as it is."""
-    cdef Py_ssize_t n = len(raw), i, length = 0
     cdef int kind = PyUnicode_KIND(raw)
     cdef void* data = PyUnicode_DATA(raw)
+    if kind == PyUnicode_1BYTE_KIND:
+        return _collapsed_units(raw, <const uint8_t*>data, kind)
+    if kind == PyUnicode_2BYTE_KIND:
+        return _collapsed_units(raw, <const uint16_t*>data, kind)
+    return _collapsed_units(raw, <const uint32_t*>data, kind)
+
+
+cdef object _collapsed_units(str raw, const _code_unit* data, int kind):
+    """:func:`_collapsed` over the string's own code units (one, two or four bytes), written back at that width: a
+    collapsed text needs no wider storage than the text it comes from."""
+    cdef Py_ssize_t n = len(raw), i, length = 0
     cdef Py_UCS4 c
     cdef bint space = False, unchanged = True
-    if kind == PyUnicode_1BYTE_KIND:
-        return _collapsed_narrow(raw, <const Py_UCS1*>data, n)
-    cdef Py_UCS4* out = <Py_UCS4*>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
+    cdef _code_unit* out = <_code_unit*>PyMem_Malloc((n + 1) * sizeof(_code_unit))
     if out is NULL:
         raise MemoryError()
     try:
         for i in range(n):
-            c = PyUnicode_READ(kind, data, i)
+            c = data[i]
             if Py_UNICODE_ISSPACE(c):
                 # A blank other than one space between words is dropped or becomes one space: the text changes.
                 if c != 32 or space or length == 0:
@@ -370,13 +347,13 @@ cdef object _collapsed(str raw):
                 out[length] = 32
                 length += 1
                 space = False
-            out[length] = c
+            out[length] = <_code_unit>c
             length += 1
         if space:  # a blank at the end
             unchanged = False
         if unchanged:
             return raw
-        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, length)
+        return PyUnicode_FromKindAndData(kind, out, length)
     finally:
         PyMem_Free(out)
 

@@ -753,7 +753,7 @@ BLOCK_TEXT = st.text(alphabet=st.sampled_from(list("ab é\u4100\U0001f600" + BLA
 @settings(max_examples=3000, deadline=None)
 @given(BLOCK_TEXT | st.text(max_size=30) | st.text(alphabet=st.characters(max_codepoint=255), max_size=30))
 def test_the_walks_blank_collapse_equals_split_and_join(raw) -> None:
-    # The third strategy keeps every code point within a byte: the narrow pass of the compiled collapse.
+    # The third strategy keeps every code point within a byte: the compiled collapse reads and writes each width apart.
     expected = " ".join(raw.split())
     got = collapsed(raw)
     # None sends the walk to block_text, as a text that is not printable does in the Python walk.  (A string made
