@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import pickle
 import sys
 import time
 import zlib
@@ -52,13 +51,8 @@ from collapsed import HIGH, LOW, groups_of  # noqa: E402
 from scrapy_web2text.extraction.blocks import join_main_text  # noqa: E402
 from scrapy_web2text.page import parse_page  # noqa: E402
 from scrapy_web2text.page.nodes import PARENT  # noqa: E402
-from scrapy_web2text.research.alignment import align_labels, drop_comment_labels, drop_leading_headline  # noqa: E402
-from scrapy_web2text.research.corpus import (  # noqa: E402
-    GOLD_WITH_COMMENTS,
-    GOLD_WITHOUT_HEADLINE,
-    default_data_dir,
-    iter_records,
-)
+from scrapy_web2text.research.corpus import default_data_dir, iter_records  # noqa: E402
+from scrapy_web2text.research.corpus import gold_labels as training_labels  # noqa: E402
 from scrapy_web2text.research.metrics import tokens  # noqa: E402
 
 TYPES = ("article", "collection", "documentation", "forum", "listing", "product", "service")
@@ -101,14 +95,8 @@ def structure(page) -> np.ndarray:
 
 
 def gold_labels(record: dict, page) -> np.ndarray:
-    """Block labels as training makes them (``process_record``): no headline, no readers' comments."""
-    gold = record.get("text") or ""
-    if record.get("dataset") not in GOLD_WITHOUT_HEADLINE:
-        gold = drop_leading_headline(gold, page)
-    labels, _ = align_labels(page, gold)
-    if record.get("dataset") in GOLD_WITH_COMMENTS:
-        labels = drop_comment_labels(labels, page)
-    return np.asarray(labels, np.int8)
+    """Block labels as training makes them (:func:`~scrapy_web2text.research.corpus.gold_labels`)."""
+    return np.asarray(training_labels(record, page)[1], np.int8)
 
 
 def read_rows(path: str) -> dict[str, dict]:
@@ -147,8 +135,8 @@ def build(args) -> None:
                     {
                         "id": page_id,
                         "texts": page.texts,
-                        "break_before": page.break_before,
-                        "space_before": page.space_before,
+                        "break_before": np.asarray(page.break_before).tolist(),
+                        "space_before": np.asarray(page.space_before).tolist(),
                         "gold": record.get("text") or "",
                         "rows": [{k: v for k, v in row.items() if k != "models"} for row in rows[:1]][0],
                         "models": [
@@ -162,8 +150,8 @@ def build(args) -> None:
             raise SystemExit(f"{split}: {len(pages)} pages read of {len(wanted)} in the rows")
         arrays = {k: np.concatenate(v) for k, v in blocks.items()}
         np.savez_compressed(f"{args.output}-{split}.npz", **arrays, files=np.array(names[split]))
-        with gzip.open(f"{args.output}-{split}.pages.pkl.gz", "wb") as out:
-            pickle.dump(pages, out)
+        with gzip.open(f"{args.output}-{split}.pages.json.gz", "wt", encoding="utf-8") as out:
+            json.dump(pages, out)
         print(f"{split}: {len(pages)} pages, {len(arrays['gold'])} blocks, {time.time() - start:.0f} s")
 
 
@@ -184,8 +172,8 @@ class Cache:
         data = np.load(f"{stem}-{split}.npz")
         self.arrays = {k: data[k] for k in data.files}
         self.files = list(self.arrays.pop("files"))
-        with gzip.open(f"{stem}-{split}.pages.pkl.gz", "rb") as stream:
-            self.pages = pickle.load(stream)
+        with gzip.open(f"{stem}-{split}.pages.json.gz", "rt", encoding="utf-8") as stream:
+            self.pages = json.load(stream)
         self.page = self.arrays["page"]
         # Pages without blocks have rows too: searchsorted, not the changes of ``page``.
         self.starts = np.searchsorted(self.page, np.arange(len(self.pages)))
@@ -288,7 +276,9 @@ class Cache:
         if index not in self._gold_bags:
             self._gold_bags[index] = Counter(tokens(page["gold"]))
         view = argparse.Namespace(
-            texts=page["texts"], break_before=page["break_before"], space_before=page["space_before"]
+            texts=page["texts"],
+            break_before=np.asarray(page["break_before"], bool),
+            space_before=np.asarray(page["space_before"], bool),
         )
         found, gold = Counter(tokens(join_main_text(view, labels))), self._gold_bags[index]
         if not found and not gold:

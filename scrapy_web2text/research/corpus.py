@@ -101,16 +101,22 @@ class PageData:
         return len(self.texts)
 
 
-def process_record(record: dict, page: Page | None = None) -> PageData:
-    """The record's page, parsed (or ``page``, the record's page already parsed), with its features and labels."""
-    page = parse_page(record.get("html") or "") if page is None else page
-    # One label convention for every corpus: the main text has no headline.
+def gold_labels(record: dict, page: Page) -> tuple[str, np.ndarray, AlignmentReport]:
+    """The record's gold text and its page's block labels, by one convention for every corpus: the main text has no
+    headline, and readers' comments are not main text."""
     gold = record.get("text") or ""
     if record.get("dataset") not in GOLD_WITHOUT_HEADLINE:
         gold = drop_leading_headline(gold, page)
     labels, report = align_labels(page, gold)
     if record.get("dataset") in GOLD_WITH_COMMENTS:
         labels = drop_comment_labels(labels, page)
+    return gold, labels, report
+
+
+def process_record(record: dict, page: Page | None = None) -> PageData:
+    """The record's page, parsed (or ``page``, the record's page already parsed), with its features and labels."""
+    page = parse_page(record.get("html") or "") if page is None else page
+    gold, labels, report = gold_labels(record, page)
     return PageData(
         id=record.get("id", ""),
         dataset=record.get("dataset", ""),
