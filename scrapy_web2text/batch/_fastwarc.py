@@ -1,0 +1,224 @@
+"""WARC records read with FastWARC while it is sure to read them as warcio does; warcio reads the rest.
+
+warcio parses in Python, which costs about three times what FastWARC's
+compiled reader does per record.  The rule that keeps the rows, counts and
+messages exactly those of :func:`~scrapy_web2text.batch.warc._read_warcio`:
+a record comes out of this path only when FastWARC read its whole block and
+the *next* record starts exactly where this one ends (plain archives: its
+header, block and the closing blank line; gzip archives: the next gzip
+member, whose predecessor's trailer gives this record's length).  At the
+first doubt (FastWARC raises, a position that does not line up, the end of
+the iteration, the piece's last record) warcio takes over at that record's
+offset with the records left, so damage is always reported by warcio.  A
+whole record this path does not decode itself (an encoded or chunked body,
+HTTP headers out of the ordinary, an unusual URI, a block far over the size
+limit) is read alone by warcio, and this path goes on after it.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from .warc import HtmlRecord, _status, is_html, media_type
+
+try:
+    from fastwarc.warc import ArchiveIterator
+except ImportError:  # Resiliparse without FastWARC: warcio reads everything
+    ArchiveIterator = None
+
+#: Record types whose block warcio parses as HTTP when their URI is ``http:`` or ``https:``.
+HTTP_RECORDS = frozenset({b"response", b"request", b"revisit"})
+#: WARC versions whose records both readers parse alike.
+VERSIONS = frozenset({"WARC/1.0", "WARC/1.1"})
+#: A block this much over the size limit is read by warcio, which stops at the limit (this path reads blocks whole).
+SLACK = 1 << 16
+
+Reader = Callable[[str | Path, Counter, int, int | None, int], Iterator[HtmlRecord]]
+
+
+def fastwarc_reads(path: str | Path, offset: int) -> bool:
+    """Whether the archive holds WARC records from ``offset`` (plain or gzip per record), so FastWARC may read."""
+    if ArchiveIterator is None:
+        return False
+    try:
+        with Path(path).open("rb") as stream:
+            stream.seek(offset)
+            head = stream.read(512)
+    except OSError:
+        return False  # warcio's reader reports it, as before
+    if head.startswith(b"\x1f\x8b"):
+        try:
+            head = zlib.decompressobj(31).decompress(head, 16)
+        except zlib.error:
+            return False
+    return head.startswith(b"WARC/")
+
+
+def read_fast(
+    path: str | Path, counts: Counter, offset: int, records: int | None, max_bytes: int, fallback: Reader
+) -> Iterator[HtmlRecord]:
+    """:func:`~scrapy_web2text.batch.warc.read_html` for WARC files; ``fallback`` is the warcio reader."""
+    with Path(path).open("rb") as stream:
+        fd = stream.fileno()
+        compressed = os.pread(fd, 2, offset) == b"\x1f\x8b"
+        stream.seek(offset)
+        iterator = ArchiveIterator(stream, parse_http=False, auto_decode="none", fsspec_args=False)
+        done = 0  # records given out (or read by warcio alone)
+        # Records read but not given out: (offset, length, what it holds).  A record is given out once the next
+        # one is read whole too, so that warcio always takes over at a record it reads whole: its damage messages
+        # then name the same offsets as when it reads the archive from the start.
+        queue: list[tuple[int, int, tuple[Counter, HtmlRecord | None] | None]] = []
+        while records is None or done + len(queue) < records:
+            try:
+                record = next(iterator, None)
+            except Exception:  # FastWARC's errors: warcio reads from the oldest record held on, and reports them
+                break
+            if record is None:
+                break
+            position = record.stream_pos
+            if not (_follows(fd, compressed, *queue[-1][:2], position) if queue else position == offset):
+                break
+            try:
+                length, held = _read(record, max_bytes)
+            except Exception:
+                break
+            if length < 0:
+                break
+            queue.append((position, length, held))
+            if len(queue) < 2:
+                continue
+            begin, _length, held = queue.pop(0)
+            done += 1
+            if held is None:  # a whole record this path leaves to warcio
+                alone: Counter = Counter()
+                yield from fallback(path, alone, begin, 1, max_bytes)
+                counts.update(alone)
+                if alone["truncated"]:
+                    return
+            else:
+                seen, row = held
+                counts.update(seen)
+                if row is not None:
+                    yield row
+    start = queue[0][0] if queue else offset
+    yield from fallback(path, counts, start, None if records is None else records - done, max_bytes)
+
+
+def _follows(fd: int, compressed: bool, begin: int, length: int, position: int) -> bool:
+    """Whether a record at ``position`` starts where the one at ``begin``, ``length`` bytes long, ends."""
+    if not compressed:  # warcio skips the blank lines after a record, and takes the first line after it for one
+        return position == begin + length and os.pread(fd, 4, position - 4) == b"\r\n\r\n"
+    # One gzip member per record: the member before the next one is this record's (its trailer holds its length).
+    return position > begin and int.from_bytes(os.pread(fd, 4, position - 4), "little") == length & 0xFFFFFFFF
+
+
+def _read(record, max_bytes: int) -> tuple[int, tuple[Counter, HtmlRecord | None] | None]:
+    """The record's length as written (WARC header, block, blank lines) and what it holds.
+
+    The length is -1 for a record that warcio might not read whole (a block
+    cut short, an unusual header); what it holds is ``(counts, row or None)``,
+    or ``None`` for a whole record that warcio must read alone.
+    """
+    headers = record.headers
+    fields: dict[bytes, bytes] = {}
+    length = len(headers.status_line_bytes or b"") + 8  # the version line's and the header's end, the blank line
+    for name, value in headers.items_bytes():
+        length += len(name) + len(value) + 4
+        fields.setdefault(name.lower(), value)
+    size = record.content_length
+    declared_size = fields.get(b"content-length", b"")
+    if headers.status_line not in VERSIONS or not declared_size.isdigit() or int(declared_size) != size:
+        return -1, None
+    length += size
+    kind = fields.get(b"warc-type")
+    uri = fields.get(b"warc-target-uri")
+    if kind is None or not kind.isascii():
+        return length, None
+    if size and kind in HTTP_RECORDS and uri is None:
+        return -1, None  # warcio fails on it, and reports that
+    seen = Counter(records=1)
+    if kind != b"response":
+        if record.reader.consume() != size:
+            return -1, None
+        seen[f"skipped/{kind.decode()}"] += 1
+        return length, (seen, None)
+    if uri is not None and (not uri.isascii() or uri.startswith(b"<") or b" " in uri):
+        return length, None  # warcio cleans such URIs up its own way
+    if size == 0 or not uri.startswith((b"http:", b"https:")):
+        if record.reader.consume() != size:
+            return -1, None
+        seen["skipped/no_http"] += 1
+        return length, (seen, None)
+    if max_bytes and size > max_bytes + SLACK:
+        return length, None  # warcio reads such a block only up to the limit
+    block = record.reader.read(size)
+    if len(block) != size:
+        return -1, None
+    parsed = _http(block)
+    if parsed is None:
+        return length, None
+    status, http, body = parsed
+    if "content-encoding" in http or "transfer-encoding" in http:
+        return length, None  # decoded by warcio and the brotli code
+    declared, charset = media_type(http.get("content-type"))
+    if max_bytes:
+        body = body[: max_bytes + 1]
+    if not is_html(body, declared, charset, seen, max_bytes):
+        return length, (seen, None)
+    row = HtmlRecord(
+        url=uri.decode(),
+        record_id=_text(fields.get(b"warc-record-id")),
+        date=_text(fields.get(b"warc-date")),
+        status=status,
+        charset=charset,
+        body=body,
+    )
+    return length, (seen, row)
+
+
+def _http(block: bytes) -> tuple[int | None, dict[str, str], bytes] | None:
+    """Status, headers (first of each name, lower-cased) and payload as warcio parses them; ``None`` if unsure.
+
+    Sure means: ASCII headers, every line ending in CRLF and holding a name
+    and a value, no continuation line, a status line that starts with
+    ``HTTP/``.  warcio's parser then ends the headers at the first blank line
+    and strips names and values as done here.
+    """
+    end = block.find(b"\r\n\r\n")
+    if end < 0:
+        return None
+    head = block[:end]
+    if not head.isascii():
+        return None
+    lines = head.decode("ascii").split("\r\n")
+    breaks = len(lines) - 1
+    if head.count(b"\n") != breaks or head.count(b"\r") != breaks:
+        return None
+    first = lines[0].rstrip()
+    if not first.startswith("HTTP/"):
+        return None
+    parts = first.split(" ", 1)
+    statusline = parts[1].strip() if len(parts) > 1 else ""
+    http: dict[str, str] = {}
+    for raw in lines[1:]:
+        line = raw.rstrip()
+        if not line or raw.startswith((" ", "\t")):
+            return None  # warcio would end the headers here, or join the line to the one before
+        name, colon, value = line.partition(":")
+        if colon:
+            http.setdefault(name.rstrip(" \t").lower(), value.lstrip())
+    return _status(statusline.split(" ", 1)[0]), http, block[end + 4 :]
+
+
+def _text(value: bytes | None) -> str | None:
+    """A WARC header value as warcio decodes its line: UTF-8, else ISO-8859-1."""
+    if value is None:
+        return None
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        return value.decode("iso-8859-1")
