@@ -4,15 +4,16 @@ warcio parses in Python, which costs about three times what FastWARC's
 compiled reader does per record.  The rule that keeps the rows, counts and
 messages exactly those of :func:`~scrapy_web2text.batch.warc._read_warcio`:
 a record comes out of this path only when FastWARC read its whole block and
-the *next* record starts exactly where this one ends (plain archives: its
-header, block and the closing blank line; gzip archives: the next gzip
-member, whose predecessor's trailer gives this record's length).  At the
-first doubt (FastWARC raises, a position that does not line up, the end of
-the iteration, the piece's last record) warcio takes over at that record's
-offset with the records left, so damage is always reported by warcio.  A
-whole record this path does not decode itself (an encoded or chunked body,
-HTTP headers out of the ordinary, an unusual URI, a block far over the size
-limit) is read alone by warcio, and this path goes on after it.
+the next record (or the end of the file) starts exactly where this one ends
+(plain archives: its header, block and closing blank lines; gzip archives:
+the next gzip member, whose predecessor's trailer gives this record's
+length).  At the first doubt (FastWARC raises, a position that does not line
+up, a header out of the ordinary) warcio reads the piece again from its
+start, passing over the records already given out, so damage is always
+reported by warcio as it reports it alone.  A whole record whose payload
+this path does not decode itself (an encoded or chunked body, HTTP headers
+out of the ordinary, an unusual URI, a block far over the size limit) is
+read alone by warcio, and this path goes on after it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ VERSIONS = frozenset({"WARC/1.0", "WARC/1.1"})
 #: A block this much over the size limit is read by warcio, which stops at the limit (this path reads blocks whole).
 SLACK = 1 << 16
 
-Reader = Callable[[str | Path, Counter, int, int | None, int], Iterator[HtmlRecord]]
+Reader = Callable[..., Iterator[HtmlRecord]]
 
 
 def fastwarc_reads(path: str | Path, offset: int) -> bool:
@@ -65,47 +66,59 @@ def read_fast(
     with Path(path).open("rb") as stream:
         fd = stream.fileno()
         compressed = os.pread(fd, 2, offset) == b"\x1f\x8b"
+        end = os.fstat(fd).st_size
         stream.seek(offset)
         iterator = ArchiveIterator(stream, parse_http=False, auto_decode="none", fsspec_args=False)
         done = 0  # records given out (or read by warcio alone)
-        # Records read but not given out: (offset, length, what it holds).  A record is given out once the next
-        # one is read whole too, so that warcio always takes over at a record it reads whole: its damage messages
-        # then name the same offsets as when it reads the archive from the start.
-        queue: list[tuple[int, int, tuple[Counter, HtmlRecord | None] | None]] = []
-        while records is None or done + len(queue) < records:
+        held = None  # (offset, length, what it holds) of the record read but not known to be whole yet
+        while True:
             try:
                 record = next(iterator, None)
-            except Exception:  # FastWARC's errors: warcio reads from the oldest record held on, and reports them
+            except Exception:  # FastWARC's errors: warcio reads again, and reports them
                 break
-            if record is None:
+            if record is None:  # the held record must end the file
+                if held is not None and _follows(fd, compressed, *held[:2], end):
+                    yield from _give(path, counts, *held, max_bytes, fallback)
+                    return
                 break
             position = record.stream_pos
-            if not (_follows(fd, compressed, *queue[-1][:2], position) if queue else position == offset):
+            if held is not None:
+                if not _follows(fd, compressed, *held[:2], position):
+                    break
+                done += 1
+                if not (yield from _give(path, counts, *held, max_bytes, fallback)):
+                    return
+                held = None
+            elif position != offset:
+                break
+            if records is not None and done == records:
+                if _whole(record):
+                    return  # the next record is another piece's; warcio too stops at a record it can parse
                 break
             try:
-                length, held = _read(record, max_bytes)
+                length, content = _read(record, max_bytes)
             except Exception:
                 break
             if length < 0:
                 break
-            queue.append((position, length, held))
-            if len(queue) < 2:
-                continue
-            begin, _length, held = queue.pop(0)
-            done += 1
-            if held is None:  # a whole record this path leaves to warcio
-                alone: Counter = Counter()
-                yield from fallback(path, alone, begin, 1, max_bytes)
-                counts.update(alone)
-                if alone["truncated"]:
-                    return
-            else:
-                seen, row = held
-                counts.update(seen)
-                if row is not None:
-                    yield row
-    start = queue[0][0] if queue else offset
-    yield from fallback(path, counts, start, None if records is None else records - done, max_bytes)
+            held = (position, length, content)
+    # warcio reads the piece again from its start, so that its messages and counts are exactly those it gives
+    # when it reads the piece alone (where a damaged gzip member fails depends on where its reads began).
+    yield from fallback(path, counts, offset, records, max_bytes, done)
+
+
+def _give(path, counts, begin, _length, content, max_bytes, fallback):
+    """Give out a whole record: its row if any, or warcio's reading of it; ``False`` if warcio found it damaged."""
+    if content is None:  # a whole record this path leaves to warcio
+        alone: Counter = Counter()
+        yield from fallback(path, alone, begin, 1, max_bytes)
+        counts.update(alone)
+        return not alone["truncated"]
+    seen, row = content
+    counts.update(seen)
+    if row is not None:
+        yield row
+    return True
 
 
 def _follows(fd: int, compressed: bool, begin: int, length: int, position: int) -> bool:
@@ -114,6 +127,13 @@ def _follows(fd: int, compressed: bool, begin: int, length: int, position: int) 
         return position == begin + length and os.pread(fd, 4, position - 4) == b"\r\n\r\n"
     # One gzip member per record: the member before the next one is this record's (its trailer holds its length).
     return position > begin and int.from_bytes(os.pread(fd, 4, position - 4), "little") == length & 0xFFFFFFFF
+
+
+def _whole(record) -> bool:
+    """Whether the record's block is there in full, as its Content-Length says."""
+    declared = record.headers.get_bytes(b"Content-Length") or b""
+    size = record.content_length
+    return declared.isdigit() and int(declared) == size and record.reader.consume() == size
 
 
 def _read(record, max_bytes: int) -> tuple[int, tuple[Counter, HtmlRecord | None] | None]:

@@ -205,14 +205,18 @@ def read_html(
 
 
 def _read_warcio(
-    path: str | Path, counts: Counter, offset: int, records: int | None, max_bytes: int
+    path: str | Path, counts: Counter, offset: int, records: int | None, max_bytes: int, skip: int = 0
 ) -> Iterator[HtmlRecord]:
-    """:func:`read_html` with warcio alone: the reference the FastWARC path hands over to at its first doubt."""
+    """:func:`read_html` with warcio alone, the first ``skip`` records read but not given out nor counted.
+
+    The FastWARC path hands over to it at its first doubt (``skip``: the records it gave out).
+    """
     with _open(Path(path), offset) as stream:
         iterator = ArchiveIterator(stream, arc2warc=False)
         index, last, damage = 0, None, None
         while damage is None:
             ours = records is None or index < records  # the next record, if any, is another piece's
+            mine = index >= skip
             try:
                 record = next(iterator, None)
                 if record is None:
@@ -225,14 +229,15 @@ def _read_warcio(
                 iterator.read_to_end()
                 last = iterator.member_info
                 damage = _cut_short(record, iterator)
-                counts.update(seen if damage is None else {"records": 1})
+                if mine or damage is not None:
+                    counts.update(seen if damage is None else {"records": 1})
             except Exception as error:  # warcio's own errors are of many types
                 if not ours:
                     return
                 damage = f"{type(error).__name__}: {error}"
                 record = None
             index += 1
-            if damage is None and read is not None:
+            if damage is None and read is not None and mine:
                 yield read
     if damage is not None:
         counts["truncated"] += 1
