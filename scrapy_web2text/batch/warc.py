@@ -314,7 +314,8 @@ BROTLI_CHUNK = 1 << 16
 def _payload(record, limit: int) -> bytes:
     """At most ``limit`` bytes (all, if -1) of the decoded HTTP payload; brotli is decoded here."""
     if (record.http_headers.get_header("Content-Encoding") or "").strip().lower() != "br":
-        return record.content_stream().read(limit)
+        stream = record.content_stream()
+        return stream.read() if limit < 0 else stream.read(limit)  # warcio's limited reader reads b"" for -1
     import brotli  # Scrapy's own dependency; only brotli bodies need it
 
     raw = record.raw_stream
