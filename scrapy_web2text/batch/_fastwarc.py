@@ -22,6 +22,7 @@ import os
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
+from itertools import chain
 from pathlib import Path
 
 from .warc import HtmlRecord, _status, is_html, media_type
@@ -144,11 +145,10 @@ def _read(record, max_bytes: int) -> tuple[int, tuple[Counter, HtmlRecord | None
     or ``None`` for a whole record that warcio must read alone.
     """
     headers = record.headers
-    fields: dict[bytes, bytes] = {}
-    length = len(headers.status_line_bytes or b"") + 8  # the version line's and the header's end, the blank line
-    for name, value in headers.items_bytes():
-        length += len(name) + len(value) + 4
-        fields.setdefault(name.lower(), value)
+    items = headers.items_bytes()
+    # The version line, every "name: value" line, the header's end and the blank lines after the block.
+    length = len(headers.status_line_bytes or b"") + 8 + 4 * len(items) + sum(map(len, chain.from_iterable(items)))
+    fields = {name.lower(): value for name, value in reversed(items)}  # the first of a name counts, as for warcio
     size = record.content_length
     declared_size = fields.get(b"content-length", b"")
     if headers.status_line not in VERSIONS or not declared_size.isdigit() or int(declared_size) != size:

@@ -275,7 +275,7 @@ def _read_record(record, counts: Counter, max_bytes: int) -> HtmlRecord | None:
 
 def is_html(body: bytes, declared: str, charset: str | None, counts: Counter, max_bytes: int) -> bool:
     """Whether a response's decoded ``body`` is a page to keep; counts it as ``html`` or ``skipped/<reason>``."""
-    if not body.strip():
+    if not body or body.isspace():  # what body.strip() would strip, without copying the page
         counts["skipped/empty"] += 1
         return False
     reason = classify(declared, body[:512])
