@@ -79,16 +79,16 @@ def read_fast(
                 break
             if record is None:  # the held record must end the file
                 if held is not None and _follows(fd, compressed, *held[:2], end):
-                    yield from _give(path, counts, *held, max_bytes, fallback)
-                    return
+                    if (yield from _give(path, counts, *held, max_bytes, fallback)):
+                        return
                 break
             position = record.stream_pos
             if held is not None:
                 if not _follows(fd, compressed, *held[:2], position):
                     break
-                done += 1
                 if not (yield from _give(path, counts, *held, max_bytes, fallback)):
-                    return
+                    break
+                done += 1
                 held = None
             elif position != offset:
                 break
@@ -112,9 +112,12 @@ def _give(path, counts, begin, _length, content, max_bytes, fallback):
     """Give out a whole record: its row if any, or warcio's reading of it; ``False`` if warcio found it damaged."""
     if content is None:  # a whole record this path leaves to warcio
         alone: Counter = Counter()
-        yield from fallback(path, alone, begin, 1, max_bytes)
+        rows = list(fallback(path, alone, begin, 1, max_bytes))
+        if alone["truncated"]:
+            return False  # warcio reads the piece again, and reports it as it does alone
         counts.update(alone)
-        return not alone["truncated"]
+        yield from rows
+        return True
     seen, row = content
     counts.update(seen)
     if row is not None:
@@ -168,6 +171,8 @@ def _read(record, max_bytes: int) -> tuple[int, tuple[Counter, HtmlRecord | None
         return length, (seen, None)
     if uri is not None and (not uri.isascii() or uri.startswith(b"<") or b" " in uri):
         return length, None  # warcio cleans such URIs up its own way
+    if any(b"\n" in value or b"\r" in value for value in (uri or b"", *_row_fields(fields))):
+        return length, None  # a folded WARC header: warcio joins its lines its own way
     if size == 0 or not uri.startswith((b"http:", b"https:")):
         if record.reader.consume() != size:
             return -1, None
@@ -198,6 +203,11 @@ def _read(record, max_bytes: int) -> tuple[int, tuple[Counter, HtmlRecord | None
         body=body,
     )
     return length, (seen, row)
+
+
+def _row_fields(fields: dict[bytes, bytes]) -> tuple[bytes, bytes]:
+    """The WARC header values a row shows besides the URI (empty where missing)."""
+    return fields.get(b"warc-record-id", b""), fields.get(b"warc-date", b"")
 
 
 def _http(block: bytes) -> tuple[int | None, dict[str, str], bytes] | None:
