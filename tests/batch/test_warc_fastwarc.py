@@ -16,9 +16,10 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from scrapy_web2text.batch import warc
+from scrapy_web2text.batch._fastwarc import fastwarc_reads
 from scrapy_web2text.batch.warc import plan_chunks, read_html
 
-from ..warc_support import mixed_archive
+from ..warc_support import arc_archive, mixed_archive
 
 PAGE = b"<html><head><title>Varied</title></head><body><p>" + b"Words on a page. " * 40 + b"</p></body></html>"
 
@@ -194,3 +195,13 @@ def test_the_fast_path_reads_a_damaged_archive_as_warcio_does(
     )
     damaged_copy(path, mode, where, seed)
     assert_same(path, monkeypatch, per_piece)
+
+
+def test_arc_files_and_other_formats_are_left_to_warcio(tmp_path, monkeypatch):
+    arc = arc_archive(tmp_path / "a.arc.gz", seed=4, pages=3)[0]
+    plain, compressed = varied_archive(tmp_path / "v.warc", False), varied_archive(tmp_path / "v.warc.gz", True)
+    assert [fastwarc_reads(path, 0) for path in (arc, plain, compressed)] == [False, True, True]
+    assert not fastwarc_reads(tmp_path / "missing.warc", 0)  # warcio's reader reports it when read
+    calls = spied(monkeypatch)
+    records, counts = assert_same(arc, monkeypatch)
+    assert calls[None] >= 1 and len(records) == counts["html"] == 3
