@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from pathlib import Path
 
-from .warc import HtmlRecord, _status, is_html, media_type
-
 try:
     from fastwarc.warc import ArchiveIterator
 except ImportError:  # Resiliparse without FastWARC: warcio reads everything
@@ -39,7 +37,10 @@ VERSIONS = frozenset({"WARC/1.0", "WARC/1.1"})
 #: A block this much over the size limit is read by warcio, which stops at the limit (this path reads blocks whole).
 SLACK = 1 << 16
 
-Reader = Callable[..., Iterator[HtmlRecord]]
+#: The warcio reader, and the function that makes a row (or counts a skip) of a response's payload; both from
+#: ``warc``, which imports this module.
+Reader = Callable[..., Iterator]
+Judge = Callable[..., object]
 
 
 def fastwarc_reads(path: str | Path, offset: int) -> bool:
@@ -61,8 +62,14 @@ def fastwarc_reads(path: str | Path, offset: int) -> bool:
 
 
 def read_fast(
-    path: str | Path, counts: Counter, offset: int, records: int | None, max_bytes: int, fallback: Reader
-) -> Iterator[HtmlRecord]:
+    path: str | Path,
+    counts: Counter,
+    offset: int,
+    records: int | None,
+    max_bytes: int,
+    fallback: Reader,
+    judge: Judge,
+) -> Iterator:
     """:func:`~scrapy_web2text.batch.warc.read_html` for WARC files; ``fallback`` is the warcio reader."""
     with Path(path).open("rb") as stream:
         fd = stream.fileno()
@@ -97,7 +104,7 @@ def read_fast(
                     return  # the next record is another piece's; warcio too stops at a record it can parse
                 break
             try:
-                length, content = _read(record, max_bytes)
+                length, content = _read(record, max_bytes, judge)
             except Exception:
                 break
             if length < 0:
@@ -140,7 +147,7 @@ def _whole(record) -> bool:
     return declared.isdigit() and int(declared) == size and record.reader.consume() == size
 
 
-def _read(record, max_bytes: int) -> tuple[int, tuple[Counter, HtmlRecord | None] | None]:
+def _read(record, max_bytes: int, judge: Judge) -> tuple[int, tuple[Counter, object] | None]:
     """The record's length as written (WARC header, block, blank lines) and what it holds.
 
     The length is -1 for a record that warcio might not read whole (a block
@@ -186,21 +193,20 @@ def _read(record, max_bytes: int) -> tuple[int, tuple[Counter, HtmlRecord | None
     parsed = _http(block)
     if parsed is None:
         return length, None
-    status, http, body = parsed
+    code, http, body = parsed
     if "content-encoding" in http or "transfer-encoding" in http:
         return length, None  # decoded by warcio and the brotli code
-    declared, charset = media_type(http.get("content-type"))
     if max_bytes:
         body = body[: max_bytes + 1]
-    if not is_html(body, declared, charset, seen, max_bytes):
-        return length, (seen, None)
-    row = HtmlRecord(
-        url=uri.decode(),
-        record_id=_text(fields.get(b"warc-record-id")),
-        date=_text(fields.get(b"warc-date")),
-        status=status,
-        charset=charset,
-        body=body,
+    row = judge(
+        uri.decode(),
+        _text(fields.get(b"warc-record-id")),
+        _text(fields.get(b"warc-date")),
+        code,
+        http.get("content-type"),
+        body,
+        seen,
+        max_bytes,
     )
     return length, (seen, row)
 
@@ -210,13 +216,13 @@ def _row_fields(fields: dict[bytes, bytes]) -> tuple[bytes, bytes]:
     return fields.get(b"warc-record-id", b""), fields.get(b"warc-date", b"")
 
 
-def _http(block: bytes) -> tuple[int | None, dict[str, str], bytes] | None:
-    """Status, headers (first of each name, lower-cased) and payload as warcio parses them; ``None`` if unsure.
+def _http(block: bytes) -> tuple[str, dict[str, str], bytes] | None:
+    """Status code (as written), headers (first of each name, lower-cased) and payload as warcio parses them.
 
-    Sure means: ASCII headers, every line ending in CRLF and holding a name
-    and a value, no continuation line, a status line that starts with
-    ``HTTP/``.  warcio's parser then ends the headers at the first blank line
-    and strips names and values as done here.
+    ``None`` unless sure: ASCII headers, every line ending in CRLF and not
+    blank, no continuation line, a status line that starts with ``HTTP/``.
+    warcio's parser then ends the headers at the first blank line and strips
+    names and values as done here (a line with no colon it drops, as here).
     """
     end = block.find(b"\r\n\r\n")
     if end < 0:
@@ -241,7 +247,7 @@ def _http(block: bytes) -> tuple[int | None, dict[str, str], bytes] | None:
         name, colon, value = line.partition(":")
         if colon:
             http.setdefault(name.rstrip(" \t").lower(), value.lstrip())
-    return _status(statusline.split(" ", 1)[0]), http, block[end + 4 :]
+    return statusline.split(" ", 1)[0], http, block[end + 4 :]
 
 
 def _text(value: bytes | None) -> str | None:

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from .._extras import missing_extra
 from . import DEFAULT_MAX_BYTES
+from ._fastwarc import fastwarc_reads, read_fast
 
 try:
     from warcio.archiveiterator import ArchiveIterator
@@ -197,11 +198,19 @@ def read_html(
     ``bad_charset`` counts header charsets Python does not know (the page's
     own declaration decides for those, as in :func:`scrapy_web2text.extract`).
     """
-    from ._fastwarc import fastwarc_reads, read_fast  # it reads records with this module's helpers
-
     if _FAST and fastwarc_reads(path, offset):
-        return read_fast(path, counts, offset, records, max_bytes, _read_warcio)
+        return read_fast(path, counts, offset, records, max_bytes, _read_warcio, _fast_row)
     return _read_warcio(path, counts, offset, records, max_bytes)
+
+
+def _fast_row(
+    url: str, record_id: str | None, date: str | None, code: str, content_type: str | None, body: bytes, counts, limit
+) -> HtmlRecord | None:
+    """The row :func:`_read_record` makes of a response the FastWARC path read (``code``: the status's first word)."""
+    declared, charset = media_type(content_type)
+    if not is_html(body, declared, charset, counts, limit):
+        return None
+    return HtmlRecord(url, record_id, date, _status(code), charset, body)
 
 
 def _read_warcio(
