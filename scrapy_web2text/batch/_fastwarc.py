@@ -147,12 +147,9 @@ def _whole(record) -> bool:
     return declared.isdigit() and int(declared) == size and record.reader.consume() == size
 
 
-def _read(record, max_bytes: int, judge: Judge) -> tuple[int, tuple[Counter, object] | None]:
-    """The record's length as written (WARC header, block, blank lines) and what it holds.
-
-    The length is -1 for a record that warcio might not read whole (a block
-    cut short, an unusual header); what it holds is ``(counts, row or None)``,
-    or ``None`` for a whole record that warcio must read alone.
+def _measure(record) -> tuple[int, dict[bytes, bytes], int]:
+    """The record's length as written (WARC header, block, blank lines), its WARC header by lower-cased name, and
+    its block's size; the length is -1 for a record warcio might read otherwise (or fail on).
     """
     headers = record.headers
     items = headers.items_bytes()
@@ -162,14 +159,57 @@ def _read(record, max_bytes: int, judge: Judge) -> tuple[int, tuple[Counter, obj
     size = record.content_length
     declared_size = fields.get(b"content-length", b"")
     if headers.status_line not in VERSIONS or not declared_size.isdigit() or int(declared_size) != size:
+        return -1, fields, size
+    if size and fields.get(b"warc-type") in HTTP_RECORDS and b"warc-target-uri" not in fields:
+        return -1, fields, size  # warcio fails on it, and reports that
+    return length + size, fields, size
+
+
+def plan_fast(path: str | Path, records_per_chunk: int) -> list[tuple[int, int]] | None:
+    """The pieces :func:`~scrapy_web2text.batch.warc.plan_chunks` makes, or ``None`` at any doubt.
+
+    Sure only of an archive FastWARC reads whole, every record starting where
+    the one before ends and the last one ending the file.
+    """
+    if not fastwarc_reads(path, 0):
+        return None
+    offsets: list[int] = []
+    with Path(path).open("rb") as stream:
+        fd = stream.fileno()
+        compressed = os.pread(fd, 2, 0) == b"\x1f\x8b"
+        held = (0, 0)  # the first record starts the file
+        try:
+            for record in ArchiveIterator(stream, parse_http=False, auto_decode="none", fsspec_args=False):
+                position = record.stream_pos
+                if not (_follows(fd, compressed, *held, position) if offsets else position == 0):
+                    return None
+                length, _fields, size = _measure(record)
+                if length < 0 or record.reader.consume() != size:
+                    return None
+                offsets.append(position)
+                held = (position, length)
+        except Exception:  # FastWARC's errors: warcio plans, and takes the damage into the last piece
+            return None
+        if not offsets or not _follows(fd, compressed, *held, os.fstat(fd).st_size):
+            return None
+    return [(offsets[i], len(offsets[i : i + records_per_chunk])) for i in range(0, len(offsets), records_per_chunk)]
+
+
+def _read(record, max_bytes: int, judge: Judge) -> tuple[int, tuple[Counter, object] | None]:
+    """The record's length as written (WARC header, block, blank lines) and what it holds.
+
+    The length is -1 for a record that warcio might not read whole (a block
+    cut short, an unusual header, see :func:`_measure`); what it holds is
+    ``(counts, row or None)``, or ``None`` for a whole record that warcio must
+    read alone.
+    """
+    length, fields, size = _measure(record)
+    if length < 0:
         return -1, None
-    length += size
     kind = fields.get(b"warc-type")
     uri = fields.get(b"warc-target-uri")
     if kind is None or not kind.isascii():
         return length, None
-    if size and kind in HTTP_RECORDS and uri is None:
-        return -1, None  # warcio fails on it, and reports that
     seen = Counter(records=1)
     if kind != b"response":
         if record.reader.consume() != size:

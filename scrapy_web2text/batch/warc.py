@@ -37,7 +37,7 @@ from pathlib import Path
 
 from .._extras import missing_extra
 from . import DEFAULT_MAX_BYTES
-from ._fastwarc import fastwarc_reads, read_fast
+from ._fastwarc import fastwarc_reads, plan_fast, read_fast
 
 try:
     from warcio.archiveiterator import ArchiveIterator
@@ -161,6 +161,8 @@ def plan_chunks(path: str | Path, records_per_chunk: int) -> list[tuple[int, int
     """
     if records_per_chunk < 1:
         raise ValueError(f"records per chunk must be at least 1, not {records_per_chunk}")
+    if _FAST and (pieces := plan_fast(path, records_per_chunk)) is not None:
+        return pieces  # FastWARC read the whole archive, record after record: warcio would find the same
     pieces: list[tuple[int, int]] = []
     with _open(Path(path), 0) as stream:
         records = ArchiveIterator(stream, arc2warc=False)

@@ -103,10 +103,17 @@ def read(path, fast: bool, monkeypatch, offset=0, records=None, max_bytes=warc.D
     return list(read_html(path, counts, offset, records, max_bytes)), counts
 
 
+def plan(path, fast: bool, monkeypatch, per_piece: int) -> list[tuple[int, int]]:
+    monkeypatch.setattr(warc, "_FAST", fast)
+    return plan_chunks(path, per_piece)
+
+
 def assert_same(path, monkeypatch, per_piece=None, max_bytes=warc.DEFAULT_MAX_BYTES):
     fast = read(path, True, monkeypatch, max_bytes=max_bytes)
     assert fast == read(path, False, monkeypatch, max_bytes=max_bytes)
-    for offset, records in plan_chunks(path, per_piece or 3):
+    pieces = plan(path, True, monkeypatch, per_piece or 3)
+    assert pieces == plan(path, False, monkeypatch, per_piece or 3)
+    for offset, records in pieces:
         piece = read(path, True, monkeypatch, offset, records, max_bytes)
         assert piece == read(path, False, monkeypatch, offset, records, max_bytes), (offset, records)
     return fast
