@@ -13,7 +13,9 @@ start, passing over the records already given out, so damage is always
 reported by warcio as it reports it alone.  A whole record whose payload
 this path does not decode itself (an encoded or chunked body, HTTP headers
 out of the ordinary, an unusual URI, a block far over the size limit) is
-read alone by warcio, and this path goes on after it.
+read alone by warcio, and this path goes on after it.  Planning follows the
+same rule: FastWARC's plan is kept only when every record of the archive
+passed it.
 """
 
 from __future__ import annotations

@@ -157,7 +157,8 @@ def plan_chunks(path: str | Path, records_per_chunk: int) -> list[tuple[int, int
     """``(offset, records)`` pieces of at most ``records_per_chunk`` records that cover the archive.
 
     Record offsets are where warcio starts a record, so a piece can be read
-    on its own (a gzip-compressed archive is one gzip member per record).
+    on its own (a gzip-compressed archive is one gzip member per record);
+    FastWARC lists them when it reads the whole archive cleanly.
     """
     if records_per_chunk < 1:
         raise ValueError(f"records per chunk must be at least 1, not {records_per_chunk}")
