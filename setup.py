@@ -131,8 +131,9 @@ setup(
         # The clean HTML output's sanitiser (markup.py): Ammonia's allow-list, in Rust.
         "nh3>=0.2.14",
         # The second opinion on a page the chain keeps almost nothing of (labellers/web2text/second_opinion.py):
-        # Resiliparse's main-content extractor, in C++.
-        "resiliparse>=0.15",
+        # Resiliparse's main-content extractor, in C++.  It brings FastWARC, which reads WARC records for
+        # `web2text warc` (batch/_fastwarc.py), written against FastWARC 2's reader.
+        "resiliparse>=2.0",
     ],
     extras_require={
         # torch is pinned to the CPU build available here; a bare "torch"
