@@ -20,6 +20,8 @@ def _keyword_needles() -> tuple[dict[str, int], list[tuple[int, re.Pattern, str]
     patterns = []
     for bit, (_, pattern) in enumerate(ANCESTOR_KEYWORDS):
         for alternative in pattern.split("|"):
+            if re.search(r"\d", alternative):
+                raise ValueError(f"keyword {alternative!r} holds a digit: id masks are cached with digits written as 0")
             if re.fullmatch(r"[\w-]+", alternative):
                 words[alternative] = words.get(alternative, 0) | 1 << bit
             else:
@@ -138,10 +140,21 @@ def _describe_class(tag: str, class_name: str | None) -> tuple[str, str, int]:
     return described
 
 
+#: A run of digits in an id value.
+_DIGITS = re.compile(r"\d+")
+
+
 def _id_mask(element_id: str) -> int:
-    """The keyword mask of an id value, cached by the value."""
-    mask = _scanned_mask(element_id.lower())
-    _cache(_ID_MASKS, "ids", element_id, mask, len(element_id))
+    """The keyword mask of an id value, cached by the value with each run of digits written as one ``0``.
+
+    Pages number their posts, comments and items in their ids (``post-1234``), so an id is most often new.  No
+    keyword holds a digit (:func:`_keyword_needles` checks), and a digit is a word character like any other, so the
+    digits an id holds do not change its mask: ``post-1234`` and ``post-7`` share one entry."""
+    key = _DIGITS.sub("0", element_id)
+    mask = _ID_MASKS.get(key)
+    if mask is None:
+        mask = _scanned_mask(key.lower())
+        _cache(_ID_MASKS, "ids", key, mask, len(key))
     return mask
 
 

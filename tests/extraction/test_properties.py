@@ -366,8 +366,17 @@ def test_keyword_mask_is_each_group_pattern_searched_in_each_token(tokens: list[
 
 
 _ATTRIBUTE_VALUES = st.none() | st.lists(
-    st.sampled_from(_KEYWORD_PARTS) | st.text("AdsΣΑİ-_ \t\x1c\xa0'", max_size=4), max_size=4
+    st.sampled_from(_KEYWORD_PARTS) | st.text("AdsΣΑİ-_ \t\x1c\xa0'07\u0663", max_size=4), max_size=4
 ).map("".join)
+
+
+def test_ids_that_differ_in_their_digits_share_one_cached_mask() -> None:
+    # Ids number a page's posts: "post-1234" and "post-7" are one cache entry, each with the mask its own scan gives.
+    elements._ID_MASKS.clear()
+    ids = ["post-1234", "post-7", "ads12", "ads", "comment_2024_11", "comment_9_9", "x\u0663\u0664ad"]
+    for element_id in ids:
+        assert elements._id_mask(element_id) == elements._scanned_mask(element_id.lower())
+    assert set(elements._ID_MASKS) == {"post-0", "ads0", "ads", "comment_0_0", "x0ad"}
 
 
 @settings(max_examples=400, deadline=None)
