@@ -45,6 +45,7 @@ WHY_LINEAR = {
     "page.walk._ANCHOR_WORD": r"\w{3,24} bounded, else \w+ which always matches a word",
     "page.elements._KEYWORD_SCAN": "a lookahead over an alternation of literals: bounded per position",
     "page.elements._KEYWORD_PATTERNS": r"\bads?\b: bounded per attempt",
+    "page.elements._DIGITS": r"\d+ always matches the whole run",
     "page.decode._META_CHARSET": "every repetition bounded ({0,200}, {0,8}, {1,40}) and only on 4 KiB",
     "page.parse._XML_DECLARATION": r"anchored at \A (one attempt), possessive",
     "page.parse._DOCTYPE_SUBSET": r"matched once at \A; subset parts possessive, comments found by lazy .*?-->",
