@@ -53,7 +53,7 @@ from scrapy_web2text.page import parse_page  # noqa: E402
 from scrapy_web2text.page.nodes import PARENT  # noqa: E402
 from scrapy_web2text.research.corpus import default_data_dir, iter_records  # noqa: E402
 from scrapy_web2text.research.corpus import gold_labels as training_labels  # noqa: E402
-from scrapy_web2text.research.metrics import tokens  # noqa: E402
+from scrapy_web2text.research.metrics import bag_scores, tokens  # noqa: E402
 
 TYPES = ("article", "collection", "documentation", "forum", "listing", "product", "service")
 FOLDS = 2
@@ -280,13 +280,7 @@ class Cache:
             break_before=np.asarray(page["break_before"], bool),
             space_before=np.asarray(page["space_before"], bool),
         )
-        found, gold = Counter(tokens(join_main_text(view, labels))), self._gold_bags[index]
-        if not found and not gold:
-            return [1.0, 1.0, 1.0]
-        common = sum((found & gold).values())
-        precision = common / sum(found.values()) if found else 1.0
-        recall = common / sum(gold.values()) if gold else 1.0
-        return [precision, recall, 2 * precision * recall / (precision + recall) if common else 0.0]
+        return list(bag_scores(Counter(tokens(join_main_text(view, labels))), self._gold_bags[index]))
 
 
 def fit(model: str, x: np.ndarray, y: np.ndarray, w: np.ndarray):

@@ -93,7 +93,12 @@ def _recall(tp: float, fp: float, fn: float) -> float:
 
 def word_scores(predicted: str, gold: str) -> tuple[float, float, float]:
     """Precision, recall and F1 of the bags of words of one page."""
-    a, b = Counter(tokens(predicted)), Counter(tokens(gold))
+    return bag_scores(Counter(tokens(predicted)), Counter(tokens(gold)))
+
+
+def bag_scores(a: Counter, b: Counter) -> tuple[float, float, float]:
+    """:func:`word_scores` of two bags of words already counted (a caller scoring one gold text many times keeps
+    its bag)."""
     if not a and not b:
         return 1.0, 1.0, 1.0
     common = sum((a & b).values())
