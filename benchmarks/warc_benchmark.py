@@ -68,7 +68,7 @@ def runner_in_process(path: Path, pages: int) -> tuple[int, float, list[float]]:
     """The runner's task over the archive in five pieces, twice: rows and CPU seconds of the first pass (the
     element caches cold, as on a new crawl's archive; each row serialised as the client writes it), resident MB after
     each piece of both passes."""
-    from scrapy_web2text.batch.runner import Options, extract_piece, worker_model
+    from scrapy_web2text.batch.runner import Options, extract_piece, row_line, worker_model
     from scrapy_web2text.batch.warc import plan_chunks
 
     worker_model(None)  # a warm worker has its model: the load is not a record's cost
@@ -78,7 +78,7 @@ def runner_in_process(path: Path, pages: int) -> tuple[int, float, list[float]]:
         for offset, records in pieces:
             piece = extract_piece(str(path), offset, records, Options())[0]
             for row in piece:  # written as the runner's client writes them
-                out.write(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
+                out.write(row_line(row))
             rows += len(piece)
             memory.append(rss_mb())
     seconds = time.process_time() - clock

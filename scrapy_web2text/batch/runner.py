@@ -317,11 +317,16 @@ def _run_pending(client, pending, output, done, options, chunk_records, summary,
     bar.close()
 
 
+def row_line(row: dict[str, Any]) -> bytes:
+    """A row as one line of the output (JSON Lines, UTF-8)."""
+    return json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n"
+
+
 def _append_rows(output: Path, rows: list[dict], done: DoneLog, path: str, offset: int, records: int) -> None:
     """Write a piece's rows, make them durable, then note the piece (in that order: see the module doc)."""
     with output.open("ab") as out:
         for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False).encode("utf-8") + b"\n")
+            out.write(row_line(row))
         out.flush()
         os.fsync(out.fileno())
         size = out.tell()
