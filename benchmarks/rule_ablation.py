@@ -61,6 +61,7 @@ def trafilatura_outputs(records, path: Path) -> dict[str, str]:
             return ""
 
     outputs = {record["id"]: text(record["html"]) for record in records}
+    path.parent.mkdir(parents=True, exist_ok=True)  # the default cache is under runs/, which a fresh clone lacks
     with gzip.open(path, "wt", encoding="utf-8") as out:
         json.dump(outputs, out)
     return outputs

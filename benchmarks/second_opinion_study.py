@@ -49,12 +49,8 @@ def step(row: dict, model: dict, opinion: dict) -> list[float]:
     """The chain's word P / R / F1 on the page after the step, from the row's grid."""
     kept_bits = model.get("kept_before_opinion", model["kept"])  # rows collected with the step in the chain
     kept = sum(length for length, keep in zip(model["chars"], kept_bits) if keep == "1")
-    fires = (
-        kept < second_opinion.MAX_KEPT_SHARE * opinion["total"]
-        and kept < second_opinion.MAX_KEPT_CHARS
-        and model["types"].get("article", 0.0) < second_opinion.MAX_ARTICLE_PROBABILITY
-        and opinion["other"] > second_opinion.MIN_RATIO * kept
-    )
+    ratio = second_opinion.required_ratio(kept, opinion["total"], model["types"].get("article", 0.0))
+    fires = ratio is not None and opinion["other"] > ratio * kept
     before = model.get("before_opinion", model["with"])
     if not fires:
         return before

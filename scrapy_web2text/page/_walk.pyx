@@ -220,6 +220,35 @@ cdef Py_ssize_t _elements_below(xmlNode* top, Py_ssize_t limit, const char* name
     return count
 
 
+def within_size(cetree._Element root, Py_ssize_t max_elements, Py_ssize_t max_product):
+    """:func:`.walk.within_size` over libxml2's nodes: whether the tree under ``root`` has at most
+    ``max_elements`` elements and at most ``max_product`` elements times its depth (stopping at the first
+    element over either)."""
+    cdef xmlNode* top = root._c_node
+    cdef xmlNode* node = top
+    cdef Py_ssize_t elements = 0, depth = 1, deepest = 0
+    while node is not NULL:
+        if _walked(node):
+            elements += 1
+            if depth > deepest:
+                deepest = depth
+            if elements > max_elements or elements * deepest > max_product:
+                return False
+            if node.type == tree.XML_ELEMENT_NODE and _first_walked(node.children) is not NULL:
+                node = _first_walked(node.children)
+                depth += 1
+                continue
+        if node is top:
+            return True
+        while _first_walked(node.next) is NULL:
+            node = node.parent
+            depth -= 1
+            if node is top or node is NULL:
+                return True
+        node = _first_walked(node.next)
+    return True
+
+
 #: marks.MARKING_ATTRIBUTES as UTF-8, for comparing with libxml2's attribute names (one list of them: that one).
 _MARKING_NAMES = tuple(sorted(name.encode("utf-8") for name in MARKING_ATTRIBUTES))
 cdef enum:

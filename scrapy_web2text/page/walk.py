@@ -27,6 +27,7 @@ from .elements import _TAG_TABLE, _describe_tag, describe_element
 from .marks import MARKING_ATTRIBUTES, attribute_marks
 from .numbering import STATE_COLUMNS
 from .tags import MAX_SELECT_ELEMENTS, SHOWN_TEMPLATE_ATTRIBUTES
+from .twins import load_twin
 
 #: Trailing segments a tag path keeps (its id tells full paths apart): 100,000-deep pages make no quadratic strings.
 TAG_PATH_SEGMENTS = 24
@@ -306,3 +307,25 @@ class Walker:
         if len(self._top_children) > 1:
             self._inner_node("#root", "", self._top_children)
         return bool(self._top_children)
+
+
+def within_size(root, max_elements: int, max_product: int) -> bool:
+    """Whether the tree under ``root`` has at most ``max_elements`` elements and at most ``max_product`` elements
+    times its depth, counting the nodes the walk reads (elements and entity references) and stopping at the first
+    over either: what a reader whose time grows with both may be given (the second opinion's extractor)."""
+    if compiled_within_size is not None:
+        return compiled_within_size(root, max_elements, max_product)
+    elements = depth = deepest = 0
+    for event, _ in etree.iterwalk(root, events=("start", "end"), tag=(etree.Element, etree.Entity)):
+        if event == "end":
+            depth -= 1
+            continue
+        elements, depth = elements + 1, depth + 1
+        deepest = max(deepest, depth)
+        if elements > max_elements or elements * deepest > max_product:
+            return False
+    return True
+
+
+#: The compiled :func:`within_size` (``_walk.pyx``), or ``None`` where it is not in use.
+(compiled_within_size,) = load_twin(__name__, "within_size")

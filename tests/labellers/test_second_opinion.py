@@ -100,7 +100,7 @@ LONG = " ".join(SENTENCES * 3)
     ("kept", "probabilities", "skipped", "expected"),
     [
         (1, {"forum": 0.6, "article": 0.3}, (), True),
-        (1, {"forum": 0.1, "article": 0.85}, (), False),  # likely an article: its short text is usually right
+        (1, {"forum": 0.1, "article": 0.85}, (), True),  # an article kept in one link, its text found elsewhere
         (1, {}, (), False),  # no page-type classifier
         (1, {"forum": 0.9}, (REASON,), False),
         (20, {"forum": 0.9}, (), False),  # the chain keeps a tenth of the page or more
@@ -116,6 +116,25 @@ def test_which_pages_get_a_second_opinion(kept, probabilities, skipped, expected
     assert (wanted > 0) is expected
     if expected:
         assert wanted > second_opinion.MIN_RATIO * kept_chars(page, labels)
+
+
+@pytest.mark.parametrize(
+    ("kept", "total", "article", "expected"),
+    [
+        (500, 10_000, 0.3, second_opinion.MIN_RATIO),  # a twentieth kept, not an article
+        (999, 10_000, 0.3, second_opinion.MIN_RATIO),
+        (1000, 10_000, 0.3, None),  # a tenth kept
+        (2999, 40_000, 0.3, second_opinion.MIN_RATIO),
+        (3000, 40_000, 0.3, None),  # MAX_KEPT_CHARS kept
+        (499, 10_000, 0.8, second_opinion.ARTICLE_MIN_RATIO),  # a likely article: under a twentieth only
+        (500, 10_000, 0.8, None),
+        (900, 10_000, 0.95, None),
+        (4000, 100_000, 0.95, second_opinion.ARTICLE_MIN_RATIO),  # no bound on an article's characters kept
+        (0, 0, 0.3, None),  # an empty page
+    ],
+)
+def test_required_ratio(kept, total, article, expected):
+    assert second_opinion.required_ratio(kept, total, article) == expected
 
 
 def test_a_page_where_the_other_extractor_finds_little_more_stands():
@@ -135,6 +154,24 @@ def test_a_page_whose_chain_keeps_an_article_stands_under_a_long_comment_section
     assert second_opinion.MAX_KEPT_CHARS <= kept < second_opinion.MAX_KEPT_SHARE * total
     assert second_opinion.other_extractor_chars(page.root) > second_opinion.MIN_RATIO * kept
     assert wanted_chars(page, labels, guess(forum=0.9), ()) == 0
+    assert kept >= second_opinion.ARTICLE_MAX_KEPT_SHARE * total  # typed as an article, the chain stands as well
+    assert wanted_chars(page, labels, guess(article=0.9), ()) == 0
+
+
+def test_an_article_kept_in_one_line_where_the_other_extractor_finds_ten_times_more_is_read_again():
+    menu = "".join(f"<li><a href='/s/{i}'>Section number {i:03d}</a></li>" for i in range(400))
+    body = "".join(f"<p>{SENTENCES[i % 4]}</p>" for i in range(12))
+    html = f"<html><body><nav><ul>{menu}</ul></nav><article><h1>A headline</h1>{body}</article></body></html>"
+    page = parse_page(html)
+    labels = np.array([text == "A headline" for text in page.texts], np.int8)
+    kept, total = kept_chars(page, labels), kept_chars(page, np.ones(len(page), bool))
+    assert kept < second_opinion.ARTICLE_MAX_KEPT_SHARE * total
+    wanted = wanted_chars(page, labels, guess(article=0.95), ())
+    assert wanted > second_opinion.ARTICLE_MIN_RATIO * kept
+    # The same page keeping three paragraphs besides its headline: under ten times as much is found elsewhere.
+    labels[[text == SENTENCES[0] for text in page.texts]] = 1
+    assert wanted / 10 < kept_chars(page, labels) < second_opinion.ARTICLE_MAX_KEPT_SHARE * total
+    assert wanted_chars(page, labels, guess(article=0.95), ()) == 0
 
 
 def test_a_page_that_keeps_enough_is_never_classified_nor_read_again():

@@ -30,6 +30,7 @@ from scrapy_web2text.page import attributes as attributes_module
 from scrapy_web2text.page import cdom, decode_html, parse_page
 from scrapy_web2text.page import declared as declared_module
 from scrapy_web2text.page import twins as twins_module
+from scrapy_web2text.page import walk as walk_module
 from scrapy_web2text.page.attributes import _CROWDED_TAG, MAX_ATTRIBUTES, may_have_crowded_tags, strip_excess_attributes
 from scrapy_web2text.page.cdom import Page, collect_blocks
 from scrapy_web2text.page.nodes import PARENT
@@ -41,6 +42,7 @@ from tests.twins import twin
 #: them off for the package.
 WALK = twin("scrapy_web2text.page.walk")
 walk, find, collapsed, anchor_word = WALK.walk, WALK.find, WALK.collapsed, WALK.anchor_word
+compiled_within_size = WALK.within_size
 number_nodes = twin("scrapy_web2text.page.numbering").number_nodes
 ATTRIBUTES = twin("scrapy_web2text.page.attributes")
 crowded_tag, excess_attribute_cuts = ATTRIBUTES.crowded_tag, ATTRIBUTES.excess_attribute_cuts
@@ -81,6 +83,7 @@ IN_USE = [
     (cdom, "compiled_walk", walk),
     (cdom, "compiled_number_nodes", number_nodes),
     (declared_module, "compiled_find", find),
+    (walk_module, "compiled_within_size", compiled_within_size),
     (attributes_module, "compiled_crowded_tag", crowded_tag),
     (attributes_module, "compiled_excess_attribute_cuts", excess_attribute_cuts),
     (counts_module, "compiled_text_counts", compiled_text_counts),
@@ -806,3 +809,40 @@ def test_same_viterbi_labels_on_ties_and_an_empty_page() -> None:
     assert compiled.tolist() == python.tolist() == [0] * 7  # a tie keeps boilerplate
     empty = _both_decoders(np.zeros((0, 2), np.float32), np.zeros((0, 2, 2), np.float32), 0.1, 0.5)
     assert [labels.tolist() for labels in empty] == [[], []]
+
+
+def python_within_size(root, max_elements: int, max_product: int) -> bool:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(walk_module, "compiled_within_size", None)
+        return walk_module.within_size(root, max_elements, max_product)
+
+
+#: Nested markup: siblings, deep chains, text and tails between them.
+NESTED = st.recursive(
+    st.just(""),
+    lambda inner: st.lists(inner, min_size=1, max_size=4).map(lambda parts: "".join(f"<div>{p}</div>x" for p in parts)),
+    max_leaves=40,
+)
+
+
+@SETTINGS
+@given(NESTED, st.integers(0, 60), st.integers(0, 400))
+def test_within_size_is_the_same_compiled(markup, max_elements, max_product) -> None:
+    root = etree.fromstring(f"<html><body>{markup}</body></html>", etree.HTMLParser())
+    for top in (root, root.find("body"), *root.iter("div")):
+        limits = (max_elements, max_product)
+        assert compiled_within_size(top, *limits) == python_within_size(top, *limits)
+
+
+def test_within_size_at_its_bounds_and_on_xml_trees() -> None:
+    # 1 + 3 elements, 3 deep (r > a > b, and c beside a): true at the exact bounds, false one under either.
+    root = etree.fromstring("<r><!-- not counted --><a><b>x</b><?pi not counted?></a><c/></r>")
+    for size in (compiled_within_size, python_within_size):
+        assert size(root, 4, 12)
+        assert not size(root, 3, 100)
+        assert not size(root, 100, 11)
+        assert size(root.find("a"), 2, 4)  # a subtree, without its following sibling
+    xml = '<!DOCTYPE r [<!ENTITY e "entity text">]><r><p>text &e; more &e;</p></r>'
+    root = etree.fromstring(xml.encode(), etree.XMLParser(resolve_entities=False))
+    for limit in range(0, 6):
+        assert compiled_within_size(root, limit, 100) == python_within_size(root, limit, 100) == (limit >= 4)

@@ -1,19 +1,21 @@
 """A page the chain keeps almost nothing of, where an independent extractor finds several times more text: decoded
 again at lower thresholds until the chain keeps as much.
 
-The networks sometimes rank a page's main text (a forum's posts, a listing's items, a collection's entries) just
-under the threshold while keeping a few lines of furniture.  Nothing on the page itself tells that apart from a page
-whose short text is right, so a second opinion decides: Resiliparse's main-content extractor (rule-based, in C++, a
-millisecond a page), asked only where the chain keeps under :data:`MAX_KEPT_SHARE` of the page's characters (and
-under :data:`MAX_KEPT_CHARS`) and the page is unlikely to be an article.  Where its text holds over
-:data:`MIN_RATIO` times the characters the chain keeps, the labeller decodes the page again, with the rules, at each
-of :data:`THRESHOLDS` below the model's own in turn, and keeps the first labels that hold as many characters as the
-second opinion (the lowest threshold's where none does).  The blocks this keeps name :data:`REASON` in their
-``rule``.  The other extractor's text is only a measure: every label still comes from the model.
+The networks sometimes rank a page's main text (a forum's posts, a listing's items, a collection's entries, now and
+then a news article's paragraphs) just under the threshold while keeping a few lines of furniture.  Nothing on the
+page itself tells that apart from a page whose short text is right, so a second opinion decides: Resiliparse's
+main-content extractor (rule-based, in C++, a millisecond a page), asked only where the chain keeps little of the
+page (:func:`required_ratio`).  Where its text holds more than the required ratio times the characters the chain
+keeps, the labeller decodes the page again, with the rules, at each of :data:`THRESHOLDS` below the model's own in
+turn, and keeps the first labels that hold as many characters as the second opinion (the lowest threshold's where
+none does).  The blocks this keeps name :data:`REASON` in their ``rule``.  The other extractor's text is only a
+measure: every label still comes from the model.
 
-Why these conditions: without the article guard and the bound on characters kept, the step also fires on news
-pages whose text is right and whose long comment sections the other extractor keeps.  Measured out of fold (five
-seeds of two recipes) and on the validation pages: docs/research/quality-round4.rst, "A second opinion on pages
+Why two sets of conditions: a page likely to be an article usually has its short text right, and the other
+extractor keeps the readers' comments under it; so an article is asked only where the chain keeps a twentieth of
+it, and trusted only where the other extractor finds ten times as much.  Other pages are asked under a tenth and
+3,000 characters kept, and trusted at three times.  Measured out of fold (several seeds of two recipes) and on the
+validation pages: docs/research/quality-round4.rst, "A second opinion on pages kept almost empty" and "Articles
 kept almost empty".
 """
 
@@ -27,6 +29,7 @@ import numpy as np
 from lxml import etree
 
 from ...page import Page
+from ...page.walk import within_size
 from .rules import PageTypeGuess
 from .rules.inputs import page_lengths
 
@@ -40,10 +43,14 @@ MAX_KEPT_SHARE = 0.1
 #: Characters kept over which the chain's text is taken to be a page's text already (an article under a long
 #: comment section, which the other extractor keeps).
 MAX_KEPT_CHARS = 3000
-#: A page this likely an article is left as the chain labels it.
-MAX_ARTICLE_PROBABILITY = 0.8
 #: How many times the chain's characters the other extractor's text must hold.
 MIN_RATIO = 3.0
+#: A page at least this likely an article is asked and trusted on the stricter terms below.
+MAX_ARTICLE_PROBABILITY = 0.8
+#: The share of a likely article's characters under which the chain may have missed its text.
+ARTICLE_MAX_KEPT_SHARE = 0.05
+#: How many times the chain's characters the other extractor must find on a likely article.
+ARTICLE_MIN_RATIO = 10.0
 #: The thresholds tried, highest first (those under the model's own threshold only).
 THRESHOLDS = (0.35, 0.3, 0.25, 0.2, 0.15, 0.1, 0.07, 0.05)
 #: Resiliparse's time grows with the elements times their depth (a 4,000-deep chain of elements takes a quarter of a
@@ -65,17 +72,8 @@ def _load_extractor():
 
 def small_enough(root) -> bool:
     """Whether the tree under ``root`` has at most :data:`MAX_ELEMENTS` elements and at most
-    :data:`MAX_ELEMENTS_TIMES_DEPTH` elements times its depth (the walk stops as soon as it has more)."""
-    elements = depth = deepest = 0
-    for event, _ in etree.iterwalk(root, events=("start", "end")):
-        if event == "end":
-            depth -= 1
-            continue
-        elements, depth = elements + 1, depth + 1
-        deepest = max(deepest, depth)
-        if elements > MAX_ELEMENTS or elements * deepest > MAX_ELEMENTS_TIMES_DEPTH:
-            return False
-    return True
+    :data:`MAX_ELEMENTS_TIMES_DEPTH` elements times its depth (the count stops as soon as it has more)."""
+    return within_size(root, MAX_ELEMENTS, MAX_ELEMENTS_TIMES_DEPTH)
 
 
 def other_extractor_chars(root) -> int:
@@ -92,21 +90,32 @@ def other_extractor_chars(root) -> int:
         return 0
 
 
+def required_ratio(kept: int, total: int, article: float) -> float | None:
+    """How many times the ``kept`` characters the other extractor must find on a page of ``total`` characters that
+    the page-type classifier gives ``article`` probability of being an article; ``None`` where the chain's labels
+    stand without asking it."""
+    if article >= MAX_ARTICLE_PROBABILITY:
+        return ARTICLE_MIN_RATIO if kept < ARTICLE_MAX_KEPT_SHARE * total else None
+    return MIN_RATIO if kept < MAX_KEPT_SHARE * total and kept < MAX_KEPT_CHARS else None
+
+
 def wanted_chars(page: Page, labels: np.ndarray, page_type: PageTypeGuess, skipped: Collection[str]) -> int:
     """The characters the chain should keep on ``page`` (the other extractor's), or 0 where the chain's ``labels``
-    stand: the step is ``skipped``, the labels keep :data:`MAX_KEPT_SHARE` of the page or :data:`MAX_KEPT_CHARS` or
-    more, the page is likely an article (or has no type), or the other extractor finds under :data:`MIN_RATIO` times
-    as much."""
+    stand: the step is ``skipped``, the page has no type, :func:`required_ratio` does not ask the other extractor,
+    or it finds no more than the required ratio times what the labels keep."""
     if REASON in skipped:
         return 0
     total, kept = int(page_lengths(page).sum()), kept_chars(page, labels)
-    if not total or kept >= MAX_KEPT_SHARE * total or kept >= MAX_KEPT_CHARS:
-        return 0
+    if not total or kept >= max(MAX_KEPT_SHARE, ARTICLE_MAX_KEPT_SHARE) * total:
+        return 0  # no question asked: the page is not classified here for it
     probabilities = page_type.probabilities
-    if not probabilities or probabilities.get("article", 0.0) >= MAX_ARTICLE_PROBABILITY:
+    if not probabilities:
+        return 0
+    ratio = required_ratio(kept, total, probabilities.get("article", 0.0))
+    if ratio is None:
         return 0
     found = other_extractor_chars(page.root)
-    return found if found > MIN_RATIO * kept else 0
+    return found if found > ratio * kept else 0
 
 
 def kept_chars(page: Page, labels: np.ndarray) -> int:
