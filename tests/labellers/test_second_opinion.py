@@ -129,7 +129,8 @@ def test_which_pages_get_a_second_opinion(kept, probabilities, skipped, expected
         (499, 10_000, 0.8, second_opinion.ARTICLE_MIN_RATIO),  # a likely article: under a twentieth only
         (500, 10_000, 0.8, None),
         (900, 10_000, 0.95, None),
-        (4000, 100_000, 0.95, second_opinion.ARTICLE_MIN_RATIO),  # no bound on an article's characters kept
+        (999, 100_000, 0.95, second_opinion.ARTICLE_MIN_RATIO),
+        (1000, 100_000, 0.95, None),  # ARTICLE_MAX_KEPT_CHARS kept
         (0, 0, 0.3, None),  # an empty page
     ],
 )

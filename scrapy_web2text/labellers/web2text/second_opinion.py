@@ -12,11 +12,11 @@ none does).  The blocks this keeps name :data:`REASON` in their ``rule``.  The o
 measure: every label still comes from the model.
 
 Why two sets of conditions: a page likely to be an article usually has its short text right, and the other
-extractor keeps the readers' comments under it; so an article is asked only where the chain keeps a twentieth of
-it, and trusted only where the other extractor finds ten times as much.  Other pages are asked under a tenth and
-3,000 characters kept, and trusted at three times.  Measured out of fold (several seeds of two recipes) and on the
-validation pages: docs/research/quality-round4.rst, "A second opinion on pages kept almost empty" and "Articles
-kept almost empty".
+extractor keeps the readers' comments under it; so an article is asked only where the chain keeps under a twentieth
+of it and under 1,000 characters, and trusted only where the other extractor finds ten times as much.  Other pages
+are asked under a tenth and 3,000 characters kept, and trusted at three times.  Measured out of fold (several seeds
+of two recipes) and on the validation pages: docs/research/quality-round4.rst, "A second opinion on pages kept
+almost empty" and "Articles kept almost empty".
 """
 
 from __future__ import annotations
@@ -49,6 +49,9 @@ MIN_RATIO = 3.0
 MAX_ARTICLE_PROBABILITY = 0.8
 #: The share of a likely article's characters under which the chain may have missed its text.
 ARTICLE_MAX_KEPT_SHARE = 0.05
+#: Characters kept over which a likely article's text is taken to be there already (the other extractor keeps the
+#: comments under it).
+ARTICLE_MAX_KEPT_CHARS = 1000
 #: How many times the chain's characters the other extractor must find on a likely article.
 ARTICLE_MIN_RATIO = 10.0
 #: The thresholds tried, highest first (those under the model's own threshold only).
@@ -95,7 +98,8 @@ def required_ratio(kept: int, total: int, article: float) -> float | None:
     the page-type classifier gives ``article`` probability of being an article; ``None`` where the chain's labels
     stand without asking it."""
     if article >= MAX_ARTICLE_PROBABILITY:
-        return ARTICLE_MIN_RATIO if kept < ARTICLE_MAX_KEPT_SHARE * total else None
+        asked = kept < ARTICLE_MAX_KEPT_SHARE * total and kept < ARTICLE_MAX_KEPT_CHARS
+        return ARTICLE_MIN_RATIO if asked else None
     return MIN_RATIO if kept < MAX_KEPT_SHARE * total and kept < MAX_KEPT_CHARS else None
 
 
