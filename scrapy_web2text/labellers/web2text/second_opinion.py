@@ -110,8 +110,8 @@ def wanted_chars(page: Page, labels: np.ndarray, page_type: PageTypeGuess, skipp
     if REASON in skipped:
         return 0
     total, kept = int(page_lengths(page).sum()), kept_chars(page, labels)
-    if not total or kept >= max(MAX_KEPT_SHARE, ARTICLE_MAX_KEPT_SHARE) * total:
-        return 0  # no question asked: the page is not classified here for it
+    if required_ratio(kept, total, 0.0) is None and required_ratio(kept, total, 1.0) is None:
+        return 0  # asked on neither terms, whatever the page's type: it is not classified here for it
     probabilities = page_type.probabilities
     if not probabilities:
         return 0
