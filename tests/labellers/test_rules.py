@@ -134,6 +134,28 @@ def test_a_page_with_nothing_to_keep_comes_out_empty_with_its_reason():
     assert "© 2024" in extract(SCRIPT_FILLED, rules=False).main_text
 
 
+#: A shop's category index whose whole text sits in a widget with a footer-named class: links and their counts.
+CATEGORIES = (
+    "<html><body><div class='footer-widgets'><ul class='product-categories'>"
+    + "".join(
+        f"<li><a href='/c/{n}'>{name}</a> <span class='count'>({n})</span></li>"
+        for n, name in ((158, "Power Banks"), (44, "Bluetooth Speakers"), (10, "Camera Accessories"), (4, "Radios"))
+    )
+    + "</ul>{legal}</div></body></html>"
+)
+
+
+def test_only_a_page_kept_around_a_legal_line_is_emptied():
+    from scrapy_web2text.labellers.web2text.nothing_kept import furniture_only
+
+    index = parse_page(CATEGORIES.format(legal=""))
+    assert index.ancestor_keywords.all() and index.in_link.any()  # every block under the footer-named widget
+    assert not furniture_only(index, np.ones(len(index), np.int8))  # its links and counts are the page's text
+    footer = parse_page(CATEGORIES.format(legal="<p>© 2024 The Shop Ltd.</p>"))
+    assert furniture_only(footer, np.ones(len(footer), np.int8))
+    assert not furniture_only(footer, np.zeros(len(footer), np.int8))
+
+
 def test_a_short_page_and_a_headline_alone_keep_their_text():
     short = (
         "<html><head><title>Closed</title></head><body><h1>We are closed today</h1><p>The shop is closed on Monday "
