@@ -7,9 +7,10 @@ block is in a landmark (navigation, header, footer, complementary, or a class or
 copyright line, at least one is a copyright line, and together they hold under :data:`MAX_FURNITURE_CHARS`
 characters.  The copyright line is required: a short list of links in a widget whose class names a footer can be a
 page's whole text (a shop's categories with their counts), and emptying the page loses it (out of fold:
-docs/research/quality-round4.rst, "A page with nothing to keep").  At the model's own threshold (a threshold given is
-applied as it is, as for the second decoding), the labeller then keeps nothing and names this module's reason in
-each dropped block's ``rule``, :data:`REASON`; a crawl counts the page under ``web2text/empty/furniture_only``.
+docs/research/quality-round4.rst, "A page with nothing to keep: the legal line required").  At the model's own
+threshold (a threshold given is applied as it is, as for the second decoding), the labeller then keeps nothing and
+names this module's reason in each dropped block's ``rule``, :data:`REASON`; a crawl counts the page under
+``web2text/empty/furniture_only``.
 
 On the 365 validation pages no page comes out different: the pages the model keeps only landmark or link blocks of
 hold a headline (no legal line) or over 2,000 characters (an article inside a ``<header>``).
