@@ -52,14 +52,18 @@ def step(row: dict, model: dict, opinion: dict) -> list[float]:
     ratio = second_opinion.required_ratio(kept, opinion["total"], model["types"].get("article", 0.0))
     fires = ratio is not None and opinion["other"] > ratio * kept
     before = model.get("before_opinion", model["with"])
-    if not fires:
-        return before
+    return decoded_lower(model, opinion["other"]) or before if fires else before
+
+
+def decoded_lower(model: dict, wanted: int) -> list[float] | None:
+    """The step's decoding from the row's grid: word P / R / F1 at the first lower threshold keeping ``wanted``
+    characters (the lowest where none does); ``None`` where the grid has no threshold under the model's own."""
     picked = None
     for threshold in (t for t in second_opinion.THRESHOLDS if str(t) in model["grid"]):
         picked = model["grid"][str(threshold)]
-        if picked[3] >= opinion["other"]:
+        if picked[3] >= wanted:
             break
-    return before if picked is None else picked[:3]
+    return None if picked is None else picked[:3]
 
 
 def table(args) -> None:

@@ -33,22 +33,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 from collapsed import HIGH, LOW, groups_of, read_rows  # noqa: E402
-from second_opinion_study import step  # noqa: E402
-
-from scrapy_web2text.labellers.web2text import second_opinion  # noqa: E402
+from second_opinion_study import decoded_lower, step  # noqa: E402
 
 TYPES = ("article", "collection", "documentation", "forum", "listing", "product", "service")
 P_LEVELS = (0.35, 0.2, 0.1, 0.05)
-
-
-def decoded_lower(model: dict, other: int) -> list[float] | None:
-    """The action's word P / R / F1 from the row's grid: the first lower threshold keeping ``other`` characters."""
-    picked = None
-    for threshold in second_opinion.THRESHOLDS:
-        picked = model["grid"].get(str(threshold), picked)
-        if picked is not None and picked[3] >= other:
-            break
-    return None if picked is None else picked[:3]
 
 
 def features(model: dict, opinion: dict) -> list[float]:
@@ -78,11 +66,11 @@ def table(row_files: list[str], opinions_path: str):
     return np.array(x), np.array(before), np.array(lower), np.array(shipped), np.array(counted), rows
 
 
-def fit(x, gain, seed: int = 0):
+def fit(x, gain):
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     trees = HistGradientBoostingRegressor(max_depth=3, max_iter=200, learning_rate=0.05, min_samples_leaf=40)
-    return trees.set_params(random_state=seed).fit(x, gain)
+    return trees.set_params(random_state=0).fit(x, gain)
 
 
 def report(name: str, new, shipped, counted, rows, files: int, groups: bool) -> None:
