@@ -355,8 +355,9 @@ def _cut_short(record, iterator) -> str | None:
     member) as if it were whole, so the reader's remaining length and the gzip
     member's end are checked here.
     """
-    if record.format != "arc" and record.rec_headers.get_header("Content-Length") is None:
-        return "the record's header is cut short (it has no Content-Length)"  # WARC requires one
+    if record.format != "arc" and not (record.rec_headers.get_header("Content-Length") or "").strip().isdigit():
+        # WARC requires one; warcio reads a header cut after "Content-Length:" as a record of no block
+        return "the record's header is cut short (it has no Content-Length)"
     missing = getattr(record.raw_stream, "limit", 0)
     if missing:
         return f"the archive ends {missing} bytes before this record does"

@@ -112,6 +112,19 @@ def _all_spans(data: bytes) -> list[tuple[int, int]]:
         ]
 
 
+def test_an_archive_cut_just_after_content_length_is_reported_cut(tmp_path):
+    """warcio reads a header cut after ``Content-Length:`` as a record with no block: the cut must still show."""
+    path = archive("warc", tmp_path)
+    data = path.read_bytes()
+    middle = data.index(b"Content-Length:", len(data) // 2) + len(b"Content-Length:")
+    path.write_bytes(data[:middle])
+    counts = Counter()
+    records = list(read_html(path, counts))
+    assert counts["truncated"] == 1 and records[-1].error.startswith("archive damaged at offset")
+    assert "cut short" in records[-1].error
+    assert read_in_pieces(path, 2) == (records, counts)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(kind=st.sampled_from(["warc.gz", "warc", "arc"]), where=st.floats(0, 0.99), seed=st.integers(0, 2**16))
 def test_a_corrupted_archive_never_fails_whole_and_keeps_the_records_before_the_damage(tmp_path, kind, where, seed):
