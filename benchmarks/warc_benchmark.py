@@ -4,7 +4,9 @@
 
 Writes the pages of the given splits of ``../shared/data`` (1,010 pages of six corpora and many languages for
 validation and test) as one gzip WARC, each page a request, a response and a metadata record as crawlers write
-them.  Then, in this process with nothing set (as a user runs it): the runner's own task over the whole archive
+them.  Then the command as a user runs it, ``web2text warc`` in a fresh process with no ``WEB2TEXT_*`` variable set
+(one worker: the run stays in that process), in records per second of its CPU time, start-up and model load
+included; then, in this process with nothing set: the runner's own task over the whole archive
 (reading, decoding, labelling, rows written as JSON Lines), in records per second of this process's CPU time, and
 the resident memory after each fifth of the archive, read twice (the caches of class names fill to their bound in the
 first pass; flat memory: the second pass no higher than the first pass's end); a plain trafilatura loop over the
@@ -20,6 +22,7 @@ import io
 import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -88,6 +91,21 @@ def runner_in_process(path: Path, pages: int) -> tuple[int, float, list[float]]:
     return rows, seconds, memory
 
 
+def whole_command(path: Path, folder: Path) -> tuple[int, float, float]:
+    """``web2text warc`` in a fresh process, as a user types it: rows written, CPU seconds of the process (and any it
+    starts), elapsed seconds."""
+    output = folder / "command.jsonl"
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("WEB2TEXT_")}
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), environment.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "scrapy_web2text.cli", "warc", str(path), "-o", str(output), "--no-progress"]
+    before, clock = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run(command, check=True, env=environment, stderr=subprocess.DEVNULL)
+    elapsed, after = time.perf_counter() - clock, resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    with output.open("rb") as rows:
+        return sum(1 for _ in rows), seconds, elapsed
+
+
 def trafilatura_loop(path: Path) -> tuple[int, float]:
     import trafilatura
 
@@ -129,8 +147,11 @@ def main() -> None:
         pages = build_warc(path, set(args.splits))
         print(f"WARC: {pages} HTML responses ({3 * pages} records), {path.stat().st_size / 1e6:.1f} MB gzip; "
               f"{len(neighbours)} busy neighbour(s), {os.cpu_count()} CPU(s)")  # fmt: skip
+        rows, seconds, elapsed = whole_command(path, Path(folder))
+        print(f"web2text warc command, fresh process, start-up included: {rows / seconds:.1f} records/s per core "
+              f"of CPU time ({rows} rows, {seconds:.1f} s CPU, {elapsed:.1f} s elapsed)")  # fmt: skip
         rows, seconds, memory = runner_in_process(path, pages)
-        print(f"web2text warc, 1 process: {rows / seconds:.1f} records/s per core of CPU time ({rows} rows)")
+        print(f"web2text warc task, warm process: {rows / seconds:.1f} records/s per core of CPU time ({rows} rows)")
         print("  resident MB after each fifth, two passes: " + ", ".join(f"{mb:.0f}" for mb in memory))
         done, seconds_traf = trafilatura_loop(path)
         print(f"trafilatura loop, 1 process: {done / seconds_traf:.1f} records/s per core of CPU time")

@@ -1,4 +1,4 @@
-"""Batch extraction outside Scrapy: web archives (WARC/ARC) on a Dask cluster (``web2text warc``).
+"""Batch extraction outside Scrapy: web archives (WARC/ARC) in one process or on a Dask cluster (``web2text warc``).
 
 Needs the ``warc`` extra (``pip install scrapy-web2text[warc]``).  Uses only
 the public :func:`scrapy_web2text.extract`; never Scrapy.

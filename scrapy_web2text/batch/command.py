@@ -26,7 +26,7 @@ def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> N
     warc = commands.add_parser(
         "warc",
         parents=list(parents),
-        help="main text of every HTML response in WARC/ARC files, on a Dask cluster (needs the 'warc' extra)",
+        help="main text of every HTML response in WARC/ARC files, here or on a Dask cluster (needs the 'warc' extra)",
         description="One JSON line per HTML response record: url, warc_record_id, warc_date, http_status, title, "
         "main_text, main_<format> for each further format and, with --with-metadata, metadata. Inputs already done "
         "(OUT.jsonl.done) are skipped.",
@@ -34,7 +34,12 @@ def add_warc_command(commands, parents: list[argparse.ArgumentParser] = ()) -> N
     warc.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC or ARC files, gzip-compressed or not")
     warc.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="JSON Lines output (appended)")
     where = warc.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=None, help="start a local cluster of N processes (default 1)")
+    where.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="N worker processes: 1 (the default) runs in this process, 2 or more start a local Dask cluster",
+    )
     where.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="join a running Dask cluster instead")
     warc.add_argument(
         "--formats", default="text", help="comma-separated: text plus renderings Extraction provides (e.g. markdown)"

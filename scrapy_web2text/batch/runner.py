@@ -1,4 +1,5 @@
-"""Re-extract web archives on a Dask cluster: one task per archive piece, rows streamed back to one JSON Lines file.
+"""Re-extract web archives in this process or on a Dask cluster: one task per archive piece, rows written to one
+JSON Lines file as each piece ends.
 
 The client plans each input (a task that lists record offsets), submits one
 task per piece of at most ``chunk_records`` records, and writes each piece's
@@ -8,9 +9,12 @@ re-run skips the inputs and pieces noted there and first cuts the output back
 to the size the last noted piece left, so rows of a piece that was being
 written when the run stopped are neither lost nor doubled.
 
-Workers are processes with one thread each (labelling holds the GIL for much
-of its time); each loads the model once (:func:`worker_model`).  With
-``scheduler`` the run joins a cluster started elsewhere
+One worker (the default) is this process: the tasks run here one after
+another, and no cluster is started (a local cluster's start, its scheduler
+and its second process cost more CPU time than 300 pages take to label).
+More workers are processes of a local Dask cluster with one thread each
+(labelling holds the GIL for much of its time); each loads the model once
+(:func:`worker_model`).  With ``scheduler`` the run joins a cluster started elsewhere
 (``dask scheduler`` / ``dask worker``), whose workers must see the input
 paths under the same names.
 """
@@ -19,12 +23,13 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import json
 import logging
 import os
 import sys
-from collections import Counter
-from collections.abc import Callable, Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -203,8 +208,52 @@ def resolve_inputs(inputs: Sequence[str | os.PathLike]) -> list[str]:
     return list(dict.fromkeys(str(Path(path).resolve()) for path in inputs))
 
 
+class InProcess:
+    """The client of a run in this process: what :func:`_run_pending` asks of a Dask client, each task run when its
+    result is first asked for, in the order the tasks were submitted (:class:`InOrder`)."""
+
+    def __init__(self) -> None:
+        self._keys = itertools.count()
+
+    def submit(self, function: Callable, *args: Any, pure: bool = False) -> _Task:
+        return _Task(next(self._keys), function, args)
+
+    def close(self) -> None:
+        pass
+
+
+class _Task:
+    """A task of :class:`InProcess`: a Dask future's ``key``, ``result()`` and ``release()``."""
+
+    def __init__(self, key: int, function: Callable, args: tuple) -> None:
+        self.key, self._call = key, functools.partial(function, *args)
+
+    def result(self) -> Any:
+        return self._call()
+
+    def release(self) -> None:
+        self._call = None
+
+
+class InOrder:
+    """``dask.distributed.as_completed`` for :class:`InProcess` tasks: they come back in the order they were added."""
+
+    def __init__(self, tasks: Sequence[_Task]) -> None:
+        self._tasks = deque(tasks)
+
+    def add(self, task: _Task) -> None:
+        self._tasks.append(task)
+
+    def __iter__(self) -> Iterator[_Task]:
+        while self._tasks:
+            yield self._tasks.popleft()
+
+
 def start_client(workers: int | None, scheduler: str | None):
-    """A client of the cluster at ``scheduler``, or of a new local one; returns (client, cluster we started)."""
+    """A client of the cluster at ``scheduler``, of a new local one of ``workers`` processes, or for one worker
+    (``None`` or 1) this process's :class:`InProcess`; returns (client, cluster we started)."""
+    if not scheduler and (workers or 1) == 1:
+        return InProcess(), None
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError as error:
@@ -271,8 +320,12 @@ def run(
 
 
 def _run_pending(client, pending, output, done, options, chunk_records, summary, progress, show_progress) -> None:
-    from dask.distributed import as_completed
     from tqdm import tqdm
+
+    if isinstance(client, InProcess):
+        as_completed = InOrder
+    else:
+        from dask.distributed import as_completed
 
     show = sys.stderr.isatty() if show_progress is None else show_progress
     bar = tqdm(total=0, unit="rec", unit_scale=True, disable=not show, dynamic_ncols=True)

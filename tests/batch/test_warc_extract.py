@@ -104,7 +104,9 @@ def test_a_worker_loads_the_language_identifier_with_its_model(untrained_model):
     assert done.stdout.split()[-2:] == ["False", "True"]
 
 
-def test_warc_resume_skips_finished_inputs_and_pieces(archives, client, untrained_model, tmp_path):
+@pytest.mark.parametrize("where", ["cluster", "this process"])
+def test_warc_resume_skips_finished_inputs_and_pieces(archives, client, untrained_model, tmp_path, where):
+    client = client if where == "cluster" else None  # no client and one worker: the tasks run in this process
     output, options = tmp_path / "out.jsonl", Options(model=str(untrained_model))
     inputs = [path for path, _ in archives]
     run(inputs[:1], output, client=client, options=options, chunk_records=5)
@@ -148,6 +150,25 @@ def test_warc_command_starts_its_own_cluster(archives, untrained_model, tmp_path
     check_rows(read_rows(output), archives[:2], str(untrained_model))
     assert "inputs: 2 done" in done.stderr and "Traceback" not in done.stderr
     assert "rec/s" not in done.stderr  # no progress bar when standard error is not a terminal
+
+
+def test_warc_command_with_one_worker_runs_in_its_own_process(archives, untrained_model, tmp_path):
+    """The default: no cluster started, Dask not even imported, the same rows and summary."""
+    output = tmp_path / "here.jsonl"
+    argv = ["warc", *(str(path) for path, _ in archives), "-o", str(output), "--model", str(untrained_model)]
+    script = (
+        "import sys\n"
+        "from scrapy_web2text.cli import main\n"
+        f"code = main({argv!r})\n"
+        "print('dask imported:', 'distributed' in sys.modules or 'dask' in sys.modules)\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().endswith("dask imported: False")
+    check_rows(read_rows(output), archives, str(untrained_model))
+    assert "inputs: 3 done" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_warc_command_errors(archives, tmp_path, capsys):
