@@ -10,9 +10,9 @@ to the size the last noted piece left, so rows of a piece that was being
 written when the run stopped are neither lost nor doubled.
 
 One worker (the default) is this process: the tasks run here one after
-another, and no cluster is started (a local cluster's start, its scheduler
-and its second process cost more CPU time than 300 pages take to label).
-More workers are processes of a local Dask cluster with one thread each
+another, and no cluster is started (a local cluster's scheduler and a second
+process that imports everything again cost seconds of CPU time, a large share
+of an archive of a few thousand pages).  More workers are processes of a local Dask cluster with one thread each
 (labelling holds the GIL for much of its time); each loads the model once
 (:func:`worker_model`).  With ``scheduler`` the run joins a cluster started elsewhere
 (``dask scheduler`` / ``dask worker``), whose workers must see the input
@@ -226,13 +226,15 @@ class _Task:
     """A task of :class:`InProcess`: a Dask future's ``key``, ``result()`` and ``release()``."""
 
     def __init__(self, key: int, function: Callable, args: tuple) -> None:
-        self.key, self._call = key, functools.partial(function, *args)
+        self.key, self._call, self._value = key, functools.partial(function, *args), None
 
     def result(self) -> Any:
-        return self._call()
+        if self._call is not None:  # run once; an exception reaches the caller, as a Dask future's does
+            self._value, self._call = self._call(), None
+        return self._value
 
     def release(self) -> None:
-        self._call = None
+        self._call = self._value = None
 
 
 class InOrder:

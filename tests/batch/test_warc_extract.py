@@ -152,6 +152,28 @@ def test_warc_command_starts_its_own_cluster(archives, untrained_model, tmp_path
     assert "rec/s" not in done.stderr  # no progress bar when standard error is not a terminal
 
 
+def test_a_task_that_fails_in_this_process_fails_its_input_only(archives, untrained_model, tmp_path, monkeypatch):
+    """In this process as on a cluster: the failing input is reported, the others are done, each task runs once."""
+    from scrapy_web2text.batch import runner
+
+    broken, calls = str(archives[1][0].resolve()), []
+    real = runner.extract_piece
+
+    def extract_piece(path, *args):
+        calls.append(path)
+        if path == broken:
+            raise OSError("disk gone")
+        return real(path, *args)
+
+    monkeypatch.setattr(runner, "extract_piece", extract_piece)
+    inputs = [path for path, _ in archives]
+    summary = run(inputs, tmp_path / "out.jsonl", options=Options(model=str(untrained_model)), chunk_records=1000)
+    assert summary.failed == {broken: "OSError: disk gone"} and summary.inputs_done == 2
+    assert sorted(calls) == sorted(str(path.resolve()) for path in inputs)  # one piece each, run once
+    rows = read_rows(tmp_path / "out.jsonl")
+    assert {row["url"] for row in rows} == set(expected_rows([archives[0], archives[2]]))
+
+
 def test_warc_command_with_one_worker_runs_in_its_own_process(archives, untrained_model, tmp_path):
     """The default: no cluster started, Dask not even imported, the same rows and summary."""
     output = tmp_path / "here.jsonl"
