@@ -12,11 +12,11 @@ written when the run stopped are neither lost nor doubled.
 One worker (the default) is this process: the tasks run here one after
 another, and no cluster is started (a local cluster's scheduler and a second
 process that imports everything again cost seconds of CPU time, a large share
-of an archive of a few thousand pages).  More workers are processes of a local Dask cluster with one thread each
-(labelling holds the GIL for much of its time); each loads the model once
-(:func:`worker_model`).  With ``scheduler`` the run joins a cluster started elsewhere
-(``dask scheduler`` / ``dask worker``), whose workers must see the input
-paths under the same names.
+of an archive of a few thousand pages).  More workers are processes of a local
+Dask cluster with one thread each (labelling holds the GIL for much of its
+time); each loads the model once (:func:`worker_model`).  With ``scheduler``
+the run joins a cluster started elsewhere (``dask scheduler`` / ``dask
+worker``), whose workers must see the input paths under the same names.
 """
 
 from __future__ import annotations
