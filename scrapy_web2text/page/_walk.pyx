@@ -6,8 +6,9 @@ the same order, and ``tests/page/test_speedups.py`` holds the two to identical p
 read.  The Python loop asks lxml for an event, a proxy object, the tag, the attribute names, ``class``, ``id``,
 ``text`` and ``tail`` of every element: Python calls per element, the largest stage of ``extract()``
 (issue 13).  Here the loop follows libxml2's ``children``/``next``/``parent`` pointers through lxml's public C API
-(``lxml.includes.etreepublic``), reads names, attributes and text straight from the nodes, and makes a Python object
-only where the walk keeps one: a tag name, a ``class``/``id`` value, a text that is not blank, and the proxy of an
+(``lxml.includes.etreepublic``), reads names, attributes and text straight from the nodes, finds an element's state
+in a table keyed by those bytes (:class:`_StateTable`), and makes a Python object only where the walk keeps one: a
+tag name, the ``class``/``id`` values of a state not seen before, a text that is not blank, and the proxy of an
 element whose text becomes a block.
 
 Node kinds follow lxml's: the walk visits what lxml's ``iterwalk`` visits (elements and entity references), and
@@ -32,8 +33,8 @@ from cpython.unicode cimport (
     PyUnicode_READ,
     PyUnicode_Substring,
 )
-from libc.stdint cimport uint8_t, uint16_t, uint32_t
-from libc.string cimport memset, strcmp, strlen
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memset, strcmp, strlen
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
 
@@ -272,50 +273,232 @@ cdef bint _marking(xmlAttr* attribute) noexcept:
     return False
 
 
-cdef tuple _state_key(xmlNode* node, long parent_number, object raw_tag, object document):
+# ---- The states of the page's elements, looked up without a Python object per element.
+#
+# :meth:`.walk.Walker.walk` keys an element's state by ``(parent state number, lxml tag, class, id[, marks])`` (only
+# the first two without attributes) in a dict.  Built per element, that key costs two decoded strings, a tuple, its
+# hash and a dict probe: the largest part of the walk.  Here the same key is read as C values (the names and values
+# stay where libxml2 keeps them while the walk runs) and looked up in an open-addressing table of this walk; Python
+# strings are made only for a state not seen before.  Keys equal in the Python walk are equal here (byte-equal UTF-8
+# names and values, the same shape and marks), so the pages get the same states in the same order.
+
+
+cdef struct _Key:
+    long parent
+    const char* name  # NULL: an entity reference (lxml's tag is a function, None in the key)
+    const char* namespace  # NULL: none
+    const char* class_value  # NULL with class_length -1: no class attribute
+    Py_ssize_t class_length
+    const char* id_value
+    Py_ssize_t id_length
+    int shape  # 2: no attributes; 4: class and id; 5: class, id and marks
+    long marks
+    uint64_t hash
+
+
+cdef struct _Entry:
+    _Key key
+    Py_ssize_t state  # index in _StateTable.states; -1: an empty slot
+
+
+cdef inline uint64_t _mix(uint64_t hash, const char* value, Py_ssize_t length) noexcept nogil:
+    """FNV-1a over ``length`` bytes of ``value`` (``length`` < 0: absent), the length first."""
+    cdef Py_ssize_t i
+    hash = (hash ^ <uint64_t>(length + 2)) * 1099511628211ULL
+    for i in range(length):
+        hash = (hash ^ <uint8_t>value[i]) * 1099511628211ULL
+    return hash
+
+
+cdef inline bint _same_text(const char* a, Py_ssize_t a_length, const char* b, Py_ssize_t b_length) noexcept nogil:
+    return a_length == b_length and (a_length <= 0 or a == b or memcmp(a, b, a_length) == 0)
+
+
+cdef inline bint _same_name(const char* a, const char* b) noexcept nogil:
+    return a == b or (a is not NULL and b is not NULL and strcmp(a, b) == 0)
+
+
+cdef class _StateTable:
+    """The walk's states by key: ``states[i]`` is the state tuple of the ``i``-th key added."""
+
+    cdef _Entry* entries
+    cdef Py_ssize_t capacity
+    cdef list states
+    cdef list kept  # bytes objects whose buffers keys point into (values read through lxml's proxy)
+
+    def __cinit__(self):
+        self.capacity = 256
+        self.entries = <_Entry*>PyMem_Malloc(self.capacity * sizeof(_Entry))
+        if self.entries is NULL:
+            raise MemoryError()
+        self._clear(self.entries, self.capacity)
+        self.states = []
+        self.kept = []
+
+    def __dealloc__(self):
+        PyMem_Free(self.entries)
+
+    cdef void _clear(self, _Entry* entries, Py_ssize_t capacity) noexcept:
+        cdef Py_ssize_t i
+        for i in range(capacity):
+            entries[i].state = -1
+
+    cdef Py_ssize_t _slot(self, _Key* key) noexcept:
+        """The slot of ``key``, or of the empty slot where it would go."""
+        cdef size_t mask = <size_t>self.capacity - 1
+        cdef size_t slot = <size_t>key.hash & mask
+        cdef _Entry* entry
+        while True:
+            entry = &self.entries[slot]
+            if entry.state < 0:
+                return slot
+            if (
+                entry.key.hash == key.hash
+                and entry.key.parent == key.parent
+                and entry.key.shape == key.shape
+                and entry.key.marks == key.marks
+                and _same_name(entry.key.name, key.name)
+                and _same_name(entry.key.namespace, key.namespace)
+                and _same_text(entry.key.class_value, entry.key.class_length, key.class_value, key.class_length)
+                and _same_text(entry.key.id_value, entry.key.id_length, key.id_value, key.id_length)
+            ):
+                return slot
+            slot = (slot + 1) & mask
+
+    cdef object find(self, _Key* key):
+        """The state of ``key``, or None."""
+        cdef Py_ssize_t state = self.entries[self._slot(key)].state
+        return None if state < 0 else self.states[state]
+
+    cdef int add(self, _Key* key, tuple state) except -1:
+        """Add ``key`` (not in the table) with its ``state``."""
+        if 2 * (len(self.states) + 1) > self.capacity:
+            self._grow()
+        cdef Py_ssize_t slot = self._slot(key)
+        self.entries[slot].key = key[0]
+        self.entries[slot].state = len(self.states)
+        self.states.append(state)
+        return 0
+
+    cdef int _grow(self) except -1:
+        cdef _Entry* old = self.entries
+        cdef Py_ssize_t old_capacity = self.capacity, i
+        cdef _Entry* entries = <_Entry*>PyMem_Malloc(2 * old_capacity * sizeof(_Entry))
+        if entries is NULL:
+            raise MemoryError()
+        self._clear(entries, 2 * old_capacity)
+        self.entries, self.capacity = entries, 2 * old_capacity
+        for i in range(old_capacity):
+            if old[i].state >= 0:
+                self.entries[self._slot(&old[i].key)] = old[i]
+        PyMem_Free(old)
+        return 0
+
+    cdef int keep_text(self, object value, const char** text, Py_ssize_t* length) except -1:
+        """Point ``text``/``length`` at ``value``'s UTF-8 (kept alive by the table); ``None``: absent."""
+        cdef bytes encoded
+        if value is None:
+            text[0], length[0] = NULL, -1
+            return 0
+        encoded = (<str>value).encode("utf-8")
+        self.kept.append(encoded)
+        text[0], length[0] = <const char*>encoded, len(encoded)
+        return 0
+
+
+cdef inline bint _one_text(xmlAttr* attribute, const char** text, Py_ssize_t* length) noexcept:
+    """Point ``text``/``length`` at the attribute's value where it is one text node (or none: ``""``); False
+    where lxml joins several nodes or would read it otherwise (the proxy reads it then)."""
+    cdef xmlNode* child = attribute.children
+    if child is NULL:
+        text[0], length[0] = "", 0
+        return True
+    if child.next is NULL and (child.type == tree.XML_TEXT_NODE or child.type == tree.XML_CDATA_SECTION_NODE):
+        if child.content is NULL:
+            text[0], length[0] = "", 0
+        else:
+            text[0], length[0] = <const char*>child.content, strlen(<const char*>child.content)
+        return True
+    return False
+
+
+cdef int _read_key(_Key* key, xmlNode* node, long parent_number, object document, _StateTable table) except -1:
     """The key of an element's state, as :meth:`.walk.Walker.walk` builds it from ``keys()`` and ``get``."""
+    key.parent = parent_number
+    key.marks = 0
+    key.class_value, key.class_length = NULL, -1
+    key.id_value, key.id_length = NULL, -1
+    if node.type == tree.XML_ELEMENT_NODE:
+        key.name = <const char*>node.name
+        key.namespace = <const char*>cetree._getNs(node)
+    else:
+        key.name = key.namespace = NULL
     cdef xmlAttr* attribute = node.properties
+    cdef bint marked = False, proxied = False
     if attribute is NULL:
-        return (parent_number, raw_tag)
-    cdef bint marked = False
-    class_name = element_id = None
-    while attribute is not NULL:
-        if attribute.ns is not NULL:
-            return _proxy_state_key(node, parent_number, raw_tag, document)
-        if class_name is None and _named(attribute, "class"):
-            class_name = _attribute_value(attribute)
-            if class_name is None:
-                return _proxy_state_key(node, parent_number, raw_tag, document)
-        elif element_id is None and _named(attribute, "id"):
-            element_id = _attribute_value(attribute)
-            if element_id is None:
-                return _proxy_state_key(node, parent_number, raw_tag, document)
-        elif not marked and _marking(attribute):
-            marked = True
-        attribute = attribute.next
-    if not marked:
-        return (parent_number, raw_tag, class_name, element_id)
+        key.shape = 2
+    else:
+        key.shape = 4
+        while attribute is not NULL:
+            if attribute.ns is not NULL:
+                proxied = True
+                break
+            if key.class_length < 0 and _named(attribute, "class"):
+                if not _one_text(attribute, &key.class_value, &key.class_length):
+                    proxied = True
+                    break
+            elif key.id_length < 0 and _named(attribute, "id"):
+                if not _one_text(attribute, &key.id_value, &key.id_length):
+                    proxied = True
+                    break
+            elif not marked and _marking(attribute):
+                marked = True
+            attribute = attribute.next
+        if proxied:
+            _read_proxied_key(key, node, document, table)
+        elif marked:
+            key.marks = _marks(node, document)
+            key.shape = 5
+    key.hash = _mix(_mix(_mix(_mix(
+        14695981039346656037ULL ^ <uint64_t>(key.parent * 31 + key.shape) ^ (<uint64_t>key.marks << 32),
+        key.name, -1 if key.name is NULL else strlen(key.name)),
+        key.namespace, -1 if key.namespace is NULL else strlen(key.namespace)),
+        key.class_value, key.class_length),
+        key.id_value, key.id_length)
+    return 0
+
+
+cdef long _marks(xmlNode* node, object document) except? -1:
+    """``attribute_marks`` of an element with a marking attribute, from its attributes' values."""
     values = {}
-    attribute = node.properties
+    cdef xmlAttr* attribute = node.properties
     while attribute is not NULL:
         name = _utf8(attribute.name)
         if name not in values:
             value = _attribute_value(attribute)
             if value is None:
-                return _proxy_state_key(node, parent_number, raw_tag, document)
+                element = cetree.elementFactory(document, node)
+                return attribute_marks(element.get)
             values[name] = value
         attribute = attribute.next
-    return (parent_number, raw_tag, class_name, element_id, attribute_marks(values.get))
+    return attribute_marks(values.get)
 
 
-cdef tuple _proxy_state_key(xmlNode* node, long parent_number, object raw_tag, object document):
-    """The state key read through lxml's proxy, exactly as the Python walk reads it (rare attributes)."""
+cdef int _read_proxied_key(_Key* key, xmlNode* node, object document, _StateTable table) except -1:
+    """The class, id and marks read through lxml's proxy, exactly as the Python walk reads them (rare attributes)."""
     element = cetree.elementFactory(document, node)
-    keys = element.keys()
     get = element.get
-    if MARKING_ATTRIBUTES.isdisjoint(keys):
-        return (parent_number, raw_tag, get("class"), get("id"))
-    return (parent_number, raw_tag, get("class"), get("id"), attribute_marks(get))
+    table.keep_text(get("class"), &key.class_value, &key.class_length)
+    table.keep_text(get("id"), &key.id_value, &key.id_length)
+    if MARKING_ATTRIBUTES.isdisjoint(element.keys()):
+        key.shape, key.marks = 4, 0
+    else:
+        key.shape, key.marks = 5, attribute_marks(get)
+    return 0
+
+
+cdef inline object _key_text(const char* value, Py_ssize_t length):
+    return None if length < 0 else PyUnicode_DecodeUTF8(value, length, NULL)
 
 
 cdef extern from "_search.h":
@@ -448,7 +631,8 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef dict id_masks = _ID_MASKS
     cdef dict paths = {}
     cdef dict path_strings = {}
-    cdef dict states = {}
+    cdef _StateTable states = _StateTable()
+    cdef _Key key
     cdef dict missed_until = {}
     cdef list top_children = []
     cdef tuple state = (0, "#root", "", 0, 0, 0, False, "", False, OUTSIDE_SVG)
@@ -458,7 +642,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
     cdef list stack = [state]
     cdef list children_stack = [siblings]
     cdef list children
-    cdef tuple closed, opened, key, described, class_described
+    cdef tuple closed, opened, described, class_described
     cdef bint pending_break = False
     cdef bint pending_space = True, space_before
     cdef Py_ssize_t select_elements_left = MAX_SELECT_ELEMENTS, count
@@ -510,12 +694,13 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
                 skipped_node, skipped_block_level = node, block_level
                 raw = None
             else:
-                key = _state_key(node, state[_NUMBER], raw_tag, document)
-                opened = states.get(key)
+                _read_key(&key, node, state[_NUMBER], document, states)
+                opened = states.find(&key)
                 if opened is None:
                     # elements.describe_element, inline: the class's description cached, the id's mask added
-                    if len(key) > 2:
-                        class_name, element_id = key[2], key[3]
+                    if key.shape > 2:
+                        class_name = _key_text(key.class_value, key.class_length)
+                        element_id = _key_text(key.id_value, key.id_length)
                         class_described = class_cache.get((tag, class_name))
                         if class_described is None:
                             class_described = _describe_class(tag, class_name)
@@ -530,15 +715,15 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
                     path_id = paths.get(path_key)
                     if path_id is None:
                         path_id = paths[path_key] = len(paths) + 1
-                    if len(key) > 4:
-                        tag_bit |= key[4]
+                    if key.shape > 4:
+                        tag_bit |= key.marks
                     # walk.svg_mode, inline (a Python call per new state otherwise)
                     in_svg = state[_IN_SVG]
                     if tag == "svg":
                         in_svg = SVG_DRAWING
                     elif in_svg == SVG_DRAWING and tag == "foreignobject":
                         in_svg = SVG_HTML
-                    opened = states[key] = (
+                    opened = (
                         len(state_rows) // state_width,
                         tag,
                         attributes,
@@ -550,6 +735,7 @@ def walk(walker, cetree._Element root):  # noqa: C901 - one loop, as in walk.Wal
                         block_level,
                         in_svg,
                     )
+                    states.add(&key, opened)
                     state_rows += (path_id, opened[_IN_LINK], opened[_TAG_MASK], opened[_KEYWORD_MASK])
                 state = opened
                 siblings = None
