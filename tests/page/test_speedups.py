@@ -270,6 +270,38 @@ def test_same_pages_on_xml_trees_with_namespaces_comments_entities_and_cdata() -
     assert page.texts == ["x", "tail of span"]
 
 
+def test_same_pages_with_many_states_of_every_key_shape() -> None:
+    # The compiled walk keeps its states in a table of its own that grows (256 slots to start): 1,200 elements of
+    # 400 keys, each key written three ways, with and without attributes, class and id empty or absent, marks.
+    shapes = [
+        '<div class="c{i}">class {i}</div>',
+        '<div class="c{i}" id="post-{i}" data-x="1">class and id {i}</div>',
+        '<div id="" class="">empty {i}</div>',
+        '<div style="display:none" class="c{i}">marked {i}</div>',
+        '<div role="main" class="c{i}">role {i}</div>',
+        "<div>bare {i}</div>",
+        '<div title="t">other attribute {i}</div>',
+    ]
+    body = "".join(shapes[i % len(shapes)].format(i=i % 400) for i in range(1200))
+    root, source = parsed(f"<html><body><main>{body}</main></body></html>")
+    assert len(assert_same_walk(root, source)) == 1200
+
+
+def test_same_pages_when_a_key_is_read_through_the_proxy_and_directly() -> None:
+    # A namespaced attribute sends an element's key through lxml's proxy; its state is the one of its plain twin.
+    xml = (
+        '<r xmlns:x="urn:x">'
+        + "".join(
+            f'<div class="a{i % 3}" x:lang="en">proxied {i}</div><div class="a{i % 3}">plain {i}</div>'
+            f'<div class="a{i % 3}" hidden="" x:k="v">proxied, marked {i}</div>'
+            for i in range(200)
+        )
+        + "</r>"
+    )
+    page = assert_same_walk(etree.fromstring(xml.encode()))
+    assert len(page) == 600
+
+
 def test_same_pages_when_the_select_lists_go_past_their_share() -> None:
     lists = "".join("<select>" + "<option>o</option>" * count + "</select>" for count in (1500, 501, 500, 1, 0))
     root, source = parsed(f"<body><form>{lists}</form><p>after</p></body>")
