@@ -352,10 +352,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_show_command(commands)
 
-    from .research import benchmark
+    from .research.benchmark_options import add_benchmark_arguments
 
     bench = add_command("benchmark", help="every method and installed peer on the same blocks")
-    benchmark.add_benchmark_arguments(bench)
+    add_benchmark_arguments(bench)
     bench.set_defaults(handler=_benchmark)
     return parser
 
