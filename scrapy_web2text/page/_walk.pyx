@@ -301,13 +301,17 @@ cdef struct _Entry:
     Py_ssize_t state  # index in _StateTable.states; -1: an empty slot
 
 
-cdef inline uint64_t _mix(uint64_t hash, const char* value, Py_ssize_t length) noexcept nogil:
-    """FNV-1a over ``length`` bytes of ``value`` (``length`` < 0: absent), the length first."""
-    cdef Py_ssize_t i
-    hash = (hash ^ <uint64_t>(length + 2)) * 1099511628211ULL
-    for i in range(length):
-        hash = (hash ^ <uint8_t>value[i]) * 1099511628211ULL
-    return hash
+cdef extern from "Python.h":
+    # CPython's hash of bytes: SipHash with the process's random key (PYTHONHASHSEED), as str and bytes use.
+    Py_hash_t _Py_HashBytes(const void* value, Py_ssize_t length) noexcept
+
+
+cdef inline uint64_t _mix(uint64_t hash, const char* value, Py_ssize_t length) noexcept:
+    """``hash`` combined with the keyed hash of ``length`` bytes of ``value`` (``length`` < 0: absent).  Keyed as a dict
+    hashes its strings, so that a page cannot choose keys that collide in the table (probing them one by one would
+    take time quadratic in their number)."""
+    cdef uint64_t part = 0 if length < 0 else <uint64_t>_Py_HashBytes(value, length)
+    return (hash ^ (part + <uint64_t>(length + 2))) * 1099511628211ULL
 
 
 cdef inline bint _same_text(const char* a, Py_ssize_t a_length, const char* b, Py_ssize_t b_length) noexcept nogil:
