@@ -107,6 +107,7 @@ setup(
             "models/*.npz",
             "models/*.json",
             "models/*.md",
+            "models/*.txt",
             "models/baselines/*.npz",
             "models/baselines/*.json",
             "show/assets/*",
@@ -120,8 +121,9 @@ setup(
         "scrapy>=2.14",  # 2.13 calls spider middlewares with the spider argument removed in 2.14
         "itemadapter>=0.8",
         # The stop-word features in the page's language (docs/model.rst):
-        # a maintained identifier and maintained per-language lists.
-        "py3langid>=0.3",
+        # a maintained identifier and maintained per-language lists.  The identifier is py3langid's own class built
+        # from the package's copy of its 0.4 model (labellers/web2text/languages.py), whose arguments are 0.4's.
+        "py3langid>=0.4,<0.5",
         "stop-words>=2025.11.4",
         "markdownify>=0.13",
         # The WHATWG encoding label table (page/decode.py).

@@ -108,7 +108,8 @@ def wheel_venv(tmp_path_factory):
 
 def test_the_wheel_ships_the_models_and_the_type_marker(wheel_venv):
     names = set(zipfile.ZipFile(wheel_venv["wheel"]).namelist())
-    for name in ("py.typed", "models/default.npz", "models/baselines/crf.npz", "models/baselines/boilernet.json"):
+    shipped = ("models/default.npz", "models/languages.npz", "models/languages.json", "models/languages-LICENSE.txt")
+    for name in ("py.typed", *shipped, "models/baselines/crf.npz", "models/baselines/boilernet.json"):
         assert f"scrapy_web2text/{name}" in names
 
 

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 import math
 
-
-class ModelError(ValueError):
-    """A model file is missing, corrupt or of another format."""
-
+from .errors import ModelError
 
 #: The paper's architecture (Russian translation, §3.4 and "Model sizes").
 PAPER_CONFIG = {
