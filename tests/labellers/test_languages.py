@@ -110,3 +110,20 @@ def test_a_copy_without_its_description_is_refused(tmp_path, described):
     path.with_suffix(".json").unlink()
     with pytest.raises(ModelError, match="cannot read"):
         languages.read_language_model(path)
+
+
+def test_a_damaged_packaged_copy_fails_every_page_at_once_with_its_reason(tmp_path, monkeypatch):
+    damaged = write_model(tmp_path / "languages.npz", {**tiny_model(), "out_feat": np.array([-1, 9], dtype=np.int32)})
+    monkeypatch.setattr(languages, "LANGUAGE_MODEL", damaged)
+    monkeypatch.setattr(languages, "_identifier", None)
+    monkeypatch.setattr(languages, "_failure", None)
+    reads = []
+    monkeypatch.setattr(languages, "read_language_model", lambda path: reads.append(path) or real_read(path))
+    for _ in range(3):
+        with pytest.raises(ModelError, match="do not fit together"):
+            languages.identify("Der schnelle braune Fuchs springt über den faulen Hund.")
+    assert reads == [damaged]  # read once: the later pages get the same error without reading it again
+    assert not languages.identifier_loaded()
+
+
+real_read = languages.read_language_model

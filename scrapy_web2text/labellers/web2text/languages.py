@@ -40,6 +40,9 @@ LANGUAGE_MODEL_FORMAT = "scrapy-web2text-language-model"
 
 _lock = threading.Lock()
 _identifier: Any = None
+#: Why the copy could not be read, kept so that every later page gets the same error at once instead of reading a
+#: damaged install's 70 MB again.
+_failure: ModelError | None = None
 
 
 @functools.cache
@@ -62,14 +65,19 @@ def load_identifier() -> bool:
     loads it at start-up on a background thread (:func:`~scrapy_web2text.labellers.base.warm_up_labeller`) instead
     of at its first non-English page; a page that needs it meanwhile waits here for that load.
     """
-    global _identifier
+    global _identifier, _failure
     if _identifier is None:
         with _lock:  # once, not once per thread
+            if _failure is not None:
+                raise _failure
             if _identifier is None:
                 try:
                     _identifier = read_language_model(LANGUAGE_MODEL)
                 except ImportError:
                     return False
+                except ModelError as error:
+                    _failure = error
+                    raise
     return True
 
 
