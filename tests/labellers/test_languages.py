@@ -49,7 +49,11 @@ def test_the_packaged_copy_holds_the_installed_py3langids_model(tmp_path):
         assert shipped.files == fresh.files
         for name in shipped.files:
             assert shipped[name].dtype == fresh[name].dtype and np.array_equal(shipped[name], fresh[name]), name
-    assert json.loads(described.read_text()) == json.loads(languages.LANGUAGE_MODEL.with_suffix(".json").read_text())
+    fresh_description = json.loads(described.read_text())
+    shipped_description = json.loads(languages.LANGUAGE_MODEL.with_suffix(".json").read_text())
+    # The same model file (its hash, shapes, licence), whichever py3langid 0.4 release installed it.
+    fresh_description.pop("source"), shipped_description.pop("source")
+    assert fresh_description == shipped_description
     source = read_source(source_model())
     with np.load(languages.LANGUAGE_MODEL) as shipped:
         assert np.array_equal(shipped["ptc"], source["ptc"])
