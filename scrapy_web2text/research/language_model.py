@@ -52,15 +52,7 @@ def write_copy(source: Path, output: Path) -> tuple[Path, Path]:
     """``output`` (``.npz``) and its ``.json`` from the py3langid model file ``source``; the licence beside them."""
     arrays = read_source(source)
     output.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(
-        output,
-        ptc=arrays["ptc"],
-        pc=arrays["pc"],
-        classes=arrays["classes"],
-        nextmove=arrays["nextmove"],
-        nextmove_row=arrays["nextmove_row"],
-        out_feat=arrays["out_feat"],
-    )
+    np.savez_compressed(output, **arrays)  # the source's arrays under their own names
     info = {
         "format": LANGUAGE_MODEL_FORMAT,
         "source": f"py3langid {metadata.version('py3langid')}, py3langid/data/model.npz.xz",
