@@ -4,13 +4,12 @@ and a damaged copy is refused with its reason."""
 import json
 
 import numpy as np
+import py3langid
 import pytest
 import stop_words
 
 from scrapy_web2text import ModelError
 from scrapy_web2text.labellers.web2text import languages
-
-py3langid = pytest.importorskip("py3langid")
 
 SENTENCES = [
     "Der schnelle braune Fuchs springt über den faulen Hund und läuft dann in den Wald zurück.",
