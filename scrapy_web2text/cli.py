@@ -51,7 +51,7 @@ def _data_files(args) -> list[str]:
         not_gzip = [path for path in args.data if path.endswith(".gz") and not _is_gzip(path)]
         if not_gzip:
             raise MissingData(f"not gzip-compressed (a .jsonl.gz corpus is expected): {', '.join(not_gzip)}")
-        return list(args.data)
+        return _page_corpora(list(args.data))
     files = _default_data_files()
     if not files:
         from .research.corpus import default_data_dir
@@ -60,7 +60,25 @@ def _data_files(args) -> list[str]:
             f"no corpus files: give them with --data FILE.jsonl.gz ... or set WEB2TEXT_DATA to a folder of "
             f"*.jsonl.gz corpora (looked in {default_data_dir()}; a checkout keeps them in ../shared/data)"
         )
-    return files
+    return _page_corpora(files)
+
+
+def _page_corpora(files: list[str]) -> list[str]:
+    """The files whose pages have HTML.  A file of another kind in the same folder (the metadata gold,
+    ``readability-metadata.jsonl.gz``, has one line per page of ``readability.jsonl.gz`` and no HTML) is left out
+    with a note, so that ``--data ../shared/data/*.jsonl.gz`` trains and scores on pages only."""
+    from .research.corpus import iter_records
+
+    kept = []
+    for path in files:
+        first = next(iter_records(path), None)
+        if first is not None and "html" not in first:
+            print(f"web2text: {path} left out: its records have no 'html' (not a corpus of pages)", file=sys.stderr)
+        else:
+            kept.append(path)
+    if not kept:
+        raise MissingData(f"no corpus of pages among {', '.join(files)}: their records have no 'html'")
+    return kept
 
 
 def _is_gzip(path: str) -> bool:
@@ -272,10 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--config",
         default="paper",
-        choices=["paper", "default", "distilled", "lm", "page-types"],
-        help="architecture and recipe; 'distilled': 'default' taught by three models of 'default' (4 trainings); "
-        "'lm' trains the language-model classifier's head (needs the 'lm' extra); 'page-types' the page-type "
-        "classifier",
+        choices=["paper", "default", "pooled", "distilled", "lm", "page-types"],
+        help="architecture and recipe; 'pooled': 'default' pooling over the page; 'distilled': 'default' taught "
+        "by three models of 'default' (4 trainings); 'lm' trains the language-model classifier's head (needs the "
+        "'lm' extra); 'page-types' the page-type classifier",
     )
     train.add_argument(
         "--iterations", type=int, default=None, help="override the configuration's iterations (lm: epochs)"

@@ -153,6 +153,18 @@ def test_research_commands_without_data_name_what_is_missing(capsys, tmp_path, m
     assert "missing.jsonl.gz" in capsys.readouterr().err
 
 
+def test_a_file_of_records_without_html_is_left_out_of_the_corpora_with_a_note(capsys, tiny_corpus, tmp_path):
+    gold = tmp_path / "tiny-metadata.jsonl.gz"
+    with gzip.open(gold, "wt", encoding="utf-8") as out:
+        out.write(json.dumps({"id": "tiny-0", "dataset": "tiny", "split": "test", "expected": {"title": "A"}}) + "\n")
+    assert main(["evaluate", "--data", str(tiny_corpus), str(gold), "--split", "test"]) == 0
+    captured = capsys.readouterr()
+    assert f"{gold} left out" in captured.err and str(tiny_corpus) not in captured.err
+    assert "tiny" in captured.out
+    assert main(["evaluate", "--data", str(gold), "--split", "test"]) == 2
+    assert "no corpus of pages" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv", [["-v", "evaluate"], ["evaluate", "-v"]])
 def test_verbose_before_or_after_the_command(argv, tiny_corpus, capsys):
     from scrapy_web2text.cli import build_parser
