@@ -290,10 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--config",
         default="paper",
-        choices=["paper", "default", "pooled", "distilled", "lm", "page-types"],
-        help="architecture and recipe; 'pooled': 'default' pooling over the page; 'distilled': 'default' taught "
-        "by three models of 'default' (4 trainings); 'lm' trains the language-model classifier's head (needs the "
-        "'lm' extra); 'page-types' the page-type classifier",
+        choices=["paper", "default", "distilled", "lm", "page-types"],
+        help="architecture and recipe; 'distilled': 'default' taught by three models of 'default' (4 trainings); "
+        "'lm' trains the language-model classifier's head (needs the 'lm' extra); 'page-types' the page-type "
+        "classifier",
     )
     train.add_argument(
         "--iterations", type=int, default=None, help="override the configuration's iterations (lm: epochs)"
