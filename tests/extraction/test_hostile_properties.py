@@ -239,3 +239,14 @@ def test_a_long_run_of_word_characters_never_drops_its_neighbours(length, alphab
     paragraph = "<p>" + "Some words of the article here, to read. " * 20 + "</p>"
     result = extract(paragraph + f"<p>{run}</p>" + paragraph)
     assert result.main_text.count("Some words of the article here") == 40
+
+
+@pytest.mark.parametrize("character", ["_", "-", "/", "x"])
+@pytest.mark.parametrize("run", [15_000, 30_000, 100_000])
+def test_a_page_that_is_mostly_one_run_of_dashes_keeps_its_prose(character, run) -> None:
+    # The page's mean describes a page of dashes (the r_dashes features count - _ / \); a model that judges every
+    # block by it (page pooling, docs/research/quality-round4.rst) dropped all ten paragraphs.
+    paragraph = "<p>" + "Some words of the article here, to read. " * 20 + "</p>"
+    body = paragraph * 5 + f"<p>{character * run}</p>" + paragraph * 5
+    result = extract(f"<html><head><title>A page</title></head><body>{body}</body></html>")
+    assert result.main_text.count("Some words of the article here") == 10 * 20
