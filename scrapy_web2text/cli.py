@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from . import __version__
+from .research.data_files import MissingData, data_files
 
 
 def progress(iterable: Iterable, total: int | None, description: str, unit: str = "page") -> Iterable:
@@ -32,67 +33,13 @@ def _extract(args) -> int:
     )
 
 
-def _default_data_files() -> list[str]:
-    from .research.corpus import default_data_dir
-
-    return sorted(str(path) for path in default_data_dir().glob("*.jsonl.gz"))
-
-
-class MissingData(Exception):
-    """No corpus files: the message says what to give."""
-
-
-def _data_files(args) -> list[str]:
-    """``--data`` files, else the ``*.jsonl.gz`` of the data folder; :class:`MissingData` naming both if none."""
-    if args.data:
-        missing = [path for path in args.data if not Path(path).is_file()]
-        if missing:
-            raise MissingData(f"corpus file(s) not found: {', '.join(missing)}")
-        not_gzip = [path for path in args.data if path.endswith(".gz") and not _is_gzip(path)]
-        if not_gzip:
-            raise MissingData(f"not gzip-compressed (a .jsonl.gz corpus is expected): {', '.join(not_gzip)}")
-        return _page_corpora(list(args.data))
-    files = _default_data_files()
-    if not files:
-        from .research.corpus import default_data_dir
-
-        raise MissingData(
-            f"no corpus files: give them with --data FILE.jsonl.gz ... or set WEB2TEXT_DATA to a folder of "
-            f"*.jsonl.gz corpora (looked in {default_data_dir()}; a checkout keeps them in ../shared/data)"
-        )
-    return _page_corpora(files)
-
-
-def _page_corpora(files: list[str]) -> list[str]:
-    """The files whose pages have HTML.  A file of another kind in the same folder (the metadata gold,
-    ``readability-metadata.jsonl.gz``, has one line per page of ``readability.jsonl.gz`` and no HTML) is left out
-    with a note, so that ``--data ../shared/data/*.jsonl.gz`` trains and scores on pages only."""
-    from .research.corpus import iter_records
-
-    kept = []
-    for path in files:
-        first = next(iter_records(path), None)
-        if first is not None and "html" not in first:
-            print(f"web2text: {path} left out: its records have no 'html' (not a corpus of pages)", file=sys.stderr)
-        else:
-            kept.append(path)
-    if not kept:
-        raise MissingData(f"no corpus of pages among {', '.join(files)}: their records have no 'html'")
-    return kept
-
-
-def _is_gzip(path: str) -> bool:
-    with open(path, "rb") as stream:
-        return stream.read(2) == b"\x1f\x8b"
-
-
 def _train(args) -> int:
     teachers = _teachers(args)
     if args.init:
         from .research.train.holdout import run_command
 
-        return run_command(args, _default_data_files() if args.data is None else _data_files(args))
-    files = _data_files(args)
+        return run_command(args, data_files(args.data, required=False))
+    files = data_files(args.data)
     if args.config == "lm":
         return _train_lm(args, files)
     if args.config == "page-types":
@@ -188,7 +135,7 @@ def _evaluate(args) -> int:
     from .research.evaluate import evaluate_files
     from .research.tables import EVALUATE_COLUMNS, format_text
 
-    files = _data_files(args)
+    files = data_files(args.data)
     model = resolve_model(args.model) if args.method.startswith("web2text") else args.model
     rows = evaluate_files(
         files, args.split, method=args.method, model=model, threshold=args.threshold, progress=progress
@@ -203,7 +150,7 @@ def _evaluate(args) -> int:
 def _benchmark(args) -> int:
     from .research import benchmark
 
-    args.data = _data_files(args)
+    args.data = data_files(args.data)
     return benchmark.main(args)
 
 
