@@ -37,7 +37,7 @@ from scrapy_web2text.labellers.web2text.features import page_features  # noqa: E
 from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel  # noqa: E402
 from scrapy_web2text.labellers.web2text.viterbi import viterbi  # noqa: E402
-from scrapy_web2text.research.corpus import default_data_dir  # noqa: E402
+from scrapy_web2text.research.data_files import data_files  # noqa: E402
 from scrapy_web2text.research.metrics import word_scores  # noqa: E402
 
 #: Thresholds below the model's own that ``collect`` scores the chain at.
@@ -118,7 +118,7 @@ def collect(args) -> None:
         classifiers = [PageTypeModel.load(f"{args.page_types}-fold{fold}") for fold in range(FOLDS)]
     else:
         models, classifiers = [load_model(path) for path in args.models or [None]], []
-    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz") if "metadata" not in p.name)
+    files = data_files(args.data)
     checked = 0
     with open(args.output, "w", encoding="utf-8") as out:
         for record, page, gold, row, page_models in labelled_pages(args, models, classifiers, files):

@@ -19,10 +19,10 @@ import json
 import zlib
 from collections.abc import Iterable, Iterator
 
-from scrapy_web2text.cli import MissingData, _data_files
 from scrapy_web2text.labellers.web2text import web2text
 from scrapy_web2text.labellers.web2text.network import Web2TextModel, load_model
 from scrapy_web2text.research.corpus import corpus_name, iter_records, load_training_splits
+from scrapy_web2text.research.data_files import MissingData, data_files
 from scrapy_web2text.research.peers import load_peers
 from scrapy_web2text.research.scoring import score_corpus
 from scrapy_web2text.research.tables import format_text, write_json
@@ -38,7 +38,7 @@ def fold_of(page_id: str) -> int:
 def train_fold(args) -> None:
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
-    files = _data_files(args)  # web2text train's: --data, else the data folder; MissingData saying so
+    files = data_files(args.data)  # web2text train's: --data, else the data folder; MissingData saying so
     train_pages, validation_pages = load_training_splits(files, cache_dir=args.cache_dir)
     seen = [page for page in train_pages if fold_of(page.id) != args.fold]
     config = {**CONFIGS["default"], **json.loads(args.recipe)}
@@ -77,7 +77,7 @@ def score(args) -> None:
     labeller = OutOfFold([load_model(f"{args.models}-fold{fold}.npz") for fold in range(FOLDS)])
     peers, notes = load_peers(args.peers)
     rows: list[dict] = []
-    for path in _data_files(args):
+    for path in data_files(args.data):
         scores = score_corpus(
             labeller.records(iter_records(path, "train")),
             corpus_name(path),

@@ -33,7 +33,8 @@ from scrapy_web2text.labellers.web2text.network import load_model  # noqa: E402
 from scrapy_web2text.labellers.web2text.page_types import PageTypeModel  # noqa: E402
 from scrapy_web2text.labellers.web2text.rules import DROPPING, run_rules  # noqa: E402
 from scrapy_web2text.page import parse_page  # noqa: E402
-from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records  # noqa: E402
+from scrapy_web2text.research.corpus import corpus_name, iter_records  # noqa: E402
+from scrapy_web2text.research.data_files import data_files  # noqa: E402
 from scrapy_web2text.research.metrics import word_scores  # noqa: E402
 
 
@@ -77,7 +78,7 @@ def train_page_type_folds(args) -> None:
     from scrapy_web2text.research.corpus import load_training_splits
     from scrapy_web2text.research.train.page_types import format_confusion, train_page_types
 
-    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
+    files = data_files(args.data)
     train_pages, validation_pages = load_training_splits(files)
     for fold in range(FOLDS):
         seen = [page for page in train_pages if fold_of(page.id) != fold]
@@ -122,7 +123,7 @@ def collect(args) -> None:
         classifiers = [PageTypeModel.load(f"{args.page_types}-fold{fold}") for fold in range(FOLDS)]
     else:
         models, classifiers = [load_model(path) for path in args.models], []
-    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz"))
+    files = data_files(args.data)
     with open(args.output, "w", encoding="utf-8") as out:
         for _record, page, gold, row, page_models in labelled_pages(args, models, classifiers, files):
             for model in page_models:

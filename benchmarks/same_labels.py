@@ -22,7 +22,8 @@ import json
 import numpy as np
 
 from scrapy_web2text import extract
-from scrapy_web2text.research.corpus import corpus_name, default_data_dir, iter_records
+from scrapy_web2text.research.corpus import corpus_name, iter_records
+from scrapy_web2text.research.data_files import data_files
 from scrapy_web2text.research.metrics import word_scores
 
 #: A page collapses where the chain keeps less than this share of the gold words...
@@ -35,7 +36,7 @@ LOSS = 0.01
 
 def dump(args) -> None:
     alone = "rules" in inspect.signature(extract).parameters
-    files = args.data or sorted(str(p) for p in default_data_dir().glob("*.jsonl.gz") if "metadata" not in p.name)
+    files = data_files(args.data)
     with open(args.output, "w", encoding="utf-8") as out:
         for path in files:
             for record in iter_records(path, args.split):

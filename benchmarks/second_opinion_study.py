@@ -27,12 +27,13 @@ from collapsed import HIGH, LOW, groups_of, read_rows  # noqa: E402
 
 from scrapy_web2text.labellers.web2text import second_opinion  # noqa: E402
 from scrapy_web2text.page import parse_page  # noqa: E402
-from scrapy_web2text.research.corpus import default_data_dir, iter_records  # noqa: E402
+from scrapy_web2text.research.corpus import iter_records  # noqa: E402
+from scrapy_web2text.research.data_files import data_files  # noqa: E402
 
 
 def collect(args) -> None:
     wanted = {json.loads(line)["id"] for path in args.rows for line in open(path, encoding="utf-8")}
-    files = sorted(p for p in default_data_dir().glob("*.jsonl.gz") if "metadata" not in p.name)
+    files = [Path(path) for path in data_files(None)]
     with open(args.output, "w", encoding="utf-8") as out:
         for path in files:
             for record in iter_records(path, args.split):

@@ -39,7 +39,6 @@ from pathlib import Path
 import numpy as np
 
 from scrapy_web2text.blas import limit_blas_threads
-from scrapy_web2text.cli import MissingData, _data_files
 from scrapy_web2text.labellers.base import get_labeller
 from scrapy_web2text.labellers.web2text.network import Web2TextModel, resolve_model_path
 from scrapy_web2text.research.corpus import (
@@ -48,6 +47,7 @@ from scrapy_web2text.research.corpus import (
     load_split,
     load_training_splits,
 )
+from scrapy_web2text.research.data_files import MissingData, data_files
 from scrapy_web2text.research.peers import load_peers
 from scrapy_web2text.research.scoring import score_corpus
 from scrapy_web2text.research.train.selection import WordScorer, choose_threshold
@@ -140,7 +140,7 @@ def potentials_ms(model: Web2TextModel, pages: list, passes: int = 3) -> float:
 
 def score(args) -> int:
     limit_blas_threads()
-    files = _data_files(args)
+    files = data_files(args.data)
     pages = validation_pages(files, args.cache_dir)
     scorer = WordScorer(pages)
     loaded: dict[str, Web2TextModel] = {}
@@ -208,7 +208,7 @@ def print_table(rows: list[dict], names: list[str]) -> None:
 def train_member(args) -> int:
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
-    files = _data_files(args)
+    files = data_files(args.data)
     config = dict(CONFIGS["default"])
     if args.wide:
         config.update(name="default-wide", unary_filters=WIDE_UNARY_FILTERS)
