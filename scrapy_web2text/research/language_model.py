@@ -26,10 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..labellers.web2text.languages import LANGUAGE_MODEL, LANGUAGE_MODEL_FORMAT
-
-#: What py3langid's model file holds (py3langid 0.4: ``modelio.save_model``).
-SOURCE_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
+from ..labellers.web2text.languages import LANGUAGE_ARRAYS, LANGUAGE_MODEL, LANGUAGE_MODEL_FORMAT
 
 
 def source_model() -> Path:
@@ -42,10 +39,10 @@ def source_model() -> Path:
 def read_source(path: Path) -> dict[str, np.ndarray]:
     """The arrays of a py3langid model file (no pickle)."""
     with lzma.open(path) as stream, np.load(io.BytesIO(stream.read()), allow_pickle=False) as data:
-        missing = set(SOURCE_ARRAYS).difference(data.files)
+        missing = set(LANGUAGE_ARRAYS).difference(data.files)  # py3langid 0.4's modelio.save_model
         if missing:
             raise ValueError(f"{path}: not a py3langid 0.4 model (no {', '.join(sorted(missing))})")
-        return {name: data[name] for name in SOURCE_ARRAYS}
+        return {name: data[name] for name in LANGUAGE_ARRAYS}
 
 
 def write_copy(source: Path, output: Path) -> tuple[Path, Path]:

@@ -89,14 +89,12 @@ def read_language_model(path: Path):
 
     try:
         described = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-        if not isinstance(described, dict) or described.get("format") != LANGUAGE_MODEL_FORMAT:
-            raise ModelError(f"{path.with_suffix('.json')}: not a {LANGUAGE_MODEL_FORMAT} description")
         with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in _LANGUAGE_ARRAYS if name in data.files}
+            arrays = {name: data[name] for name in LANGUAGE_ARRAYS if name in data.files}
     except (OSError, ValueError) as error:  # missing, unreadable, not JSON, not an .npz, or pickled arrays
-        if isinstance(error, ModelError):
-            raise
         raise ModelError(f"cannot read the language model {path}: {error}") from error
+    if not isinstance(described, dict) or described.get("format") != LANGUAGE_MODEL_FORMAT:
+        raise ModelError(f"{path.with_suffix('.json')}: not a {LANGUAGE_MODEL_FORMAT} description")
     _check_language_arrays(path, arrays)
     # The moves are converted and their loaded form let go before the identifier is built: the peak stays near
     # py3langid's.  (Freeing a block under 32 MB would also raise glibc's threshold for giving memory back, and the
@@ -113,7 +111,8 @@ def read_language_model(path: Path):
     )
 
 
-_LANGUAGE_ARRAYS = {
+#: The arrays of py3langid's model, by name, and the dtypes each may have (the builder copies these names).
+LANGUAGE_ARRAYS = {
     "ptc": (np.float16,),
     "pc": (np.float32,),
     "classes": (np.str_,),
@@ -124,10 +123,10 @@ _LANGUAGE_ARRAYS = {
 
 
 def _check_language_arrays(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    missing = sorted(set(_LANGUAGE_ARRAYS).difference(arrays))
+    missing = sorted(set(LANGUAGE_ARRAYS).difference(arrays))
     if missing:
         raise ModelError(f"{path}: no {', '.join(missing)} array")
-    for name, dtypes in _LANGUAGE_ARRAYS.items():
+    for name, dtypes in LANGUAGE_ARRAYS.items():
         if not any(np.issubdtype(arrays[name].dtype, dtype) for dtype in dtypes):
             raise ModelError(f"{path}: {name} is {arrays[name].dtype}, not {dtypes[0].__name__}")
     scores, moves = arrays["ptc"], arrays["nextmove"]  # moves: 256 next states per row of the automaton
