@@ -13,9 +13,12 @@ from .tags import ANCESTOR_TAG_BITS, ANCESTOR_TAGS
 #: Ancestor marks from attributes, after the tag bits: the element is hidden
 #: (``hidden``, ``aria-hidden="true"``, inline ``display:none`` or
 #: ``visibility:hidden``), or it declares the main content (``role="main"``,
-#: ``itemprop="articleBody"``).  Landmark roles mark like their tags.
+#: ``itemprop="articleBody"``), or it is a dialog over the page (``role="dialog"`` or ``"alertdialog"``,
+#: ``aria-modal="true"``: a cookie consent, a sign-up or log-in prompt).  Landmark roles mark like their tags.  The
+#: networks read the hidden and main-content marks; the dialog mark is read by a rule only.
 HIDDEN_BIT = 1 << len(ANCESTOR_TAGS)
 MAIN_CONTENT_BIT = 1 << (len(ANCESTOR_TAGS) + 1)
+DIALOG_BIT = 1 << (len(ANCESTOR_TAGS) + 2)
 _ROLE_BITS = {
     "main": MAIN_CONTENT_BIT | ANCESTOR_TAG_BITS["main"],
     "navigation": ANCESTOR_TAG_BITS["nav"],
@@ -23,15 +26,19 @@ _ROLE_BITS = {
     "banner": ANCESTOR_TAG_BITS["header"],
     "complementary": ANCESTOR_TAG_BITS["aside"],
     "article": ANCESTOR_TAG_BITS["article"],
+    "dialog": DIALOG_BIT,
+    "alertdialog": DIALOG_BIT,
 }
 _HIDDEN_STYLE = re.compile(r"display\s*+:\s*+none|visibility\s*+:\s*+hidden")
 #: Attributes that can set those marks: elements with none of them skip the look-ups.
-MARKING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style", "role", "itemprop"})
+MARKING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "aria-modal", "style", "role", "itemprop"})
 
 
 def attribute_marks(get) -> int:
-    """Hidden / main-content / landmark bits of one element's attributes."""
+    """Hidden / main-content / dialog / landmark bits of one element's attributes."""
     mask = HIDDEN_BIT if _hidden_by_attributes(get) else 0
+    if get("aria-modal") == "true":
+        mask |= DIALOG_BIT
     role = get("role")
     if role:
         mask |= _ROLE_BITS.get(role.strip().lower(), 0)

@@ -1,5 +1,5 @@
-"""Rules after decoding for page furniture: hidden text, readers' comments, buyers' reviews, landmarks, text for
-screen readers, and repeats inside one list."""
+"""Rules after decoding for page furniture: hidden text, dialogs over the page, readers' comments, buyers' reviews,
+landmarks, text for screen readers, and repeats inside one list."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from scrapy_web2text.labellers.web2text.rules.furniture import (
     ASIDE_KEYWORD_BITS,
     aside_sections,
     comment_sections,
+    dialog_sections,
     hidden_blocks,
     landmark_sections,
     review_sections,
@@ -337,6 +338,60 @@ def test_landmarks_stay_where_they_are_what_the_page_has():
     page = parse_page(_with_landmarks(_STORY))
     only_story = np.array([text in _STORY for text in page.texts], np.int64)
     assert not landmark_sections(page, only_story).any()
+
+
+_CONSENT = "We and our partners use cookies to recognise visitors and to measure advertising."
+
+
+def _with_dialog(opening: str, story: str = "") -> str:
+    story = story or "".join(f"<p>{line}</p>" for line in _STORY)
+    return (
+        f"<html><body><main>{story}</main><div {opening}><p>{_CONSENT}</p>"
+        "<ul><li>Targeted advertising</li><li>Social media cookies</li></ul></div></body></html>"
+    )
+
+
+def test_kept_text_inside_a_dialog_over_the_page_is_dropped_on_every_page_type():
+    for opening in ('role="dialog"', 'role="alertdialog" aria-modal="true"', 'aria-modal="true"', 'role=" Dialog "'):
+        page = parse_page(_with_dialog(opening))
+        everything = np.ones(len(page), np.int64)
+        dialog = [_CONSENT, "Targeted advertising", "Social media cookies"]
+        assert _kept(page, dialog_sections(page, everything)) == dialog
+        for kind in ("article", "listing", "forum", None):
+            assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain(kind))) == _STORY, kind
+        assert not dialog_sections(page, np.zeros(len(page), np.int64)).any()
+    # Not a dialog: another role, aria-modal="false", a class that names a modal.
+    for other in ('role="region"', 'aria-modal="false"', 'class="modal dialog"'):
+        page = parse_page(_with_dialog(other))
+        assert not dialog_sections(page, np.ones(len(page), np.int64)).any(), other
+
+
+def test_a_page_whose_text_is_in_a_dialog_keeps_it():
+    # The longest kept block inside the dialog (a post shown in a lightbox): the page is the dialog's.
+    post = "<p>" + " ".join(_STORY * 3) + "</p>"
+    page = parse_page(
+        f'<html><body><p>Menu</p><div role="dialog" aria-modal="true">{post}<p>Close</p></div></body></html>'
+    )
+    everything = np.ones(len(page), np.int64)
+    assert not dialog_sections(page, everything).any()
+    # Under 100 characters kept outside it: nothing goes either.
+    page = parse_page(_with_dialog('role="dialog"', story="<p>Short note.</p>"))
+    assert not dialog_sections(page, np.ones(len(page), np.int64)).any()
+
+
+def test_the_dialog_mark_leaves_the_networks_inputs_as_they_were():
+    from scrapy_web2text.labellers.web2text.features import page_features
+
+    for opening in ('role="dialog"', 'aria-modal="true"', 'role="alertdialog" aria-modal="true"'):
+        # The same page with attributes of the same length that mark nothing (the offsets are features too).
+        # The story outside any landmark: its last paragraph and the dialog's first differ by the dialog's mark only.
+        page = "".join(f"<p>{line}</p>" for line in _STORY) + f"<div {{}}><p>{_CONSENT}</p></div><p>Footer line</p>"
+        plain = parse_page(page.format(opening.replace("role=", "data=").replace("aria-", "data-")))
+        marked = parse_page(page.format(opening))
+        assert dialog_sections(marked, np.ones(len(marked), np.int64)).any()
+        assert marked.texts == plain.texts
+        for ours, theirs in zip(page_features(marked, extended=True), page_features(plain, extended=True)):
+            assert np.array_equal(ours, theirs), opening
 
 
 def _with_screen_reader_text(hiding: str) -> str:

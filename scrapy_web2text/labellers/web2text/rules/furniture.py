@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ....page import Page
-from ....page.marks import HIDDEN_BIT
+from ....page.marks import DIALOG_BIT, HIDDEN_BIT
 from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 from .inputs import marks_on_page, names_any, page_lengths
@@ -54,6 +54,17 @@ def hidden_blocks(page: Page, labels: np.ndarray) -> np.ndarray:
         return np.zeros(len(page), bool)
     kept = labels != 0
     return unless_most_of_the_kept_text(kept, kept & ((page.ancestor_tags & HIDDEN_BIT) != 0), page)
+
+
+def dialog_sections(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks inside a dialog over the page (``role="dialog"`` or ``"alertdialog"``, ``aria-modal="true"``): a
+    cookie consent, a sign-up or log-in prompt, shown until the reader closes it.  With :func:`comment_sections`'
+    guards: none where the longest kept block is in a dialog or less than :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept
+    characters lie outside (a page shown in a dialog, a lightbox's post)."""
+    if not marks_on_page(page)[0] & DIALOG_BIT:
+        return np.zeros(len(page), bool)
+    kept = labels != 0
+    return _unless_the_page_is_theirs(kept, kept & ((page.ancestor_tags & DIALOG_BIT) != 0), page)
 
 
 def unless_most_of_the_kept_text(

@@ -25,6 +25,7 @@ from .furniture import (
     aside_sections,
     byline_sections,
     comment_sections,
+    dialog_sections,
     hidden_blocks,
     landmark_sections,
     review_sections,
@@ -53,8 +54,9 @@ MIN_TYPE_PROBABILITY: float | None = 0.8
 MAX_DROPPED_SHARE: float | None = 0.7
 #: Whether a thread's posts are spared the typed rules (:mod:`..threads`).
 THREADS = True
-#: The research note most rules were measured in.
+#: The research notes the rules were measured in.
 ROUND3 = "research/quality-round3"
+ROUND4 = "research/quality-round4"
 TRAINING = "research/training-experiments"
 
 
@@ -98,6 +100,10 @@ REGISTRY: tuple[Rule, ...] = (
     _rule(
         hidden_blocks, ARTICLE_ONLY_TYPES, "Text under an element hidden by attribute, which no reader sees; "
         "elsewhere it is as often a tab of the main text.", ROUND3, "Shipped",
+    ),
+    _rule(
+        dialog_sections, None, "Text inside a dialog over the page (a cookie consent, a sign-up or log-in prompt), "
+        "marked so by its role or aria-modal.", ROUND4, "Dialogs over the page (a rule after decoding)",
     ),
     _rule(
         comment_sections, ARTICLE_ONLY_TYPES, "Readers' comments under a comment, reply or discussion class or id: "
