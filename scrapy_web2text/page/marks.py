@@ -15,10 +15,14 @@ from .tags import ANCESTOR_TAG_BITS, ANCESTOR_TAGS
 #: ``visibility:hidden``), or it declares the main content (``role="main"``,
 #: ``itemprop="articleBody"``), or it is a dialog over the page (``role="dialog"`` or ``"alertdialog"``,
 #: ``aria-modal="true"``: a cookie consent, a sign-up or log-in prompt).  Landmark roles mark like their tags.  The
-#: networks read the hidden and main-content marks; the dialog mark is read by a rule only.
+#: networks read the hidden and main-content marks; the dialog mark and the widget mark (an interface widget by its
+#: ARIA role: a menu or menu bar, a toolbar, a tooltip, a combo box, a status line, a marquee) are read by rules only.
 HIDDEN_BIT = 1 << len(ANCESTOR_TAGS)
 MAIN_CONTENT_BIT = 1 << (len(ANCESTOR_TAGS) + 1)
 DIALOG_BIT = 1 << (len(ANCESTOR_TAGS) + 2)
+WIDGET_BIT = 1 << (len(ANCESTOR_TAGS) + 3)
+#: The marks the networks never read (:func:`..labellers.web2text.tag_groups.ancestor_marks` leaves them out).
+RULE_ONLY_BITS = DIALOG_BIT | WIDGET_BIT
 _ROLE_BITS = {
     "main": MAIN_CONTENT_BIT | ANCESTOR_TAG_BITS["main"],
     "navigation": ANCESTOR_TAG_BITS["nav"],
@@ -28,6 +32,7 @@ _ROLE_BITS = {
     "article": ANCESTOR_TAG_BITS["article"],
     "dialog": DIALOG_BIT,
     "alertdialog": DIALOG_BIT,
+    **dict.fromkeys(("menu", "menubar", "menuitem", "toolbar", "tooltip", "combobox", "status", "marquee"), WIDGET_BIT),
 }
 _HIDDEN_STYLE = re.compile(r"display\s*+:\s*+none|visibility\s*+:\s*+hidden")
 #: Attributes that can set those marks: elements with none of them skip the look-ups.

@@ -1,5 +1,5 @@
-"""Rules after decoding for page furniture: hidden text, dialogs over the page, readers' comments, buyers' reviews,
-landmarks, text for screen readers, and repeats inside one list."""
+"""Rules after decoding for page furniture: hidden text, dialogs and interface widgets, readers' comments, buyers'
+reviews, landmarks, text for screen readers, and repeats inside one list."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from scrapy_web2text.labellers.web2text.rules.furniture import (
     comment_sections,
     dialog_sections,
     hidden_blocks,
+    interface_widgets,
     landmark_sections,
     review_sections,
     screen_reader_blocks,
@@ -379,16 +380,32 @@ def test_a_page_whose_text_is_in_a_dialog_keeps_it():
     assert not dialog_sections(page, np.ones(len(page), np.int64)).any()
 
 
-def test_the_dialog_mark_leaves_the_networks_inputs_as_they_were():
+def test_kept_text_inside_an_interface_widget_is_dropped_and_a_page_that_is_one_keeps_it():
+    story = "".join(f"<p>{line}</p>" for line in _STORY)
+    for role in ("menu", "menubar", "toolbar", "tooltip", "combobox", "status", "marquee"):
+        widget = f'<ul role="{role}"><li>Share on Mastodon</li><li>Print this page</li></ul>'
+        page = parse_page(f"<html><body><div>{story}</div>{widget}</body></html>")
+        everything = np.ones(len(page), np.int64)
+        assert _kept(page, interface_widgets(page, everything)) == ["Share on Mastodon", "Print this page"], role
+        assert _kept(page, drop_after_decoding(page, everything, PageTypeGuess.certain("listing"))) == _STORY, role
+    # Another role (a tab list is often the text's own headings), or the widget holding the page's longest block.
+    page = parse_page(f'<html><body>{story}<ul role="tablist"><li>Specifications</li></ul></body></html>')
+    assert not interface_widgets(page, np.ones(len(page), np.int64)).any()
+    page = parse_page(f'<html><body><div role="menu"><p>{" ".join(_STORY * 2)}</p></div>{story}</body></html>')
+    assert not interface_widgets(page, np.ones(len(page), np.int64)).any()
+
+
+def test_the_dialog_and_widget_marks_leave_the_networks_inputs_as_they_were():
     from scrapy_web2text.labellers.web2text.features import page_features
 
-    for opening in ('role="dialog"', 'aria-modal="true"', 'role="alertdialog" aria-modal="true"'):
+    for opening in ('role="dialog"', 'aria-modal="true"', 'role="alertdialog" aria-modal="true"', 'role="menu"'):
         # The same page with attributes of the same length that mark nothing (the offsets are features too).
         # The story outside any landmark: its last paragraph and the dialog's first differ by the dialog's mark only.
         page = "".join(f"<p>{line}</p>" for line in _STORY) + f"<div {{}}><p>{_CONSENT}</p></div><p>Footer line</p>"
         plain = parse_page(page.format(opening.replace("role=", "data=").replace("aria-", "data-")))
         marked = parse_page(page.format(opening))
-        assert dialog_sections(marked, np.ones(len(marked), np.int64)).any()
+        everything = np.ones(len(marked), np.int64)
+        assert dialog_sections(marked, everything).any() or interface_widgets(marked, everything).any()
         assert marked.texts == plain.texts
         for ours, theirs in zip(page_features(marked, extended=True), page_features(plain, extended=True)):
             assert np.array_equal(ours, theirs), opening

@@ -11,7 +11,7 @@ import numpy as np
 
 from ...page import Page
 from ...page.elements import keyword_mask
-from ...page.marks import DIALOG_BIT
+from ...page.marks import RULE_ONLY_BITS
 from ...page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, PARENT, TAGS_ID
 from ...page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 
@@ -104,16 +104,16 @@ _SHORT_LANDMARK_BITS = functools.reduce(operator.or_, (ANCESTOR_TAG_BITS[tag] fo
 
 
 def ancestor_marks(page: Page, lengths: np.ndarray | None = None) -> np.ndarray:
-    """``page.ancestor_tags`` without the dialog mark, and without the ``nav``/``header`` mark of an element holding
-    most of the page's text.
+    """``page.ancestor_tags`` without the rules' own marks (``marks.RULE_ONLY_BITS``), and without the
+    ``nav``/``header`` mark of an element holding most of the page's text.
 
     A block keeps the mark when a smaller element of the same tag (inside the dominant one) holds it too.  Most
     pages return ``page.ancestor_tags`` itself after one sum per landmark.  ``lengths``: the block texts' lengths,
     if already computed.
     """
     marks = page.ancestor_tags
-    if len(marks) and np.bitwise_or.reduce(marks) & DIALOG_BIT:  # a rule's mark, which the networks never read
-        marks = marks & ~DIALOG_BIT
+    if len(marks) and np.bitwise_or.reduce(marks) & RULE_ONLY_BITS:  # the rules' marks: the networks never read them
+        marks = marks & ~RULE_ONLY_BITS
     if lengths is None:
         lengths = np.fromiter(map(len, page.texts), np.int64, len(page))
     total = lengths.sum()

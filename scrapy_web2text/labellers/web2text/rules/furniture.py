@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ....page import Page
-from ....page.marks import DIALOG_BIT, HIDDEN_BIT
+from ....page.marks import DIALOG_BIT, HIDDEN_BIT, WIDGET_BIT
 from ....page.nodes import ATTRIBUTES_ID, END_BLOCK, FIRST_BLOCK, TAGS_ID
 from ....page.tags import ANCESTOR_KEYWORD_BITS, ANCESTOR_TAG_BITS
 from .inputs import marks_on_page, names_any, page_lengths
@@ -65,6 +65,16 @@ def dialog_sections(page: Page, labels: np.ndarray) -> np.ndarray:
         return np.zeros(len(page), bool)
     kept = labels != 0
     return _unless_the_page_is_theirs(kept, kept & ((page.ancestor_tags & DIALOG_BIT) != 0), page)
+
+
+def interface_widgets(page: Page, labels: np.ndarray) -> np.ndarray:
+    """Kept blocks inside an interface widget marked by its ARIA role (``menu``, ``menubar``, ``menuitem``,
+    ``toolbar``, ``tooltip``, ``combobox``, ``status``, ``marquee``), with :func:`dialog_sections`' guards: a menu
+    outside the navigation landmarks, a share bar, a ticker."""
+    if not marks_on_page(page)[0] & WIDGET_BIT:
+        return np.zeros(len(page), bool)
+    kept = labels != 0
+    return _unless_the_page_is_theirs(kept, kept & ((page.ancestor_tags & WIDGET_BIT) != 0), page)
 
 
 def unless_most_of_the_kept_text(

@@ -27,6 +27,7 @@ from .furniture import (
     comment_sections,
     dialog_sections,
     hidden_blocks,
+    interface_widgets,
     landmark_sections,
     review_sections,
     screen_reader_blocks,
@@ -103,7 +104,7 @@ REGISTRY: tuple[Rule, ...] = (
     ),
     _rule(
         dialog_sections, None, "Text inside a dialog over the page (a cookie consent, a sign-up or log-in prompt), "
-        "marked so by its role or aria-modal.", ROUND4, "Dialogs over the page (a rule after decoding)",
+        "marked so by its role or aria-modal.", ROUND4, "Dialogs and interface widgets (rules after decoding)",
     ),
     _rule(
         comment_sections, ARTICLE_ONLY_TYPES, "Readers' comments under a comment, reply or discussion class or id: "
@@ -152,6 +153,10 @@ REGISTRY: tuple[Rule, ...] = (
     _rule(
         landmark_sections, None, "What is left inside the navigation, footer and complementary landmarks.", ROUND3,
         "Landmarks and text for screen readers (eleventh session)",
+    ),
+    _rule(
+        interface_widgets, None, "Text inside an interface widget by its ARIA role (a menu, a toolbar, a tooltip, a "
+        "combo box, a status line, a ticker).", ROUND4, "Dialogs and interface widgets (rules after decoding)",
     ),
     _rule(
         screen_reader_blocks, None, "Text for screen readers only and skip links.", ROUND3,
