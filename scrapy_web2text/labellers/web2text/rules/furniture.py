@@ -61,20 +61,23 @@ def dialog_sections(page: Page, labels: np.ndarray) -> np.ndarray:
     cookie consent, a sign-up or log-in prompt, shown until the reader closes it.  With :func:`comment_sections`'
     guards: none where the longest kept block is in a dialog or less than :data:`MIN_TEXT_OUTSIDE_COMMENTS` kept
     characters lie outside (a page shown in a dialog, a lightbox's post)."""
-    if not marks_on_page(page)[0] & DIALOG_BIT:
-        return np.zeros(len(page), bool)
-    kept = labels != 0
-    return _unless_the_page_is_theirs(kept, kept & ((page.ancestor_tags & DIALOG_BIT) != 0), page)
+    return _kept_under_mark(page, labels, DIALOG_BIT)
 
 
 def interface_widgets(page: Page, labels: np.ndarray) -> np.ndarray:
     """Kept blocks inside an interface widget marked by its ARIA role (``menu``, ``menubar``, ``menuitem``,
     ``toolbar``, ``tooltip``, ``combobox``, ``status``, ``marquee``), with :func:`dialog_sections`' guards: a menu
     outside the navigation landmarks, a share bar, a ticker."""
-    if not marks_on_page(page)[0] & WIDGET_BIT:
+    return _kept_under_mark(page, labels, WIDGET_BIT)
+
+
+def _kept_under_mark(page: Page, labels: np.ndarray, bit: int) -> np.ndarray:
+    """Kept blocks under an element with the walk's ancestor mark ``bit``, with :func:`_unless_the_page_is_theirs`'
+    guards."""
+    if not marks_on_page(page)[0] & bit:
         return np.zeros(len(page), bool)
     kept = labels != 0
-    return _unless_the_page_is_theirs(kept, kept & ((page.ancestor_tags & WIDGET_BIT) != 0), page)
+    return _unless_the_page_is_theirs(kept, kept & ((page.ancestor_tags & bit) != 0), page)
 
 
 def unless_most_of_the_kept_text(
