@@ -6,9 +6,11 @@
 ['content']
 """
 
-from . import blas  # noqa: F401 - applies $WEB2TEXT_BLAS_THREADS, where set, when the package is imported
-from .extraction import Block, Extraction, extract
-from .labellers.web2text.network import ModelError, Web2TextModel, load_model
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the names of the lazy imports below, for type checkers and editors
+    from .extraction import Block, Extraction, extract
+    from .labellers.web2text.network import ModelError, Web2TextModel, load_model
 
 __version__ = "0.2.0"
 
@@ -29,8 +31,15 @@ __all__ = [
     "__version__",
 ]
 
-#: Scrapy components, imported on first access so that ``import scrapy_web2text`` does not import Scrapy.
+#: Every public name is imported on first access: ``import scrapy_web2text`` imports neither Scrapy nor numpy, so
+#: that the ``web2text`` command can start the BLAS library with one thread (:mod:`._blas_threads`).
 _LAZY_EXPORTS = {
+    "extract": "scrapy_web2text.extraction",
+    "Block": "scrapy_web2text.extraction",
+    "Extraction": "scrapy_web2text.extraction",
+    "ModelError": "scrapy_web2text.labellers.web2text.network",
+    "Web2TextModel": "scrapy_web2text.labellers.web2text.network",
+    "load_model": "scrapy_web2text.labellers.web2text.network",
     "Addon": "scrapy_web2text.integration.addon",
     "Web2TextSpiderMiddleware": "scrapy_web2text.integration.middleware",
     "Web2TextPipeline": "scrapy_web2text.integration.pipeline",

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from . import __version__
+from ._blas_threads import start_blas_with_requested_threads
 from .research.data_files import MissingData, data_files
 
 
@@ -326,6 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:  # before anything imports numpy: the command owns its process
+        start_blas_with_requested_threads()
+    except ValueError as error:
+        print(f"web2text: {error}", file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")

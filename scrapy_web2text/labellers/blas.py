@@ -25,24 +25,7 @@ from contextlib import contextmanager
 import numpy  # noqa: F401 - loads the BLAS library before threadpoolctl looks for it
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
-#: Environment variable: BLAS threads while a page is labelled (default 1; "keep" leaves the BLAS library's own
-#: setting alone).
-BLAS_THREADS_VARIABLE = "WEB2TEXT_BLAS_THREADS"
-
-
-def parse_threads(value: int | str | None, name: str = BLAS_THREADS_VARIABLE) -> int | None:
-    """A thread count from a setting: ``None`` for ``"keep"``, else a whole number of at least 1; ``ValueError``
-    naming ``name`` otherwise."""
-    wanted = str(value).strip().lower()
-    if wanted == "keep":
-        return None
-    try:
-        count = int(wanted)
-    except ValueError:
-        count = 0
-    if count < 1 or isinstance(value, bool):
-        raise ValueError(f"{name} must be a positive integer or 'keep', not {value!r}")
-    return count
+from .._blas_threads import BLAS_THREADS_VARIABLE, parse_threads, requested_threads
 
 
 class _LabellingThreads:
@@ -113,7 +96,7 @@ def _from_any_thread(controller):
     return controller
 
 
-_policy = _LabellingThreads(parse_threads(os.environ.get(BLAS_THREADS_VARIABLE, "1")))
+_policy = _LabellingThreads(requested_threads())
 os.register_at_fork(after_in_child=lambda: _policy.after_fork())
 
 

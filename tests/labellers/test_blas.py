@@ -118,3 +118,46 @@ def _other_threads_cpu(variable: str | None) -> float:
 def test_blas_helper_threads_stay_idle_while_pages_are_labelled_with_no_setting():
     assert _other_threads_cpu(None) < 0.05
     assert _other_threads_cpu("keep") > 0.05  # the same probe sees them work when BLAS is left alone
+
+
+# The command line owns its process: OpenBLAS starts with the labelling count, so that its threads (one per core,
+# each spinning a tenth of a second of CPU as the library loads) are never started.  Probed in a fresh process.
+_COMMAND_PROBE = """
+import json, os, sys, tempfile
+import scrapy_web2text
+assert "numpy" not in sys.modules, "importing the package imported numpy"
+from scrapy_web2text.cli import main
+with tempfile.NamedTemporaryFile("w", suffix=".html", delete=False) as page:
+    page.write("<html><body><p>A paragraph of the page, with a few words in it.</p></body></html>")
+status = main(["extract", page.name])
+from threadpoolctl import threadpool_info
+counts = sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
+print(json.dumps({"status": status, "variable": os.environ.get("OPENBLAS_NUM_THREADS"), "counts": counts}))
+"""
+
+
+def _command_probe(**variables: str) -> dict:
+    names = ("WEB2TEXT_BLAS_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "GOTO_NUM_THREADS")
+    env = {k: v for k, v in os.environ.items() if k not in names}
+    env.update(variables)
+    done = subprocess.run([sys.executable, "-c", _COMMAND_PROBE], capture_output=True, text=True, env=env, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+@pytest.mark.skipif(os.cpu_count() < 2, reason="BLAS starts no helper threads on one core")
+def test_the_command_starts_blas_with_the_labelling_count_and_respects_the_users_variables():
+    assert _command_probe() == {"status": 0, "variable": "1", "counts": [1]}
+    assert _command_probe(WEB2TEXT_BLAS_THREADS="2") == {"status": 0, "variable": "2", "counts": [2]}
+    assert _command_probe(OPENBLAS_NUM_THREADS="2") == {"status": 0, "variable": "2", "counts": [2]}
+    kept = _command_probe(WEB2TEXT_BLAS_THREADS="keep")
+    assert kept["variable"] is None and kept["counts"][0] > 1  # OpenBLAS's own count: one per core
+
+
+def test_the_command_names_a_bad_blas_setting():
+    env = {**os.environ, "WEB2TEXT_BLAS_THREADS": "many"}
+    done = subprocess.run(
+        [sys.executable, "-m", "scrapy_web2text.cli", "--version"], capture_output=True, text=True, env=env, cwd=REPO
+    )
+    assert done.returncode == 2
+    assert "WEB2TEXT_BLAS_THREADS must be a positive integer or 'keep', not 'many'" in done.stderr

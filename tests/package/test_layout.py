@@ -40,6 +40,7 @@ for _allowed in ALLOWED.values():
 #: ``extraction`` layer: it re-exports what users call.
 TOP_LEVEL = {
     "_extras": "base",  # the error naming a missing extra, raised wherever an optional dependency is imported
+    "_blas_threads": "base",  # WEB2TEXT_BLAS_THREADS read without numpy, so that the command sets it before numpy loads
     "page": "page",
     "labellers": "labellers",
     "blas": "labellers",  # labellers.blas's names, importable from the top

@@ -1,0 +1,48 @@
+"""The BLAS thread count that ``WEB2TEXT_BLAS_THREADS`` asks for, read without importing numpy.
+
+:mod:`.labellers.blas` holds BLAS to this count while a page is labelled.  A program that owns its process (the
+``web2text`` command) also starts the BLAS library with it, which only an environment variable set before numpy
+loads can do: OpenBLAS starts a thread per core as it loads, and each spins for about a tenth of a second of CPU time
+before it sleeps, in every process that imports numpy.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+#: Environment variable: BLAS threads while a page is labelled (default 1; "keep" leaves the BLAS library's own
+#: setting alone).
+BLAS_THREADS_VARIABLE = "WEB2TEXT_BLAS_THREADS"
+#: The variable OpenBLAS reads, once, when it loads.
+_OPENBLAS_VARIABLE = "OPENBLAS_NUM_THREADS"
+
+
+def parse_threads(value: int | str | None, name: str = BLAS_THREADS_VARIABLE) -> int | None:
+    """A thread count from a setting: ``None`` for ``"keep"``, else a whole number of at least 1; ``ValueError``
+    naming ``name`` otherwise."""
+    wanted = str(value).strip().lower()
+    if wanted == "keep":
+        return None
+    try:
+        count = int(wanted)
+    except ValueError:
+        count = 0
+    if count < 1 or isinstance(value, bool):
+        raise ValueError(f"{name} must be a positive integer or 'keep', not {value!r}")
+    return count
+
+
+def requested_threads() -> int | None:
+    """``$WEB2TEXT_BLAS_THREADS`` (default 1; ``None`` for ``keep``)."""
+    return parse_threads(os.environ.get(BLAS_THREADS_VARIABLE, "1"))
+
+
+def start_blas_with_requested_threads() -> None:
+    """Have OpenBLAS start with :func:`requested_threads` threads, for a program that owns its process and the
+    processes it starts (they inherit the variable).  Nothing changes where numpy is already loaded, where
+    ``OPENBLAS_NUM_THREADS`` is set already, or with ``keep``; ``ValueError`` for a malformed
+    ``WEB2TEXT_BLAS_THREADS``."""
+    threads = requested_threads()
+    if threads is not None and "numpy" not in sys.modules and not os.environ.get(_OPENBLAS_VARIABLE):
+        os.environ[_OPENBLAS_VARIABLE] = str(threads)
