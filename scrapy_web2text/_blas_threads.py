@@ -38,11 +38,18 @@ def requested_threads() -> int | None:
     return parse_threads(os.environ.get(BLAS_THREADS_VARIABLE, "1"))
 
 
-def start_blas_with_requested_threads() -> None:
-    """Have OpenBLAS start with :func:`requested_threads` threads, for a program that owns its process and the
-    processes it starts (they inherit the variable).  Nothing changes where numpy is already loaded, where
-    ``OPENBLAS_NUM_THREADS`` is set already, or with ``keep``; ``ValueError`` for a malformed
+def blas_environment() -> dict[str, str]:
+    """The variable that starts OpenBLAS with :func:`requested_threads` threads in a process we start: empty where
+    ``OPENBLAS_NUM_THREADS`` is set already or with ``keep``; ``ValueError`` for a malformed
     ``WEB2TEXT_BLAS_THREADS``."""
     threads = requested_threads()
-    if threads is not None and "numpy" not in sys.modules and not os.environ.get(_OPENBLAS_VARIABLE):
-        os.environ[_OPENBLAS_VARIABLE] = str(threads)
+    if threads is None or os.environ.get(_OPENBLAS_VARIABLE):
+        return {}
+    return {_OPENBLAS_VARIABLE: str(threads)}
+
+
+def start_blas_with_requested_threads() -> None:
+    """Set :func:`blas_environment` in this process, for a program that owns it (the processes it starts inherit
+    it); nothing changes where numpy is already loaded."""
+    if "numpy" not in sys.modules:
+        os.environ.update(blas_environment())
