@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: Environment variable: BLAS threads while a page is labelled (default 1; "keep" leaves the BLAS library's own
 #: setting alone).
@@ -38,11 +41,11 @@ def requested_threads() -> int | None:
     return parse_threads(os.environ.get(BLAS_THREADS_VARIABLE, "1"))
 
 
-def blas_environment() -> dict[str, str]:
-    """The variable that starts OpenBLAS with :func:`requested_threads` threads in a process we start: empty where
-    ``OPENBLAS_NUM_THREADS`` is set already or with ``keep``; ``ValueError`` for a malformed
-    ``WEB2TEXT_BLAS_THREADS``."""
-    threads = requested_threads()
+def blas_environment(setting: int | str | None = None) -> dict[str, str]:
+    """The variable that starts OpenBLAS with ``setting`` threads (``None``: :func:`requested_threads`) in a process
+    we start: empty where ``OPENBLAS_NUM_THREADS`` is set already or with ``keep``; ``ValueError`` for a malformed
+    count."""
+    threads = requested_threads() if setting is None else parse_threads(setting)
     if threads is None or os.environ.get(_OPENBLAS_VARIABLE):
         return {}
     return {_OPENBLAS_VARIABLE: str(threads)}
@@ -53,3 +56,23 @@ def start_blas_with_requested_threads() -> None:
     it); nothing changes where numpy is already loaded."""
     if "numpy" not in sys.modules:
         os.environ.update(blas_environment())
+
+
+_spawning = threading.Lock()
+
+
+@contextmanager
+def spawned_with_blas_threads(setting: int | str | None = None) -> Iterator[None]:
+    """Processes spawned inside the ``with`` block start OpenBLAS with :func:`blas_environment`'s count.
+
+    A spawned process inherits this process's environment, and no start method takes one of its own, so the variable
+    is in ``os.environ`` for the block only (where it was not set before) and goes away after it.  For worker
+    processes that only label pages; the block should do nothing but start them."""
+    added = blas_environment(setting)
+    with _spawning:
+        os.environ.update(added)
+        try:
+            yield
+        finally:
+            for name in added:
+                os.environ.pop(name, None)

@@ -46,4 +46,13 @@ def worker_state() -> dict:
         "scrapy": "scrapy" in sys.modules,
         "twisted": "twisted" in sys.modules,
         "language_identifier": languages.identifier_loaded(),
+        "openblas_variable": os.environ.get("OPENBLAS_NUM_THREADS"),
+        "blas_counts": blas_counts(),
     }
+
+
+def blas_counts() -> list[int]:
+    """The thread counts of the BLAS libraries loaded in this process."""
+    from threadpoolctl import threadpool_info
+
+    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})

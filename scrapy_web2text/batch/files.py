@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__, extract
+from .._blas_threads import spawned_with_blas_threads
 from ..extraction.site_models import site_model
 
 #: The file suffix of each output form, in folder mode.
@@ -246,7 +247,9 @@ def outcomes(sources: list[Source], options: Options, workers: int = 1) -> Itera
     # Windows do anyway.
     executor: Executor = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn"))
     try:
-        yield from executor.map(_render_job, jobs)
+        with spawned_with_blas_threads():  # map submits every job now, starting the workers
+            rendered = executor.map(_render_job, jobs)
+        yield from rendered
     finally:
         # A closed output pipe or an interrupt stops the run here: queued pages are dropped, not waited for.
         executor.shutdown(wait=False, cancel_futures=True)

@@ -25,6 +25,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
+from .._blas_threads import spawned_with_blas_threads
 from ..labellers.base import load_labeller_weights, warm_up_labeller
 from ..labellers.blas import set_labelling_threads
 from . import chain
@@ -159,8 +160,11 @@ class ProcessPool(LabellingPool):
         )
         # Start every worker now, not when the first pages arrive (a spawned worker takes about a second: the
         # interpreter, numpy, lxml and the model); ProcessPoolExecutor starts one per job submitted to no idle one.
-        for _ in range(self.workers):
-            executor.submit(os.getpid)
+        # The workers only label pages: OpenBLAS starts in them with the labelling count, not a spinning thread per
+        # core in each.
+        with spawned_with_blas_threads(self.config.blas_threads):
+            for _ in range(self.workers):
+                executor.submit(os.getpid)
         return executor
 
     def check(self, config: Web2TextConfig) -> None:

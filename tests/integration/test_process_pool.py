@@ -71,6 +71,23 @@ def test_spawned_workers_give_what_extract_gives_here(untrained_model, pages):
     assert results[-1].skipped == "binary:png" and results[0].n_content_blocks > 0
 
 
+@pytest.mark.skipif(os.cpu_count() < 2, reason="OpenBLAS starts no thread per core on one core")
+@pytest.mark.parametrize(("setting", "expected"), [(None, "1"), ("2", "2")])
+def test_workers_start_blas_with_the_labelling_count_and_this_process_keeps_its_environment(
+    untrained_model, monkeypatch, setting, expected
+):
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.delenv("WEB2TEXT_BLAS_THREADS", raising=False)
+    settings = {} if setting is None else {"WEB2TEXT_BLAS_THREADS": setting}
+    pool = ProcessPool(1, config_for(untrained_model, **settings))
+    try:
+        assert "OPENBLAS_NUM_THREADS" not in os.environ  # set for the spawn only
+        state = pool.submit(worker_state).result(timeout=120)
+    finally:
+        pool.shutdown()
+    assert (state["openblas_variable"], state["blas_counts"]) == (expected, [int(expected)])
+
+
 def test_middleware_hands_no_tree_to_a_process_pool(untrained_model):
     # The spider built response.selector; the thread pool walks that tree, the process pool must not be given it.
     crawler = make_crawler({"WEB2TEXT_MODEL": str(untrained_model), "WEB2TEXT_POOL": "process"})
