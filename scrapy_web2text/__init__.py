@@ -52,12 +52,18 @@ _LAZY_EXPORTS = {
 }
 
 
+#: Submodules that ``import scrapy_web2text`` used to import, still reachable as attributes.
+_LAZY_SUBMODULES = frozenset({"blas"})
+
+
 def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     module = _LAZY_EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

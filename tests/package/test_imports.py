@@ -4,6 +4,7 @@ those of 0.1 are gone, those of ``extraction/`` import the moved module with a w
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -63,3 +64,22 @@ print(caught[0].message)
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert f"scrapy_web2text.{name} moved to scrapy_web2text.extraction.{name}" in done.stdout
+
+
+_LAZY_PROBE = """
+import json, sys
+import scrapy_web2text
+loaded = sorted(name for name in ("numpy", "scrapy", "lxml") if name in sys.modules)
+names = {name: type(getattr(scrapy_web2text, name)).__name__ for name in scrapy_web2text.__all__}
+print(json.dumps({"loaded": loaded, "names": names, "blas": scrapy_web2text.blas.labelling_threads()}))
+"""
+
+
+def test_importing_the_package_loads_neither_numpy_nor_scrapy_and_every_public_name_resolves():
+    env = {name: value for name, value in os.environ.items() if name != "WEB2TEXT_BLAS_THREADS"}
+    done = subprocess.run([sys.executable, "-c", _LAZY_PROBE], capture_output=True, text=True, check=True, env=env)
+    probe = json.loads(done.stdout)
+    assert probe["loaded"] == []
+    assert probe["names"]["extract"] == "function" and probe["names"]["Extraction"] == "type"
+    assert probe["names"]["Web2TextSpiderMiddleware"] == "type" and probe["names"]["__version__"] == "str"
+    assert probe["blas"] == 1  # the submodule, reachable as an attribute as before
