@@ -327,10 +327,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:  # before anything imports numpy: the command owns its process
-        start_blas_with_requested_threads()
+    # Before anything imports numpy (the parser does): the command owns its process.  Training is left to torch.
+    command = next((word for word in (sys.argv[1:] if argv is None else argv) if not word.startswith("-")), None)
+    try:
+        if command != "train":
+            start_blas_with_requested_threads()
     except ValueError as error:
-        print(f"web2text: {error}", file=sys.stderr)
+        print(f"web2text {command or ''}: {error}".replace(" :", ":"), file=sys.stderr)
         return 2
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -157,7 +157,21 @@ def test_the_command_starts_blas_with_the_labelling_count_and_respects_the_users
 def test_the_command_names_a_bad_blas_setting():
     env = {**os.environ, "WEB2TEXT_BLAS_THREADS": "many"}
     done = subprocess.run(
-        [sys.executable, "-m", "scrapy_web2text.cli", "--version"], capture_output=True, text=True, env=env, cwd=REPO
+        [sys.executable, "-m", "scrapy_web2text.cli", "extract", "-"], capture_output=True, text=True, env=env, cwd=REPO
     )
     assert done.returncode == 2
     assert "WEB2TEXT_BLAS_THREADS must be a positive integer or 'keep', not 'many'" in done.stderr
+
+
+def test_training_leaves_blas_to_torch():
+    probe = (
+        "import contextlib, io, os\n"
+        "from scrapy_web2text.cli import main\n"
+        "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['train', '--help'])\n"
+        "print(os.environ.get('OPENBLAS_NUM_THREADS'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "WEB2TEXT_BLAS_THREADS")}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "None"
