@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__, extract
-from .._blas_threads import spawned_with_blas_threads
 from ..extraction.site_models import site_model
 
 #: The file suffix of each output form, in folder mode.
@@ -247,9 +246,7 @@ def outcomes(sources: list[Source], options: Options, workers: int = 1) -> Itera
     # Windows do anyway.
     executor: Executor = ProcessPoolExecutor(min(workers, len(jobs)), mp_context=multiprocessing.get_context("spawn"))
     try:
-        with spawned_with_blas_threads():  # map submits every job now, starting the workers
-            rendered = executor.map(_render_job, jobs)
-        yield from rendered
+        yield from executor.map(_render_job, jobs)
     finally:
         # A closed output pipe or an interrupt stops the run here: queued pages are dropped, not waited for.
         executor.shutdown(wait=False, cancel_futures=True)

@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from .. import extract, load_model
-from .._blas_threads import blas_environment
 from .._extras import missing_extra
 from ..extraction.site_models import site_model
 from ..labellers.web2text.languages import load_identifier
@@ -273,7 +272,6 @@ def start_client(workers: int | None, scheduler: str | None):
         processes=True,
         host="127.0.0.1",
         dashboard_address="127.0.0.1:0",  # None does not turn it off; a free loopback port clashes with nothing
-        env=blas_environment(),  # the workers are ours: OpenBLAS starts no thread per core in each
     )
     return Client(cluster), cluster
 

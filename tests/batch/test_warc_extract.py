@@ -226,24 +226,3 @@ def test_every_format_is_a_rendering_extraction_provides():
     from scrapy_web2text import Extraction
 
     assert all(isinstance(getattr(Extraction, name, None), property) for name in available_formats()[1:])
-
-
-def _worker_blas() -> tuple[str | None, tuple[int, ...]]:
-    from threadpoolctl import threadpool_info
-
-    counts = sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
-    return os.environ.get("OPENBLAS_NUM_THREADS"), tuple(counts)
-
-
-@pytest.mark.skipif(os.cpu_count() < 2, reason="OpenBLAS starts no thread per core on one core")
-def test_the_workers_of_a_cluster_it_starts_start_blas_with_one_thread(monkeypatch):
-    from scrapy_web2text.batch.runner import start_client
-
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    monkeypatch.delenv("WEB2TEXT_BLAS_THREADS", raising=False)
-    client, cluster = start_client(2, None)
-    try:
-        assert set(client.run(_worker_blas).values()) == {("1", (1,))}
-    finally:
-        client.close()
-        cluster.close()
