@@ -36,16 +36,17 @@ def parse_threads(value: int | str | None, name: str = BLAS_THREADS_VARIABLE) ->
     return count
 
 
-def requested_threads() -> int | None:
-    """``$WEB2TEXT_BLAS_THREADS`` (default 1; ``None`` for ``keep``)."""
-    return parse_threads(os.environ.get(BLAS_THREADS_VARIABLE, "1"))
+def requested_threads(setting: int | str | None = None) -> int | None:
+    """``setting`` as a thread count, or where it is ``None``, ``$WEB2TEXT_BLAS_THREADS`` (default 1); ``None`` for
+    ``keep``."""
+    return parse_threads(os.environ.get(BLAS_THREADS_VARIABLE, "1") if setting is None else setting)
 
 
 def blas_environment(setting: int | str | None = None) -> dict[str, str]:
     """The variable that starts OpenBLAS with ``setting`` threads (``None``: :func:`requested_threads`) in a process
     we start: empty where ``OPENBLAS_NUM_THREADS`` is set already or with ``keep``; ``ValueError`` for a malformed
     count."""
-    threads = requested_threads() if setting is None else parse_threads(setting)
+    threads = requested_threads(setting)
     if threads is None or os.environ.get(_OPENBLAS_VARIABLE):
         return {}
     return {_OPENBLAS_VARIABLE: str(threads)}

@@ -333,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         if command != "train":
             start_blas_with_requested_threads()
     except ValueError as error:
-        print(f"web2text {command or ''}: {error}".replace(" :", ":"), file=sys.stderr)
+        print(f"{' '.join(filter(None, ('web2text', command)))}: {error}", file=sys.stderr)
         return 2
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -1,7 +1,8 @@
 """Helpers that run inside labelling processes (they must be importable there): a labeller that kills its worker.
 
-Used by tests/integration/test_process_pool.py.  A test labeller is named by its dotted path
-(``WEB2TEXT_METHOD``), so the worker processes import it like any third-party labeller.
+Used by tests/integration/test_process_pool.py (and ``blas_counts`` by tests/labellers/test_blas.py).  A test
+labeller is named by its dotted path (``WEB2TEXT_METHOD``), so the worker processes import it like any third-party
+labeller.
 """
 
 from __future__ import annotations

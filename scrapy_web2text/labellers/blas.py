@@ -25,7 +25,7 @@ from contextlib import contextmanager
 import numpy  # noqa: F401 - loads the BLAS library before threadpoolctl looks for it
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
-from .._blas_threads import BLAS_THREADS_VARIABLE, parse_threads, requested_threads
+from .._blas_threads import BLAS_THREADS_VARIABLE, parse_threads, requested_threads  # noqa: F401 - public names
 
 
 class _LabellingThreads:
@@ -103,8 +103,7 @@ os.register_at_fork(after_in_child=lambda: _policy.after_fork())
 def set_labelling_threads(threads: int | str | None = None) -> None:
     """BLAS threads while a page is labelled, from now on in this process: ``threads`` (``None``:
     ``$WEB2TEXT_BLAS_THREADS``, else 1; ``"keep"``: leave BLAS alone)."""
-    value = os.environ.get(BLAS_THREADS_VARIABLE, "1") if threads is None else threads
-    _policy.threads = parse_threads(value)
+    _policy.threads = requested_threads(threads)
 
 
 def labelling_threads() -> int | None:
@@ -128,6 +127,6 @@ def blas_for_labelling() -> Iterator[None]:
 def limit_blas_threads(threads: int | str | None = None) -> None:
     """Set BLAS to ``threads`` threads (default ``$WEB2TEXT_BLAS_THREADS``, else 1) process-wide, for good; for
     programs that own their process.  ``"keep"`` leaves the BLAS library's own setting alone."""
-    count = parse_threads(os.environ.get(BLAS_THREADS_VARIABLE, "1") if threads is None else threads)
+    count = requested_threads(threads)
     if count is not None:
         threadpool_limits(limits=count, user_api="blas")

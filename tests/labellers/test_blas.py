@@ -11,19 +11,17 @@ import threading
 from pathlib import Path
 
 import pytest
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_limits
 
 from scrapy_web2text import extract
 from scrapy_web2text.labellers.blas import blas_for_labelling, labelling_threads, parse_threads, set_labelling_threads
 from scrapy_web2text.labellers.web2text import web2text
 
+from ..pool_support import blas_counts
+
 REPO = Path(__file__).resolve().parents[2]
 PAGE = "<html><body>" + "".join(f"<div><p>Paragraph {i} of a long page, with words.</p></div>" for i in range(60))
 seen_during_labelling: list[list[int]] = []
-
-
-def blas_counts() -> list[int]:
-    return sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
 
 
 def probing_labeller(page, *, model=None, threshold=None):
@@ -130,9 +128,8 @@ from scrapy_web2text.cli import main
 with tempfile.NamedTemporaryFile("w", suffix=".html", delete=False) as page:
     page.write("<html><body><p>A paragraph of the page, with a few words in it.</p></body></html>")
 status = main(["extract", page.name])
-from threadpoolctl import threadpool_info
-counts = sorted({pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"})
-print(json.dumps({"status": status, "variable": os.environ.get("OPENBLAS_NUM_THREADS"), "counts": counts}))
+from tests.pool_support import blas_counts
+print(json.dumps({"status": status, "variable": os.environ.get("OPENBLAS_NUM_THREADS"), "counts": blas_counts()}))
 """
 
 
