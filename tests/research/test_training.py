@@ -206,3 +206,29 @@ def test_balanced_page_weights_give_every_page_the_same_total_and_unknown_values
         assert after == pytest.approx(before * (PAGE_WEIGHT / before.sum()), rel=1e-5)  # same shares within a page
     with pytest.raises(ValueError, match="page_weights"):
         train(train_pages[:8], validation_pages[:3], {**CONFIGS["paper"], "page_weights": "pages"}, iterations=5)
+
+
+def test_focal_loss_weighs_sure_blocks_less_and_plain_cross_entropy_at_gamma_zero():
+    from scrapy_web2text.research.train.fitting import focal
+
+    losses = torch.tensor([0.01, 0.7, 3.0])  # true class at p 0.99, 0.50, 0.05
+    np.testing.assert_allclose(focal(torch, losses, 0.0).numpy(), losses.numpy())
+    scaled = focal(torch, losses, 2.0).numpy()
+    np.testing.assert_allclose(scaled, losses.numpy() * (1 - np.exp(-losses.numpy())) ** 2, rtol=1e-3)
+    ratios = scaled / losses.numpy()
+    assert ratios[0] < 1e-3 and 0.2 < ratios[1] < 0.3 and ratios[2] > 0.9
+
+
+def test_focal_gamma_changes_the_unary_network_only_and_bad_values_are_refused(pages):
+    from scrapy_web2text.research.train.trainer import CONFIGS, train
+
+    train_pages, validation_pages = pages
+    plain = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    focal_config = {**CONFIGS["paper"], "focal_gamma": 2.0}
+    focal = train(train_pages[:8], validation_pages[:3], focal_config, iterations=30, seed=7, threads=1)
+    assert not np.array_equal(plain.unary[-1][0], focal.unary[-1][0])
+    for (plain_weight, _), (focal_weight, _) in zip(plain.pairwise, focal.pairwise):
+        np.testing.assert_array_equal(plain_weight, focal_weight)
+    for bad in (-1.0, "2", True, float("nan")):
+        with pytest.raises(ValueError, match="focal_gamma"):
+            train(train_pages[:8], validation_pages[:3], {**CONFIGS["paper"], "focal_gamma": bad}, iterations=5)

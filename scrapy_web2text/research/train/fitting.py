@@ -42,6 +42,7 @@ def fit(
     x_train, y_train = torch.from_numpy(train.x), torch.from_numpy(train.y)
     weight_train = torch.from_numpy(train.weight)
     whole_pages = bool(getattr(network, "pooling", None))
+    gamma = focal_gamma(config) if label == "unary" else 0.0
     for iteration in range(1, iterations + 1):
         network.train()
         if whole_pages:  # page pooling needs whole pages: a batch of them, padded
@@ -56,7 +57,10 @@ def fit(
         classes = logits.shape[-1]
         # Class numbers, or class probabilities (a distilled network's targets: a row per block).
         target = y_train[index].reshape(-1, classes) if y_train.dim() == 2 else y_train[index].reshape(-1)
-        loss = (loss_function(logits.reshape(-1, classes), target) * weight).sum() / weight.sum().clamp(min=1e-6)
+        losses = loss_function(logits.reshape(-1, classes), target)
+        if gamma and target.dim() == 1:  # class targets; a distilled network's probability targets keep plain CE
+            losses = focal(torch, losses, gamma)
+        loss = (losses * weight).sum() / weight.sum().clamp(min=1e-6)
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -99,6 +103,20 @@ def fit(
         "initial_validation_error": initial_error,
         "initial_validation_loss": initial_loss,
     }
+
+
+def focal_gamma(config: dict) -> float:
+    """The recipe's ``focal_gamma`` (0: plain cross-entropy), a number of 0 or more."""
+    gamma = config.get("focal_gamma", 0.0)
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not gamma >= 0:
+        raise ValueError(f"focal_gamma must be a number of 0 or more, not {gamma!r}")
+    return float(gamma)
+
+
+def focal(torch, losses, gamma: float):
+    """Each block's cross-entropy scaled by ``(1 - p)^gamma``, ``p`` the probability of its true class (the focal loss
+    of Lin et al. 2017): the blocks the network already labels surely weigh less, the doubtful ones as much."""
+    return losses * (1 - torch.exp(-losses)) ** gamma
 
 
 def validate(torch, network, data: Sequences) -> tuple[float, float]:
