@@ -4,14 +4,15 @@
 
 Writes the pages of the given splits of ``../shared/data`` (1,010 pages of six corpora and many languages for
 validation and test) as one gzip WARC, each page a request, a response and a metadata record as crawlers write
-them.  Then the command as a user runs it, ``web2text warc`` in a fresh process with no ``WEB2TEXT_*`` variable set
-(one worker: the run stays in that process), in records per second of its CPU time, start-up and model load
-included; then, in this process with nothing set: the runner's own task over the whole archive
-(reading, decoding, labelling, rows written as JSON Lines), in records per second of this process's CPU time, and
-the resident memory after each fifth of the archive, read twice (the caches of class names fill to their bound in the
-first pass; flat memory: the second pass no higher than the first pass's end); a plain trafilatura loop over the
-same records, timed the same way; and the run on a local Dask cluster of each ``--workers`` count, in
-records per second of elapsed time.  ``--busy`` runs a CPU-bound process on each core meanwhile.
+them.  Then the command as a user runs it, ``web2text warc`` in a fresh process with no ``WEB2TEXT_*`` variable
+set (one worker: the run stays in that process), in records per second of its CPU time, start-up and model load
+included, and in MB of HTML per second (the rate in records depends on the pages' size); then, in this process with
+nothing set: the runner's own task over the whole archive (reading, decoding, labelling, rows written as JSON Lines),
+in records per second of this process's CPU time, and the resident memory after each fifth of the archive, read
+twice (the caches of class names fill to their bound in the first pass; flat memory: the second pass no higher than
+the first pass's end); a plain trafilatura loop over the same records, timed the same way; and the run on a local
+Dask cluster of each ``--workers`` count, in records per second of elapsed time.  ``--busy`` runs a CPU-bound
+process on each core meanwhile.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ sys.path.insert(0, str(REPO))
 DATA = Path(os.environ.get("WEB2TEXT_DATA", REPO.parent / "shared" / "data"))
 
 
-def build_warc(path: Path, splits: set[str]) -> int:
+def build_warc(path: Path, splits: set[str]) -> tuple[int, int]:
+    """Writes the archive; the HTML responses written and their bodies' bytes."""
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
-    written = 0
+    written = html_bytes = 0
     with path.open("wb") as stream:
         writer = WARCWriter(stream, gzip=True)
         for corpus in sorted(DATA.glob("*.jsonl.gz")):
@@ -60,7 +62,8 @@ def build_warc(path: Path, splits: set[str]) -> int:
                     writer.write_record(response)
                     writer.write_record(metadata)
                     written += 1
-    return written
+                    html_bytes += len(body)
+    return written, html_bytes
 
 
 def rss_mb() -> float:
@@ -148,17 +151,22 @@ def main() -> None:
     neighbours = start_neighbours(os.cpu_count() if args.busy else 0)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "pages.warc.gz"
-        pages = build_warc(path, set(args.splits))
-        print(f"WARC: {pages} HTML responses ({3 * pages} records), {path.stat().st_size / 1e6:.1f} MB gzip; "
-              f"{len(neighbours)} busy neighbour(s), {os.cpu_count()} CPU(s)")  # fmt: skip
+        pages, html_bytes = build_warc(path, set(args.splits))
+        megabytes = html_bytes / 1e6  # records/s depends on the pages' size: MB/s of HTML is printed beside it
+        print(f"WARC: {pages} HTML responses ({3 * pages} records), {megabytes:.1f} MB of HTML, "
+              f"{path.stat().st_size / 1e6:.1f} MB gzip; {len(neighbours)} busy neighbour(s), "
+              f"{os.cpu_count()} CPU(s)")  # fmt: skip
         rows, seconds, elapsed = whole_command(path, Path(folder))
         print(f"web2text warc command, fresh process, start-up included: {rows / seconds:.1f} records/s per core "
-              f"of CPU time ({rows} rows, {seconds:.1f} s CPU, {elapsed:.1f} s elapsed)")  # fmt: skip
+              f"of CPU time, {megabytes / seconds:.1f} MB of HTML/s ({rows} rows, {seconds:.1f} s CPU, "
+              f"{elapsed:.1f} s elapsed)")  # fmt: skip
         rows, seconds, memory = runner_in_process(path, pages)
-        print(f"web2text warc task, warm process: {rows / seconds:.1f} records/s per core of CPU time ({rows} rows)")
+        print(f"web2text warc task, warm process: {rows / seconds:.1f} records/s per core of CPU time, "
+              f"{megabytes / seconds:.1f} MB of HTML/s ({rows} rows)")  # fmt: skip
         print("  resident MB after each fifth, two passes: " + ", ".join(f"{mb:.0f}" for mb in memory))
         done, seconds_traf = trafilatura_loop(path)
-        print(f"trafilatura loop, 1 process: {done / seconds_traf:.1f} records/s per core of CPU time")
+        print(f"trafilatura loop, 1 process: {done / seconds_traf:.1f} records/s per core of CPU time, "
+              f"{megabytes / seconds_traf:.1f} MB of HTML/s")  # fmt: skip
         print(f"  ratio of CPU time per record, web2text / trafilatura: {(seconds / rows) / (seconds_traf / done):.2f}")
         for workers in args.workers:
             rate = on_cluster(path, workers, Path(folder))
