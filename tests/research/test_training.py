@@ -19,6 +19,16 @@ def pages():
     return load_split(path, "train", limit=24, workers=1), load_split(path, "validation", limit=8, workers=1)
 
 
+@pytest.fixture(scope="module")
+def paper_model(pages):
+    """The paper's recipe, 30 iterations on 8 pages, seed 7: the model the option tests compare theirs with (read,
+    never changed)."""
+    from scrapy_web2text.research.train.trainer import train
+
+    train_pages, validation_pages = pages
+    return train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+
+
 def test_training_lowers_validation_loss_and_exports_a_numpy_model(pages, tmp_path):
     from scrapy_web2text.research.train.trainer import train
 
@@ -105,21 +115,20 @@ def test_boilerplate_weight_scales_only_the_boilerplate_blocks_unary_loss():
     assert leaning["pw"][0].tolist() == pytest.approx(plain["pw"][0].tolist())
 
 
-def test_training_is_reproducible(pages):
+def test_training_is_reproducible(pages, paper_model):
     from scrapy_web2text.research.train.trainer import train
 
     train_pages, validation_pages = pages
-    first = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
-    second = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
-    for (w1, _), (w2, _) in zip(first.unary, second.unary):
+    again = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    for (w1, _), (w2, _) in zip(paper_model.unary, again.unary):
         np.testing.assert_array_equal(w1, w2)
 
 
-def test_cosine_schedule_changes_the_weights_and_unknown_schedules_are_refused(pages):
+def test_cosine_schedule_changes_the_weights_and_unknown_schedules_are_refused(pages, paper_model):
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
     train_pages, validation_pages = pages
-    constant = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    constant = paper_model
     cosine_config = {**CONFIGS["paper"], "lr_schedule": "cosine"}
     cosine = train(train_pages[:8], validation_pages[:3], cosine_config, iterations=30, seed=7, threads=1)
     # Same seed and batches: only the falling learning rate can make the last layer's weights differ.
@@ -180,11 +189,11 @@ def test_weight_average_follows_the_weights_and_is_swapped_in_only_inside_its_bl
             _WeightAverage(torch, network, decay)
 
 
-def test_checkpoints_from_the_weight_average_give_other_weights(pages):
+def test_checkpoints_from_the_weight_average_give_other_weights(pages, paper_model):
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
     train_pages, validation_pages = pages
-    plain = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    plain = paper_model
     averaged_config = {**CONFIGS["paper"], "ema_decay": 0.9}
     averaged = train(train_pages[:8], validation_pages[:3], averaged_config, iterations=30, seed=7, threads=1)
     assert not np.array_equal(plain.unary[-1][0], averaged.unary[-1][0])
@@ -219,11 +228,11 @@ def test_focal_loss_weighs_sure_blocks_less_and_plain_cross_entropy_at_gamma_zer
     assert ratios[0] < 1e-3 and 0.2 < ratios[1] < 0.3 and ratios[2] > 0.9
 
 
-def test_focal_gamma_changes_the_unary_network_only_and_bad_values_are_refused(pages):
+def test_focal_gamma_changes_the_unary_network_only_and_bad_values_are_refused(pages, paper_model):
     from scrapy_web2text.research.train.trainer import CONFIGS, train
 
     train_pages, validation_pages = pages
-    plain = train(train_pages[:8], validation_pages[:3], "paper", iterations=30, seed=7, threads=1)
+    plain = paper_model
     focal_config = {**CONFIGS["paper"], "focal_gamma": 2.0}
     focal = train(train_pages[:8], validation_pages[:3], focal_config, iterations=30, seed=7, threads=1)
     assert not np.array_equal(plain.unary[-1][0], focal.unary[-1][0])
