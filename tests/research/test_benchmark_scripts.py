@@ -198,3 +198,36 @@ def test_second_opinion_study_applies_the_step_as_the_labeller_does(tmp_path, ca
     out = capsys.readouterr().out
     assert "all                         1  0.2000    0.8500  +0.6500      0     1" in out
     assert "collapsed: 1.0 -> 0.0 pages a file" in out
+
+
+def test_cut_variants_pick_the_grid_threshold_each_variant_names(tmp_path, capsys):
+    variants = _script("cut_variants", "research")
+    grid = {"0.35": [0.9, 0.5, 0.6, 300], "0.25": [0.8, 0.9, 0.85, 900], "0.2": [0.8, 0.9, 0.85, 900]}
+    grid["0.1"] = [0.5, 1.0, 0.66, 2000]
+    lost = {"threshold": 0.4, "with": [1.0, 0.1, 0.18], "alone": [1.0, 0.1, 0.18], "sparse_units": False}
+    lost |= {"kept": "1000", "chars": [100, 900, 900, 900], "p": [0.5, 0.3, 0.2, 0.05], "grid": grid}
+    assert variants.kept_share(lost) == 100 / 2800
+    assert variants.as_trained(lost) == lost["with"]
+    assert variants.cut(0.35)(lost) == [0.9, 0.5, 0.6]
+    assert variants.cut(0.2, gate=0.2)(lost) == [0.8, 0.9, 0.85]
+    assert variants.cut(0.2, gate=0.02)(lost) == lost["with"]  # keeps more than that share of the page
+    assert variants.cut(0.2)({**lost, "sparse_units": True}) == lost["with"]  # decoded again already
+    assert variants.cut(0.2)({**lost, "before_opinion": [1.0, 0.1, 0.18]}) == lost["with"]
+    # The highest grid threshold at most k times the page's highest p(content) (0.5), never under the floor.
+    assert variants.relative(0.5, gate=0.2, floor=0.1)(lost) == grid["0.25"][:3]  # at most 0.25
+    assert variants.relative(0.1, gate=0.2, floor=0.1)(lost) == [0.5, 1.0, 0.66]  # 0.05 → the floor
+    assert variants.at(lost, 0.3) == lost["with"]  # not in the grid: the chain as it is
+
+    kept = {**lost, "with": [0.9, 0.95, 0.92], "alone": [0.9, 0.95, 0.92], "kept": "1111"}
+    row = {"corpus": "wcxb", "type": "forum", "lang": "de", "traf": [0.9, 0.9, 0.9]}
+    rows = tmp_path / "rows.jsonl"
+    lines = [json.dumps({**row, "id": page, "models": [result]}) for page, result in (("a", lost), ("b", kept))]
+    rows.write_text("\n".join(lines) + "\n")
+    variants.main([str(rows), "--cut", "0.2", "--relative", "0.5"])
+    lines = {line.split("  ")[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert lines["as trained"].split()[2:4] == ["1.0", "(1)"]  # page a collapses; b keeps its text
+    assert lines["cut 0.2"].split()[2:4] == ["0.0", "(0)"]
+    assert lines["cut 0.2"].split()[-2:] == ["1", "1"]  # a gains; b, kept whole, loses to the ungated cut
+    assert lines["gated cut 0.2"].split()[-2:] == ["0", "1"]
+    assert lines["relative 0.5"].split()[2:4] == ["0.0", "(0)"]
+    assert "0.9000" in lines["trafilatura"]
