@@ -12,7 +12,9 @@ whose F1 moves by more than 0.05 (all files together)::
 
 The variants: ``as trained``; ``cut T`` (the grid's T wherever the model's own threshold is higher); ``gated cut T``
 (the same only where the chain keeps under ``--gate`` of the page's characters); ``relative K`` (gated too: the
-highest grid threshold at most K times the page's highest p(content), never under ``--floor``).
+highest grid threshold at most K times the page's highest p(content), never under ``--floor``; with
+``--article-chars N``, also each such cut that leaves alone a page likely an article where the chain keeps N
+characters or more).
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ GROUPS = (
     ("wcxb/product", "products"),
     ("lang:non-en", "not Eng."),
 )
+#: A page the classifier gives at least this probability of being an article is "likely an article".
+ARTICLE_PROBABILITY = 0.8
 #: A page whose F1 moves by more than this counts as losing or gaining.
 MOVED = 0.05
 
@@ -50,6 +54,12 @@ def kept_share(result: dict) -> float:
     kept = np.frombuffer(result["kept"].encode("ascii"), np.uint8) == ord("1")
     total = chars.sum()
     return float(chars[kept].sum() / total) if total and len(kept) == len(chars) else 1.0
+
+
+def kept_chars(result: dict) -> int:
+    """The characters the chain keeps."""
+    kept = [char for char, bit in zip(result["chars"], result["kept"]) if bit == "1"]
+    return int(sum(kept))
 
 
 def stepped(result: dict) -> bool:
@@ -79,12 +89,16 @@ def cut(threshold: float, gate: float | None = None) -> Variant:
     return variant
 
 
-def relative(k: float, gate: float, floor: float) -> Variant:
+def relative(k: float, gate: float, floor: float, article_chars: int | None = None) -> Variant:
     """Where the chain keeps under ``gate`` of the page: the highest grid threshold at most ``k`` times the page's
-    highest p(content), ``floor`` at least."""
+    highest p(content), ``floor`` at least; with ``article_chars``, on a page likely an article
+    (:data:`ARTICLE_PROBABILITY`) only where the chain keeps under that many characters."""
 
     def variant(result: dict) -> list:
         if stepped(result) or kept_share(result) >= gate:
+            return result["with"]
+        likely_article = result.get("types", {}).get("article", 0.0) >= ARTICLE_PROBABILITY
+        if article_chars is not None and likely_article and kept_chars(result) >= article_chars:
             return result["with"]
         top = k * max(result["p"], default=0.0)
         threshold = max([t for t in GRID if t <= top + 1e-9 and t >= floor] or [floor])
@@ -142,12 +156,17 @@ def variants(args) -> dict[str, Variant]:
     chosen |= {f"cut {t}": cut(t) for t in args.cut}
     chosen |= {f"gated cut {t}": cut(t, args.gate) for t in args.cut}
     chosen |= {f"relative {k}": relative(k, args.gate, args.floor) for k in args.relative}
+    if args.article_chars is not None:
+        chosen |= {
+            f"relative {k}, art. {args.article_chars}": relative(k, args.gate, args.floor, args.article_chars)
+            for k in args.relative
+        }
     return chosen
 
 
 def report(files: list[list[dict]], args) -> list[str]:
     heading = (
-        f"{'variant':<20}{'collapsed a file':<22}{'ranking':>8}{'thresh.':>8}{'rules':>6}  {'F1':>6} {'P':>6} {'R':>6}"
+        f"{'variant':<26}{'collapsed a file':<22}{'ranking':>8}{'thresh.':>8}{'rules':>6}  {'F1':>6} {'P':>6} {'R':>6}"
     )
     heading += "".join(f" {name:>8}" for _, name in GROUPS) + "  lose gain"
     lines = [f"{len(files)} file(s), {len(files[0])} pages; gate {args.gate}, floor {args.floor}", heading]
@@ -156,7 +175,7 @@ def report(files: list[list[dict]], args) -> list[str]:
         groups, counts = result["groups"], result["collapsed"]
         precision, recall, f1 = groups["all"]
         per_file = ", ".join(map(str, counts))
-        line = f"{name:<20}{f'{np.mean(counts):.1f} ({per_file})':<22}"
+        line = f"{name:<26}{f'{np.mean(counts):.1f} ({per_file})':<22}"
         causes = result["causes"]
         line += f"{causes.get('ranking', 0):>8.1f}{causes.get('threshold', 0):>8.1f}{causes.get('rules', 0):>6.1f}"
         line += f"  {f1:.4f} {precision:.4f} {recall:.4f}"
@@ -164,7 +183,7 @@ def report(files: list[list[dict]], args) -> list[str]:
         lines.append(line + f"  {result['lose']:>4} {result['gain']:>4}")
     traf = peer(files)
     lines.append(
-        f"{'trafilatura':<66}{traf['all']:.4f}{'':>14}"
+        f"{'trafilatura':<72}{traf['all']:.4f}{'':>14}"
         + "".join(f" {traf[g]:>8.4f}" if g in traf else f" {'-':>8}" for g, _ in GROUPS)
     )
     return lines
@@ -177,6 +196,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gate", type=float, default=0.2, help="a gated cut's share of the page kept")
     parser.add_argument("--relative", type=float, nargs="*", default=[0.5, 0.7], metavar="K")
     parser.add_argument("--floor", type=float, default=0.1, choices=GRID)
+    parser.add_argument(
+        "--article-chars", type=int, help="also the relative cuts on likely articles kept under this many characters"
+    )
     args = parser.parse_args(argv)
     print("\n".join(report(read_rows(args.rows), args)))
 

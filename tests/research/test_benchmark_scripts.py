@@ -217,6 +217,11 @@ def test_cut_variants_pick_the_grid_threshold_each_variant_names(tmp_path, capsy
     assert variants.relative(0.5, gate=0.2, floor=0.1)(lost) == grid["0.25"][:3]  # at most 0.25
     assert variants.relative(0.1, gate=0.2, floor=0.1)(lost) == [0.5, 1.0, 0.66]  # 0.05 → the floor
     assert variants.at(lost, 0.3) == lost["with"]  # not in the grid: the chain as it is
+    # A likely article is cut lower only where the chain keeps under article_chars (it keeps 100 here).
+    article = {**lost, "types": {"article": 0.9}}
+    assert variants.relative(0.5, gate=0.2, floor=0.1, article_chars=500)(article) == grid["0.25"][:3]
+    assert variants.relative(0.5, gate=0.2, floor=0.1, article_chars=100)(article) == lost["with"]
+    assert variants.relative(0.5, gate=0.2, floor=0.1, article_chars=100)(lost) == grid["0.25"][:3]  # no type
 
     kept = {**lost, "with": [0.9, 0.95, 0.92], "alone": [0.9, 0.95, 0.92], "kept": "1111"}
     row = {"corpus": "wcxb", "type": "forum", "lang": "de", "traf": [0.9, 0.9, 0.9]}
